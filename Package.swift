@@ -1,0 +1,67 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// libav* must be linked explicitly from the C target: a module map's `link`
+// does not reach C code.
+let libav: [LinkerSetting] = [
+    .linkedLibrary("avformat"),
+    .linkedLibrary("avcodec"),
+    .linkedLibrary("avutil"),
+]
+
+let package = Package(
+    name: "id3-meter",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "ID3Meter", targets: ["ID3Meter"]),
+        .executable(name: "id3-meter", targets: ["id3-meter"]),
+        .executable(name: "id3-sample-gen", targets: ["id3-sample-gen"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibAV",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev"])]
+        ),
+        .target(
+            name: "CID3MeterShim",
+            dependencies: ["CLibAV"],
+            linkerSettings: libav
+        ),
+        .target(
+            name: "ID3Meter",
+            dependencies: [
+                "CID3MeterShim",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "id3-meter",
+            dependencies: [
+                "ID3Meter",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "SampleGenerator",
+            dependencies: ["CLibAV", "ID3Meter"],
+            linkerSettings: libav
+        ),
+        .executableTarget(
+            name: "id3-sample-gen",
+            dependencies: [
+                "SampleGenerator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "ID3MeterTests",
+            dependencies: ["ID3Meter", "SampleGenerator"]
+        ),
+    ]
+)

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Where a resource lives: a URL with a scheme, or a local path. Playlists name their
+/// segments relative to themselves (RFC 8216 §4.1), in either world.
+public enum Location {
+    public static func hasScheme(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }
+        return text[..<colon].allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) } && text[..<colon].count > 1
+    }
+
+    public static func resolve(_ reference: String, against base: String) -> String {
+        if hasScheme(reference) { return reference }
+        if hasScheme(base), let baseURL = URL(string: base), let url = URL(string: reference, relativeTo: baseURL) {
+            return url.absoluteString
+        }
+        if reference.hasPrefix("/") { return reference }
+        let directory = (base as NSString).deletingLastPathComponent
+        let joined = directory.isEmpty ? reference : directory + "/" + reference
+        return (joined as NSString).standardizingPath
+    }
+
+    /// The last path component, for short labels.
+    public static func name(_ location: String) -> String {
+        let path = hasScheme(location) ? (URL(string: location)?.path ?? location) : location
+        return (path as NSString).lastPathComponent
+    }
+}

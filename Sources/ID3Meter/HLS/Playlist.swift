@@ -1,0 +1,60 @@
+import Foundation
+
+/// An HLS playlist (RFC 8216): a master playlist lists variants, a media playlist lists segments.
+public enum Playlist: Sendable {
+    case master(MasterPlaylist)
+    case media(MediaPlaylist)
+}
+
+public struct MasterPlaylist: Sendable {
+    public var variants: [Variant]
+    public var renditions: [Rendition]
+}
+
+/// `EXT-X-STREAM-INF`: one encoding of the presentation.
+public struct Variant: Sendable, Equatable {
+    public var uri: String
+    public var bandwidth: Int
+    public var frameRate: Double?
+    public var resolution: String?
+    public var codecs: String?
+    public var audioGroup: String?
+}
+
+/// `EXT-X-MEDIA`: an alternative rendition (audio, subtitles, ...).
+public struct Rendition: Sendable, Equatable {
+    public var type: String
+    public var groupID: String
+    public var name: String
+    public var uri: String?
+}
+
+public struct MediaPlaylist: Sendable {
+    public var targetDuration: Double
+    public var mediaSequence: Int
+    public var discontinuitySequence: Int
+    public var hasEndList: Bool
+    public var playlistType: String?
+    public var segments: [Segment]
+}
+
+/// One media segment and everything the playlist says about it.
+public struct Segment: Sendable, Equatable {
+    public var uri: String
+    public var duration: Double
+    public var mediaSequence: Int
+    public var discontinuitySequence: Int
+    /// `EXT-X-PROGRAM-DATE-TIME` of the segment's first sample, given or carried forward.
+    public var programDateTime: Date?
+    public var key: EncryptionKey?
+    /// `EXT-X-MAP`: the segment needs an initialisation section (fMP4).
+    public var mapURI: String?
+    public var byteRange: String?
+}
+
+/// `EXT-X-KEY` with `METHOD=AES-128` (METHOD=NONE is no key at all).
+public struct EncryptionKey: Sendable, Equatable {
+    public var uri: String
+    /// 16 bytes; absent means the IV is the segment's media sequence number.
+    public var iv: [UInt8]?
+}

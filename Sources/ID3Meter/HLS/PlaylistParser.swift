@@ -1,0 +1,151 @@
+import Foundation
+
+/// Why a playlist could not be read, with its line number.
+public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var reason: String
+    public var line: Int?
+
+    public var description: String { line.map { "line \($0): \(reason)" } ?? reason }
+}
+
+/// Parses RFC 8216 playlists. URIs come out resolved against the playlist's own location.
+public enum PlaylistParser {
+    public static func parse(_ text: String, location: String) throws(PlaylistError) -> Playlist {
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard lines.first?.hasPrefix("#EXTM3U") == true else {
+            throw PlaylistError(reason: "not an HLS playlist (no #EXTM3U on the first line)", line: 1)
+        }
+        if lines.contains(where: { $0.hasPrefix("#EXT-X-STREAM-INF") }) {
+            return .master(try parseMaster(lines, location: location))
+        }
+        return .media(try parseMedia(lines, location: location))
+    }
+
+    private static func parseMaster(_ lines: [String], location: String) throws(PlaylistError) -> MasterPlaylist {
+        var variants: [Variant] = []
+        var renditions: [Rendition] = []
+        var pending: (attributes: AttributeList, line: Int)?
+        for (index, line) in lines.enumerated() {
+            if let value = line.tagValue("#EXT-X-STREAM-INF") {
+                pending = (AttributeList(value), index + 1)
+            } else if let value = line.tagValue("#EXT-X-MEDIA") {
+                let attributes = AttributeList(value)
+                renditions.append(Rendition(type: attributes["TYPE"] ?? "", groupID: attributes["GROUP-ID"] ?? "",
+                                            name: attributes["NAME"] ?? "",
+                                            uri: attributes["URI"].map { Location.resolve($0, against: location) }))
+            } else if !line.isEmpty, !line.hasPrefix("#"), let (attributes, tagLine) = pending {
+                guard let bandwidth = attributes.integer("BANDWIDTH") else {
+                    throw PlaylistError(reason: "EXT-X-STREAM-INF without BANDWIDTH", line: tagLine)
+                }
+                variants.append(Variant(uri: Location.resolve(line, against: location), bandwidth: bandwidth,
+                                        frameRate: attributes.decimal("FRAME-RATE"), resolution: attributes["RESOLUTION"],
+                                        codecs: attributes["CODECS"], audioGroup: attributes["AUDIO"]))
+                pending = nil
+            }
+        }
+        return MasterPlaylist(variants: variants, renditions: renditions)
+    }
+
+    private static func parseMedia(_ lines: [String], location: String) throws(PlaylistError) -> MediaPlaylist {
+        var playlist = MediaPlaylist(targetDuration: 0, mediaSequence: 0, discontinuitySequence: 0,
+                                     hasEndList: false, playlistType: nil, segments: [])
+        var duration: Double?
+        var discontinuities = 0
+        var key: EncryptionKey?
+        var mapURI: String?
+        var byteRange: String?
+        var programDateTime: Date?
+        var nextProgramDateTime: Date?
+        for (index, line) in lines.enumerated() {
+            let lineNumber = index + 1
+            if let value = line.tagValue("#EXT-X-TARGETDURATION") {
+                guard let target = Double(value) else { throw PlaylistError(reason: "bad EXT-X-TARGETDURATION '\(value)'", line: lineNumber) }
+                playlist.targetDuration = target
+            } else if let value = line.tagValue("#EXT-X-MEDIA-SEQUENCE") {
+                guard let sequence = Int(value) else { throw PlaylistError(reason: "bad EXT-X-MEDIA-SEQUENCE '\(value)'", line: lineNumber) }
+                playlist.mediaSequence = sequence
+            } else if let value = line.tagValue("#EXT-X-DISCONTINUITY-SEQUENCE") {
+                guard let sequence = Int(value) else { throw PlaylistError(reason: "bad EXT-X-DISCONTINUITY-SEQUENCE '\(value)'", line: lineNumber) }
+                playlist.discontinuitySequence = sequence
+            } else if let value = line.tagValue("#EXTINF") {
+                let seconds = value.prefix { $0 != "," }
+                guard let parsed = Double(seconds) else { throw PlaylistError(reason: "bad EXTINF duration '\(seconds)'", line: lineNumber) }
+                duration = parsed
+            } else if line == "#EXT-X-DISCONTINUITY" {
+                discontinuities += 1
+                // A date does not carry across a discontinuity; only a new tag gives one.
+                nextProgramDateTime = nil
+            } else if let value = line.tagValue("#EXT-X-PROGRAM-DATE-TIME") {
+                guard let date = ProgramDateTime.parse(value) else {
+                    throw PlaylistError(reason: "bad EXT-X-PROGRAM-DATE-TIME '\(value)'", line: lineNumber)
+                }
+                programDateTime = date
+            } else if let value = line.tagValue("#EXT-X-KEY") {
+                key = try parseKey(AttributeList(value), location: location, line: lineNumber)
+            } else if let value = line.tagValue("#EXT-X-MAP") {
+                mapURI = AttributeList(value)["URI"].map { Location.resolve($0, against: location) }
+            } else if let value = line.tagValue("#EXT-X-BYTERANGE") {
+                byteRange = String(value)
+            } else if let value = line.tagValue("#EXT-X-PLAYLIST-TYPE") {
+                playlist.playlistType = String(value)
+            } else if line == "#EXT-X-ENDLIST" {
+                playlist.hasEndList = true
+            } else if !line.isEmpty, !line.hasPrefix("#") {
+                guard let segmentDuration = duration else { throw PlaylistError(reason: "segment '\(line)' has no EXTINF", line: lineNumber) }
+                let date = programDateTime ?? nextProgramDateTime
+                playlist.segments.append(Segment(
+                    uri: Location.resolve(line, against: location), duration: segmentDuration,
+                    mediaSequence: playlist.mediaSequence + playlist.segments.count,
+                    discontinuitySequence: playlist.discontinuitySequence + discontinuities,
+                    programDateTime: date, key: key, mapURI: mapURI, byteRange: byteRange))
+                nextProgramDateTime = date.map { $0.addingTimeInterval(segmentDuration) }
+                duration = nil
+                programDateTime = nil
+                byteRange = nil
+            }
+        }
+        return playlist
+    }
+
+    private static func parseKey(_ attributes: AttributeList, location: String, line: Int) throws(PlaylistError) -> EncryptionKey? {
+        switch attributes["METHOD"] {
+        case "NONE":
+            return nil
+        case "AES-128":
+            guard let uri = attributes["URI"] else { throw PlaylistError(reason: "EXT-X-KEY AES-128 without URI", line: line) }
+            var iv: [UInt8]?
+            if let text = attributes["IV"] {
+                guard let bytes = hexBytes(text), bytes.count == 16 else {
+                    throw PlaylistError(reason: "EXT-X-KEY IV '\(text)' is not 128 bits of hex", line: line)
+                }
+                iv = bytes
+            }
+            return EncryptionKey(uri: Location.resolve(uri, against: location), iv: iv)
+        case let method:
+            throw PlaylistError(reason: "EXT-X-KEY METHOD=\(method ?? "(missing)") is not supported (only NONE and AES-128)", line: line)
+        }
+    }
+
+    private static func hexBytes(_ text: String) -> [UInt8]? {
+        guard text.hasPrefix("0x") || text.hasPrefix("0X") else { return nil }
+        let digits = Array(text.dropFirst(2))
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(digits[index...index + 1]), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
+
+private extension String {
+    /// The text after `tag:` when this line is that tag.
+    func tagValue(_ tag: String) -> Substring? {
+        guard hasPrefix(tag) else { return nil }
+        let rest = dropFirst(tag.count)
+        if rest.isEmpty { return rest }
+        return rest.first == ":" ? rest.dropFirst() : nil
+    }
+}

@@ -1,0 +1,58 @@
+/// The presentation time a TS segment starts at: the earliest PTS among the first PES
+/// packet of each PID. A segment's PROGRAM-DATE-TIME belongs to that instant, so a tag's
+/// wall-clock time is the segment's date plus the tag's distance from it.
+enum SegmentStartPTS {
+    private static let packetSize = 188
+    private static let packetsToScan = 2_000
+
+    static func find(in bytes: [UInt8]) -> Int64? {
+        guard let start = syncOffset(bytes) else { return nil }
+        var seenPIDs = Set<Int>()
+        var earliest: Int64?
+        var offset = start
+        var scanned = 0
+        while offset + packetSize <= bytes.count, scanned < packetsToScan, bytes[offset] == 0x47 {
+            defer { offset += packetSize; scanned += 1 }
+            let pid = Int(bytes[offset + 1] & 0x1F) << 8 | Int(bytes[offset + 2])
+            let payloadUnitStart = bytes[offset + 1] & 0x40 != 0
+            guard payloadUnitStart, !seenPIDs.contains(pid), let pts = pesPTS(bytes, packet: offset) else { continue }
+            seenPIDs.insert(pid)
+            earliest = earliest.map { PTS.isBefore(pts, $0) ? pts : $0 } ?? pts
+        }
+        return earliest
+    }
+
+    private static func syncOffset(_ bytes: [UInt8]) -> Int? {
+        (0..<min(packetSize, bytes.count)).first { offset in
+            bytes[offset] == 0x47 && (offset + packetSize >= bytes.count || bytes[offset + packetSize] == 0x47)
+        }
+    }
+
+    /// ISO/IEC 13818-1 §2.4.3.6–2.4.3.7: adaptation field, then PES header with a 33-bit PTS.
+    private static func pesPTS(_ bytes: [UInt8], packet: Int) -> Int64? {
+        let adaptationControl = bytes[packet + 3] >> 4 & 0x3
+        guard adaptationControl & 0x1 != 0 else { return nil }
+        var reader = ByteReader(bytes, from: packet + 4, to: packet + packetSize)
+        if adaptationControl & 0x2 != 0 {
+            guard let length = reader.readByte(), reader.skip(Int(length)) else { return nil }
+        }
+        // start code, stream_id, PES_packet_length, then the flag byte holding PTS_DTS_flags
+        guard reader.readUInt(3) == 0x000001, reader.skip(3), reader.skip(1), let flags = reader.readByte(),
+              flags & 0x80 != 0, reader.skip(1), let field = reader.read(5) else { return nil }
+        let b = field.map(Int64.init)
+        let first = b[0] >> 1 & 0x07, middle = (b[1] << 7 | b[2] >> 1), last = (b[3] << 7 | b[4] >> 1)
+        return first << 30 | middle << 15 | last
+    }
+}
+
+extension PTS {
+    /// Whether `a` comes before `b` on the 33-bit circle (the shorter way round).
+    static func isBefore(_ a: Int64, _ b: Int64) -> Bool { distance(from: a, to: b) > 0 }
+
+    /// Ticks from `a` to `b`, taking the shorter way round the 33-bit wrap.
+    public static func distance(from a: Int64, to b: Int64) -> Int64 {
+        var delta = (b - a) % wrap
+        if delta > wrap / 2 { delta -= wrap } else if delta < -wrap / 2 { delta += wrap }
+        return delta
+    }
+}

@@ -1,0 +1,62 @@
+/// How one reading of a tag frames its frames. The same bytes can be read several ways
+/// (v2.4 sync-safe sizes, v2.4 written with plain sizes, v2.3 after a cut header), and
+/// the right reading is the one whose frames add up (Media3's Id3Decoder does the same).
+struct FrameLayout: Equatable {
+    var version: ID3Version
+    var syncSafeSizes: Bool
+
+    var idLength: Int { version == .v2_2 ? 3 : 4 }
+    var sizeLength: Int { version == .v2_2 ? 3 : 4 }
+    var flagsLength: Int { version == .v2_2 ? 0 : 2 }
+    var headerLength: Int { idLength + sizeLength + flagsLength }
+
+    /// The readings to try for a tag that declares `version`, most likely first.
+    static func readings(for version: ID3Version) -> [FrameLayout] {
+        switch version {
+        case .v2_2: [FrameLayout(version: .v2_2, syncSafeSizes: false)]
+        case .v2_3: [FrameLayout(version: .v2_3, syncSafeSizes: false)]
+        case .v2_4: [FrameLayout(version: .v2_4, syncSafeSizes: true), FrameLayout(version: .v2_4, syncSafeSizes: false)]
+        }
+    }
+}
+
+/// A frame located in a tag body, not yet decoded.
+struct RawFrame {
+    var id: String
+    var flags: UInt16
+    var data: Range<Int>
+}
+
+enum FrameChain {
+    /// Walks the frames of `body` from `start`. The chain adds up when every frame has a
+    /// valid identifier, fits in the body, and what follows the last one is zero padding.
+    /// With `strictPadding` off, anything after a zero byte is taken as padding.
+    static func walk(_ body: [UInt8], from start: Int, layout: FrameLayout,
+                     strictPadding: Bool = true) -> Result<[RawFrame], ID3ParseError> {
+        var reader = ByteReader(body, from: start)
+        var frames: [RawFrame] = []
+        while reader.remaining >= layout.headerLength, reader.peek() != 0 {
+            let frameOffset = reader.offset
+            guard let idBytes = reader.read(layout.idLength), idBytes.allSatisfy(isFrameIDByte) else {
+                return .failure(ID3ParseError(reason: "invalid frame identifier in ID3v\(layout.version)", offset: frameOffset))
+            }
+            let size = layout.syncSafeSizes ? reader.readSyncSafe(layout.sizeLength) : reader.readUInt(layout.sizeLength)
+            let flags = reader.readUInt(layout.flagsLength) ?? 0
+            let id = String(decoding: idBytes, as: UTF8.self)
+            guard let size, size <= UInt64(reader.remaining) else {
+                return .failure(ID3ParseError(reason: "frame \(id) overruns the tag", offset: frameOffset))
+            }
+            let dataStart = reader.offset
+            _ = reader.skip(Int(size))
+            frames.append(RawFrame(id: id, flags: UInt16(flags), data: dataStart..<reader.offset))
+        }
+        if strictPadding, let garbage = reader.rest().firstIndex(where: { $0 != 0 }) {
+            return .failure(ID3ParseError(reason: "non-zero bytes after the last frame", offset: garbage))
+        }
+        return .success(frames)
+    }
+
+    private static func isFrameIDByte(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x30...0x39).contains(byte)
+    }
+}

@@ -1,0 +1,54 @@
+/// The ID3v2 major versions in the wild; each frames its data differently.
+public enum ID3Version: UInt8, Sendable, Codable, CustomStringConvertible {
+    case v2_2 = 2, v2_3 = 3, v2_4 = 4
+
+    public var description: String { "2.\(rawValue)" }
+}
+
+/// One decoded ID3v2 tag.
+public struct ID3Tag: Sendable, Equatable {
+    public var version: ID3Version
+    public var flags: UInt8
+    public var frames: [ID3Frame]
+    /// Bytes the tag occupied in its packet, header and footer included.
+    public var byteCount: Int
+    /// Things worth knowing that did not stop decoding: a restored header, a skipped frame.
+    public var notes: [String]
+
+    public var privFrames: [(owner: String, data: [UInt8])] {
+        frames.compactMap { if case .priv(let owner, let data) = $0.content { (owner, data) } else { nil } }
+    }
+}
+
+/// One frame of a tag: its identifier, its size on the wire, and what it holds.
+public struct ID3Frame: Sendable, Equatable {
+    public enum Content: Sendable, Equatable {
+        /// PRIV: the owner identifier (ISO-8859-1) and the private bytes. Nielsen's tag is the owner.
+        case priv(owner: String, data: [UInt8])
+        /// TXXX (TXX in v2.2): a described user text.
+        case userText(description: String, value: String)
+        /// T??? text frames; v2.4 allows several NUL-separated values.
+        case text([String])
+        /// Compressed or encrypted: kept as a fact, not decoded.
+        case skipped(reason: String)
+        case other
+    }
+
+    public var id: String
+    public var size: Int
+    public var content: Content
+
+    public init(id: String, size: Int, content: Content) {
+        self.id = id
+        self.size = size
+        self.content = content
+    }
+}
+
+/// Why a tag could not be decoded, and where in its packet.
+public struct ID3ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var reason: String
+    public var offset: Int
+
+    public var description: String { "\(reason) (at byte \(offset))" }
+}

@@ -1,0 +1,73 @@
+/// One way a Nielsen tag's shape departs from what Nielsen's ID3 Tag Validator expects.
+public enum NielsenIssue: Sendable, Equatable, Hashable, CustomStringConvertible {
+    case length(Int)
+    case fieldCount(Int)
+    case pcCID
+    case fdCID
+    case payload
+    case pcOffset
+    case fdOffset
+    case breakout(String)
+
+    /// A stable short name, for reports and machine-readable output.
+    public var code: String {
+        switch self {
+        case .length: "length"
+        case .fieldCount: "field_count"
+        case .pcCID: "pc_cid"
+        case .fdCID: "fd_cid"
+        case .payload: "payload"
+        case .pcOffset: "pc_offset"
+        case .fdOffset: "fd_offset"
+        case .breakout: "breakout"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .length(let length): "owner is \(length) characters, expected \(NielsenTag.expectedLength)"
+        case .fieldCount(let count): "\(count) fields after www.nielsen.com, expected 6"
+        case .pcCID: "PC CID is not 24 base64 characters"
+        case .fdCID: "FD CID is not 24 base64 characters"
+        case .payload: "payload is not 168 base64url characters"
+        case .pcOffset: "PC offset is not 5 digits"
+        case .fdOffset: "FD offset is not 5 digits"
+        case .breakout(let value): "breakout is '\(value)', expected 00"
+        }
+    }
+
+    static func check(owner: String, fields: [String]) -> [NielsenIssue] {
+        var issues: [NielsenIssue] = []
+        let length = owner.utf8.count
+        if length != NielsenTag.expectedLength { issues.append(.length(length)) }
+        guard fields.count == 6 else { return issues + [.fieldCount(fields.count)] }
+        if !isBase64(fields[0], length: 24) { issues.append(.pcCID) }
+        if !isBase64(fields[1], length: 24) { issues.append(.fdCID) }
+        if !isBase64(fields[2], length: 168) { issues.append(.payload) }
+        if !isDigits(fields[3], length: 5) { issues.append(.pcOffset) }
+        if !isDigits(fields[4], length: 5) { issues.append(.fdOffset) }
+        if fields[5] != "00" { issues.append(.breakout(fields[5])) }
+        return issues
+    }
+
+    /// Standard or URL-safe alphabet (both occur), '=' padding only at the end.
+    private static func isBase64(_ text: String, length: Int) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == length else { return false }
+        let data = bytes.prefix { $0 != UInt8(ascii: "=") }
+        let padding = bytes.count - data.count
+        return padding <= 2 && bytes.suffix(padding).allSatisfy { $0 == UInt8(ascii: "=") }
+            && data.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"),
+                     UInt8(ascii: "-"), UInt8(ascii: "_"): true
+                default: false
+                }
+            }
+    }
+
+    private static func isDigits(_ text: String, length: Int) -> Bool {
+        text.utf8.count == length && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// Reads every ID3 tag from one input, in stream order: a TS file or URL straight through
+/// libavformat, or an HLS playlist segment by segment (one variant of a master playlist).
+public struct Scanner: Sendable {
+    public var variant: VariantChoice
+    public var fetcher: Fetcher
+
+    public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher()) {
+        self.variant = variant
+        self.fetcher = fetcher
+    }
+
+    public static func isPlaylist(_ location: String) -> Bool {
+        let path = Location.hasScheme(location) ? (URL(string: location)?.path ?? location) : location
+        return ["m3u8", "m3u"].contains((path as NSString).pathExtension.lowercased())
+    }
+
+    public func scan(_ input: String, emit: (ScanEvent) -> Void) {
+        if Self.isPlaylist(input) {
+            scanPlaylist(input, emit: emit)
+        } else {
+            let origin = TagOrigin(source: input)
+            do {
+                let media = try MediaInput(url: input, interrupt: fetcher.interrupt, ioTimeout: fetcher.ioTimeout)
+                readPackets(of: media, origin: origin, emit: emit)
+            } catch {
+                emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)")))
+            }
+        }
+    }
+
+    private func scanPlaylist(_ input: String, emit: (ScanEvent) -> Void) {
+        let media: MediaPlaylist
+        do {
+            media = try loadMediaPlaylist(input)
+        } catch {
+            emit(.failure(InputFailure(source: input, reason: error.reason)))
+            return
+        }
+        let loader = SegmentLoader(fetcher: fetcher)
+        for segment in media.segments {
+            var origin = TagOrigin(source: input, segment: SegmentOrigin(
+                uri: segment.uri, mediaSequence: segment.mediaSequence,
+                discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime))
+            do {
+                let bytes = try loader.load(segment)
+                origin.segment?.startPTS = SegmentStartPTS.find(in: bytes)
+                let demuxer = try MediaInput(bytes: bytes, interrupt: fetcher.interrupt)
+                readPackets(of: demuxer, origin: origin, emit: emit)
+            } catch let error as SegmentLoadError {
+                emit(.failure(InputFailure(source: input, segment: segment.uri, reason: error.reason)))
+            } catch {
+                emit(.failure(InputFailure(source: input, segment: segment.uri, reason: "cannot demux: \(error)")))
+            }
+        }
+    }
+
+    /// The media playlist behind `location`, going through a master playlist when it is one.
+    public func loadMediaPlaylist(_ location: String) throws(SegmentLoadError) -> MediaPlaylist {
+        switch try loadPlaylist(location) {
+        case .media(let media):
+            return media
+        case .master(let master):
+            guard let chosen = variant.pick(from: master.variants) else {
+                throw SegmentLoadError(reason: "master playlist has \(master.variants.count) variants; cannot pick \(variant)")
+            }
+            switch try loadPlaylist(chosen.uri) {
+            case .media(let media): return media
+            case .master: throw SegmentLoadError(reason: "variant \(chosen.uri) is a master playlist, not a media playlist")
+            }
+        }
+    }
+
+    public func loadPlaylist(_ location: String) throws(SegmentLoadError) -> Playlist {
+        let bytes: [UInt8]
+        do { bytes = try fetcher.fetch(location) } catch {
+            throw SegmentLoadError(reason: "cannot fetch playlist \(location): \(error)")
+        }
+        do {
+            return try PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: location)
+        } catch {
+            throw SegmentLoadError(reason: "playlist \(location): \(error)")
+        }
+    }
+
+    private func readPackets(of media: MediaInput, origin: TagOrigin, emit: (ScanEvent) -> Void) {
+        do {
+            while let packet = try media.nextPacket() {
+                let contents = ID3PacketParser.parse(packet.bytes)
+                for tag in contents.tags { emit(.tag(TimedTag(tag: tag, pts: packet.pts, origin: origin))) }
+                if let error = contents.error { emit(.malformed(error, pts: packet.pts, origin: origin)) }
+            }
+        } catch {
+            let failure = InputFailure(source: origin.source, segment: origin.segment?.uri, reason: "read error: \(error)")
+            emit(.failure(failure))
+        }
+    }
+}

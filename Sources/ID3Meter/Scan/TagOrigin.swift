@@ -1,0 +1,63 @@
+import Foundation
+
+/// Where a tag was found: the input as the user named it and, for HLS, the segment.
+public struct TagOrigin: Sendable, Equatable {
+    public var source: String
+    public var segment: SegmentOrigin?
+
+    public init(source: String, segment: SegmentOrigin? = nil) {
+        self.source = source
+        self.segment = segment
+    }
+}
+
+public struct SegmentOrigin: Sendable, Equatable {
+    public var uri: String
+    public var mediaSequence: Int
+    public var discontinuitySequence: Int
+    public var programDateTime: Date?
+    /// The segment's first PTS, which its PROGRAM-DATE-TIME refers to.
+    public var startPTS: Int64?
+}
+
+/// A decoded ID3 tag with its presentation time.
+public struct TimedTag: Sendable {
+    public var tag: ID3Tag
+    public var pts: Int64?
+    public var origin: TagOrigin
+
+    /// The tag's wall-clock time: its segment's PROGRAM-DATE-TIME plus its distance
+    /// from the segment's start.
+    public var programDateTime: Date? {
+        guard let segment = origin.segment, let date = segment.programDateTime else { return nil }
+        guard let pts, let start = segment.startPTS else { return date }
+        return date.addingTimeInterval(PTS.seconds(PTS.distance(from: start, to: pts)))
+    }
+
+    public var nielsenTags: [NielsenTag] { tag.privFrames.compactMap { NielsenTag(owner: $0.owner) } }
+}
+
+/// An input, or one segment of it, that could not be read: named, with the reason.
+public struct InputFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public var source: String
+    public var segment: String?
+    public var reason: String
+
+    public init(source: String, segment: String? = nil, reason: String) {
+        self.source = source
+        self.segment = segment
+        self.reason = reason
+    }
+
+    public var description: String {
+        segment.map { "\(source): segment \($0): \(reason)" } ?? "\(source): \(reason)"
+    }
+}
+
+/// What a scan reports, in stream order.
+public enum ScanEvent: Sendable {
+    case tag(TimedTag)
+    /// A timed-ID3 packet whose bytes do not decode; `pts` places it.
+    case malformed(ID3ParseError, pts: Int64?, origin: TagOrigin)
+    case failure(InputFailure)
+}

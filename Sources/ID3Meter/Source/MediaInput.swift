@@ -1,0 +1,70 @@
+import CID3MeterShim
+
+/// A libavformat demuxer reduced to what metering needs: the streams it found and the
+/// timed-ID3 packets, in file order. Every other stream is discarded inside libavformat.
+///
+/// Not thread-safe; blocking: use it from one thread off the cooperative pool.
+public final class MediaInput {
+    public struct Stream: Sendable, Equatable {
+        public var index: Int
+        public var isVideo: Bool
+        public var isTimedID3: Bool
+        /// The declared average frame rate (numerator, denominator), when known.
+        public var frameRate: (Int, Int)?
+
+        public static func == (lhs: Stream, rhs: Stream) -> Bool {
+            lhs.index == rhs.index && lhs.isVideo == rhs.isVideo && lhs.isTimedID3 == rhs.isTimedID3
+                && lhs.frameRate?.0 == rhs.frameRate?.0 && lhs.frameRate?.1 == rhs.frameRate?.1
+        }
+    }
+
+    private var input: OpaquePointer?
+    private let interrupt: Interrupt
+
+    /// Opens a path or any URL libavformat reads (file, http, https, udp, srt).
+    /// `probeStreams` fills in frame rates at the cost of reading ahead.
+    public init(url: String, interrupt: Interrupt = Interrupt(), ioTimeout: Double = 10,
+                probeStreams: Bool = false) throws(AVError) {
+        self.interrupt = interrupt
+        try AVError.check(idm_input_open_url(&input, url, interrupt.pointer, Int64(ioTimeout * 1_000_000), probeStreams ? 1 : 0))
+    }
+
+    /// Opens bytes already in memory, such as one HLS segment.
+    public init(bytes: [UInt8], format: String? = nil, interrupt: Interrupt = Interrupt(),
+                probeStreams: Bool = false) throws(AVError) {
+        self.interrupt = interrupt
+        try AVError.check(idm_input_open_memory(&input, bytes, bytes.count, format, interrupt.pointer, probeStreams ? 1 : 0))
+    }
+
+    deinit { idm_input_close(&input) }
+
+    public var streams: [Stream] {
+        (0..<idm_input_stream_count(input)).map { index in
+            let info = idm_input_stream_info(input, index)
+            return Stream(index: Int(info.index), isVideo: info.media_type == 0 /* AVMEDIA_TYPE_VIDEO */,
+                          isTimedID3: info.is_timed_id3 != 0,
+                          frameRate: info.frame_rate_num > 0 ? (Int(info.frame_rate_num), Int(info.frame_rate_den)) : nil)
+        }
+    }
+
+    /// The next timed-ID3 packet, or `nil` at the end of the input.
+    public func nextPacket() throws(AVError) -> TimedID3Packet? {
+        var packet = idm_packet()
+        let result = idm_input_read_timed_id3(input, &packet)
+        if result < 0 {
+            let error = AVError(code: result)
+            if error.isEndOfFile { return nil }
+            throw error
+        }
+        let bytes = packet.size > 0 && packet.data != nil
+            ? [UInt8](UnsafeBufferPointer(start: packet.data, count: Int(packet.size))) : []
+        return TimedID3Packet(bytes: bytes, pts: ticks90k(packet.pts, packet.time_base_num, packet.time_base_den),
+                              streamIndex: Int(packet.stream_index))
+    }
+
+    private func ticks90k(_ value: Int64, _ num: Int32, _ den: Int32) -> Int64? {
+        guard value != Int64.min, num > 0, den > 0 else { return nil }
+        let ticks = num == 1 && den == Int32(PTS.clockRate) ? value : value * Int64(num) * PTS.clockRate / Int64(den)
+        return PTS.asCarried(ticks)
+    }
+}
