@@ -279,12 +279,12 @@ void idm_error_string(int error, char *buffer, size_t size) { av_strerror(error,
 
 // MARK: - Decryption
 
-int idm_aes128_cbc_decrypt(uint8_t *data, size_t size, const uint8_t key[16], uint8_t iv[16]) {
+int idm_aes128_cbc(uint8_t *data, size_t size, const uint8_t key[16], uint8_t iv[16], int decrypt) {
     if (size % 16 != 0) return AVERROR_INVALIDDATA;
     struct AVAES *aes = av_aes_alloc();
     if (!aes) return AVERROR(ENOMEM);
-    int error = av_aes_init(aes, key, 128, 1);
-    if (error == 0) av_aes_crypt(aes, data, data, (int)(size / 16), iv, 1);
+    int error = av_aes_init(aes, key, 128, decrypt ? 1 : 0);
+    if (error == 0) av_aes_crypt(aes, data, data, (int)(size / 16), iv, decrypt ? 1 : 0);
     av_free(aes);
     return error;
 }

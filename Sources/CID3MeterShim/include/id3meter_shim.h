@@ -74,7 +74,8 @@ int idm_error_eof(void);
 int idm_error_exit(void);
 void idm_error_string(int error, char *buffer, size_t size);
 
-/// AES-128-CBC decryption in place (HLS EXT-X-KEY METHOD=AES-128); `size` must be a multiple of 16.
-int idm_aes128_cbc_decrypt(uint8_t *data, size_t size, const uint8_t key[16], uint8_t iv[16]);
+/// AES-128-CBC in place (HLS EXT-X-KEY METHOD=AES-128); `size` must be a multiple of 16.
+/// `iv` is updated as CBC chains, so consecutive calls continue one stream.
+int idm_aes128_cbc(uint8_t *data, size_t size, const uint8_t key[16], uint8_t iv[16], int decrypt);
 
 #endif

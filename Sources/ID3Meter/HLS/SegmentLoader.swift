@@ -22,7 +22,7 @@ public final class SegmentLoader {
         let keyBytes = try self.key(at: key.uri, for: segment)
         var iv = key.iv ?? Self.sequenceIV(segment.mediaSequence)
         guard !bytes.isEmpty, bytes.count % 16 == 0,
-              idm_aes128_cbc_decrypt(&bytes, bytes.count, keyBytes, &iv) == 0,
+              idm_aes128_cbc(&bytes, bytes.count, keyBytes, &iv, 1) == 0,
               let padding = bytes.last, (1...16).contains(padding), Int(padding) <= bytes.count,
               bytes.suffix(Int(padding)).allSatisfy({ $0 == padding }) else {
             throw fail("AES-128 decryption failed (wrong key or IV, or the segment is not encrypted)")
@@ -45,7 +45,7 @@ public final class SegmentLoader {
     }
 
     /// Without an IV attribute, the IV is the media sequence number as a 128-bit big-endian integer.
-    private static func sequenceIV(_ sequence: Int) -> [UInt8] {
+    public static func sequenceIV(_ sequence: Int) -> [UInt8] {
         [UInt8](repeating: 0, count: 8) + (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(sequence) >> ($0 * 8)) }
     }
 }

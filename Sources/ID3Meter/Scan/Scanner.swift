@@ -23,7 +23,9 @@ public struct Scanner: Sendable {
             let origin = TagOrigin(source: input)
             do {
                 let media = try MediaInput(url: input, interrupt: fetcher.interrupt, ioTimeout: fetcher.ioTimeout)
-                readPackets(of: media, origin: origin, emit: emit)
+                if !readPackets(of: media, origin: origin, emit: emit) {
+                    emit(.failure(InputFailure(source: input, reason: Self.noTimedID3)))
+                }
             } catch {
                 emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)")))
             }
@@ -39,6 +41,8 @@ public struct Scanner: Sendable {
             return
         }
         let loader = SegmentLoader(fetcher: fetcher)
+        var segmentsRead = 0
+        var foundTimedID3 = false
         for segment in media.segments {
             var origin = TagOrigin(source: input, segment: SegmentOrigin(
                 uri: segment.uri, mediaSequence: segment.mediaSequence,
@@ -47,14 +51,20 @@ public struct Scanner: Sendable {
                 let bytes = try loader.load(segment)
                 origin.segment?.startPTS = SegmentStartPTS.find(in: bytes)
                 let demuxer = try MediaInput(bytes: bytes, interrupt: fetcher.interrupt)
-                readPackets(of: demuxer, origin: origin, emit: emit)
+                segmentsRead += 1
+                if readPackets(of: demuxer, origin: origin, emit: emit) { foundTimedID3 = true }
             } catch let error as SegmentLoadError {
                 emit(.failure(InputFailure(source: input, segment: segment.uri, reason: error.reason)))
             } catch {
                 emit(.failure(InputFailure(source: input, segment: segment.uri, reason: "cannot demux: \(error)")))
             }
         }
+        if segmentsRead > 0, !foundTimedID3 {
+            emit(.failure(InputFailure(source: input, reason: "none of its segments has \(Self.noTimedID3.dropFirst(3))")))
+        }
     }
+
+    private static let noTimedID3 = "no timed-ID3 stream (MPEG-TS stream_type 0x15 with an ID3 metadata descriptor)"
 
     /// The media playlist behind `location`, going through a master playlist when it is one.
     public func loadMediaPlaylist(_ location: String) throws(SegmentLoadError) -> MediaPlaylist {
@@ -84,7 +94,8 @@ public struct Scanner: Sendable {
         }
     }
 
-    private func readPackets(of media: MediaInput, origin: TagOrigin, emit: (ScanEvent) -> Void) {
+    /// Emits the tags of every timed-ID3 packet; returns whether the input has a timed-ID3 stream.
+    private func readPackets(of media: MediaInput, origin: TagOrigin, emit: (ScanEvent) -> Void) -> Bool {
         do {
             while let packet = try media.nextPacket() {
                 let contents = ID3PacketParser.parse(packet.bytes)
@@ -95,5 +106,6 @@ public struct Scanner: Sendable {
             let failure = InputFailure(source: origin.source, segment: origin.segment?.uri, reason: "read error: \(error)")
             emit(.failure(failure))
         }
+        return media.streams.contains { $0.isTimedID3 }
     }
 }

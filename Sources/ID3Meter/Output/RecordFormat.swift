@@ -1,0 +1,80 @@
+import Foundation
+
+/// How records are written: JSON lines for machines, CSV for spreadsheets, text for people.
+public enum RecordFormat: String, CaseIterable, Sendable {
+    case jsonl, csv, text
+
+    public func makeWriter() -> any RecordWriter {
+        switch self {
+        case .jsonl: JSONLRecordWriter()
+        case .csv: CSVRecordWriter()
+        case .text: TextRecordWriter()
+        }
+    }
+}
+
+/// Turns records into lines of output.
+public protocol RecordWriter {
+    /// Lines to write before the first record.
+    func header() -> String?
+    func line(for record: TagRecord) -> String
+}
+
+struct JSONLRecordWriter: RecordWriter {
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    func header() -> String? { nil }
+
+    func line(for record: TagRecord) -> String {
+        // Encoding a struct of strings and numbers cannot fail.
+        (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
+
+struct CSVRecordWriter: RecordWriter {
+    static let columns = ["type", "source", "segment", "media_sequence", "pts", "time", "program_date_time",
+                          "payload", "pc_cid", "fd_cid", "pc_offset", "fd_offset", "breakout", "valid",
+                          "placeholder_pc_cid", "issues", "frame", "owner", "size", "id3_version", "reason"]
+
+    func header() -> String? { Self.columns.joined(separator: ",") }
+
+    func line(for record: TagRecord) -> String {
+        let fields: [String?] = [
+            record.type.rawValue, record.source, record.segment, record.mediaSequence.map(String.init),
+            record.pts.map(String.init), record.time.map { String(format: "%.6f", $0) }, record.programDateTime,
+            record.payload, record.pcCID, record.fdCID, record.pcOffset, record.fdOffset, record.breakout,
+            record.valid.map(String.init), record.placeholderPCCID.map(String.init), record.issues?.joined(separator: "; "),
+            record.frame, record.owner, record.size.map(String.init), record.id3Version, record.reason,
+        ]
+        return fields.map { Self.escape($0 ?? "") }.joined(separator: ",")
+    }
+
+    /// RFC 4180: quote a field holding a comma, quote or line break; double its quotes.
+    private static func escape(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+struct TextRecordWriter: RecordWriter {
+    func header() -> String? { nil }
+
+    func line(for record: TagRecord) -> String {
+        let time = record.time.map { String(format: "%10.3fs", $0) } ?? "    no PTS"
+        let place = record.segment.map(Location.name) ?? Location.name(record.source)
+        switch record.type {
+        case .nielsen:
+            var status = record.valid == true ? "valid" : "INVALID (\(record.issues?.joined(separator: "; ") ?? ""))"
+            if record.placeholderPCCID == true { status += ", placeholder PC CID" }
+            return "\(time)  \(place)  nielsen  \(status)\n            \(record.payload ?? "")"
+        case .frame:
+            return "\(time)  \(place)  \(record.frame ?? "")  \(record.size ?? 0) bytes  \(record.owner ?? "")"
+        case .malformed:
+            return "\(time)  \(place)  MALFORMED  \(record.reason ?? "")"
+        }
+    }
+}

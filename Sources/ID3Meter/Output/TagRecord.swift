@@ -1,0 +1,107 @@
+import Foundation
+
+/// One output line: a Nielsen tag, another ID3 frame (`--all`), or a packet that did not decode.
+/// Field names are the JSONL keys and CSV columns.
+public struct TagRecord: Encodable, Sendable {
+    public enum Kind: String, Encodable, Sendable { case nielsen, frame, malformed }
+
+    public var type: Kind
+    public var source: String
+    public var segment: String?
+    public var mediaSequence: Int?
+    public var discontinuitySequence: Int?
+    /// 90 kHz ticks as carried in the stream.
+    public var pts: Int64?
+    /// `pts` in seconds.
+    public var time: Double?
+    public var programDateTime: String?
+    public var payload: String?
+    public var pcCID: String?
+    public var fdCID: String?
+    public var pcOffset: String?
+    public var fdOffset: String?
+    public var breakout: String?
+    public var valid: Bool?
+    public var placeholderPCCID: Bool?
+    public var issues: [String]?
+    public var frame: String?
+    public var owner: String?
+    public var size: Int?
+    public var id3Version: String?
+    public var reason: String?
+    public var notes: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case type, source, segment, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
+        case pts, time, programDateTime = "program_date_time", payload, pcCID = "pc_cid", fdCID = "fd_cid"
+        case pcOffset = "pc_offset", fdOffset = "fd_offset", breakout, valid, placeholderPCCID = "placeholder_pc_cid"
+        case issues, frame, owner, size, id3Version = "id3_version", reason, notes
+    }
+
+    private init(type: Kind, origin: TagOrigin, pts: Int64?) {
+        self.type = type
+        source = origin.source
+        segment = origin.segment?.uri
+        mediaSequence = origin.segment?.mediaSequence
+        discontinuitySequence = origin.segment?.discontinuitySequence
+        self.pts = pts
+        time = pts.map(PTS.seconds)
+    }
+
+    /// The records for a scan event: one per Nielsen tag, and with `allFrames` one per other frame.
+    public static func records(for event: ScanEvent, allFrames: Bool) -> [TagRecord] {
+        switch event {
+        case .failure:
+            return []
+        case .malformed(let error, let pts, let origin):
+            var record = TagRecord(type: .malformed, origin: origin, pts: pts)
+            record.reason = error.description
+            return [record]
+        case .tag(let timed):
+            let date = timed.programDateTime.map(ProgramDateTime.format)
+            return timed.tag.frames.compactMap { frame in
+                var record: TagRecord
+                if case .priv(let owner, _) = frame.content, let nielsen = NielsenTag(owner: owner) {
+                    record = TagRecord(nielsen: nielsen, timed: timed)
+                } else if allFrames {
+                    record = TagRecord(type: .frame, origin: timed.origin, pts: timed.pts)
+                    record.frame = frame.id
+                    record.size = frame.size
+                    record.owner = frame.label
+                } else {
+                    return nil
+                }
+                record.programDateTime = date
+                record.id3Version = timed.tag.version.description
+                record.notes = timed.tag.notes.isEmpty ? nil : timed.tag.notes
+                return record
+            }
+        }
+    }
+
+    private init(nielsen: NielsenTag, timed: TimedTag) {
+        self.init(type: .nielsen, origin: timed.origin, pts: timed.pts)
+        payload = nielsen.payload
+        pcCID = nielsen.pcCID
+        fdCID = nielsen.fdCID
+        pcOffset = nielsen.pcOffset
+        fdOffset = nielsen.fdOffset
+        breakout = nielsen.breakout
+        valid = nielsen.isValid
+        placeholderPCCID = nielsen.hasPlaceholderPCCID
+        issues = nielsen.issues.map(\.description)
+    }
+}
+
+extension ID3Frame {
+    /// What names a frame for a person: a PRIV's owner, a TXXX's description, a text frame's text.
+    var label: String? {
+        switch content {
+        case .priv(let owner, _): owner
+        case .userText(let description, _): description
+        case .text(let values): values.joined(separator: "/")
+        case .skipped(let reason): reason
+        case .other: nil
+        }
+    }
+}

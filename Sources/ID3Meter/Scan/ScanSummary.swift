@@ -1,0 +1,37 @@
+/// Counts over a scan, for the closing lines a person reads.
+public struct ScanSummary: Sendable {
+    public var inputs = 0
+    public var id3Tags = 0
+    public var nielsenTags = 0
+    public var validNielsenTags = 0
+    public var placeholderTags = 0
+    public var malformedPackets = 0
+    public var failures: [InputFailure] = []
+
+    public init() {}
+
+    public mutating func count(_ event: ScanEvent) {
+        switch event {
+        case .tag(let timed):
+            id3Tags += 1
+            for nielsen in timed.nielsenTags {
+                nielsenTags += 1
+                if nielsen.isValid { validNielsenTags += 1 }
+                if nielsen.hasPlaceholderPCCID { placeholderTags += 1 }
+            }
+        case .malformed: malformedPackets += 1
+        case .failure(let failure): failures.append(failure)
+        }
+    }
+
+    public var lines: [String] {
+        var lines = ["\(inputs) input\(inputs == 1 ? "" : "s"): \(nielsenTags) Nielsen tags (\(validNielsenTags) valid, "
+                     + "\(nielsenTags - validNielsenTags) invalid, \(placeholderTags) with placeholder PC CID) "
+                     + "in \(id3Tags) ID3 tags; \(malformedPackets) malformed ID3 packets"]
+        if !failures.isEmpty {
+            lines.append("\(failures.count) failure\(failures.count == 1 ? "" : "s"):")
+            lines += failures.map { "  \($0)" }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+
+/// Usage errors exit 2 (not ArgumentParser's 64), like most media tools.
+@main
+enum Main {
+    static func main() {
+        do {
+            var command = try ID3MeterCommand.parseAsRoot()
+            try command.run()
+        } catch {
+            let code = ID3MeterCommand.exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((ID3MeterCommand.fullMessage(for: error) + "\n").utf8))
+                exit(2)
+            }
+            ID3MeterCommand.exit(withError: error)
+        }
+    }
+}
+
+struct ID3MeterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "id3-meter",
+        abstract: "Find Nielsen DTVR ID3 tags in HLS and MPEG-TS streams.",
+        discussion: """
+            Nielsen DTVR tags are ID3 PRIV frames whose owner starts www.nielsen.com, carried as \
+            timed ID3 in MPEG-TS (stream_type 0x15). The owner string is what a player passes to \
+            the Nielsen SDK's sendID3.
+            """,
+        subcommands: [ScanCommand.self])
+}
