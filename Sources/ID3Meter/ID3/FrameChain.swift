@@ -10,13 +10,9 @@ struct FrameLayout: Equatable {
     var flagsLength: Int { version == .v2_2 ? 0 : 2 }
     var headerLength: Int { idLength + sizeLength + flagsLength }
 
-    /// The readings to try for a tag that declares `version`, most likely first.
-    static func readings(for version: ID3Version) -> [FrameLayout] {
-        switch version {
-        case .v2_2: [FrameLayout(version: .v2_2, syncSafeSizes: false)]
-        case .v2_3: [FrameLayout(version: .v2_3, syncSafeSizes: false)]
-        case .v2_4: [FrameLayout(version: .v2_4, syncSafeSizes: true), FrameLayout(version: .v2_4, syncSafeSizes: false)]
-        }
+    /// The reading the spec prescribes for `version`.
+    static func standard(for version: ID3Version) -> FrameLayout {
+        FrameLayout(version: version, syncSafeSizes: version == .v2_4)
     }
 }
 
@@ -30,7 +26,7 @@ struct RawFrame {
 enum FrameChain {
     /// Walks the frames of `body` from `start`. The chain adds up when every frame has a
     /// valid identifier, fits in the body, and what follows the last one is zero padding.
-    /// With `strictPadding` off, anything after a zero byte is taken as padding.
+    /// With `strictPadding` off, anything after a zero byte where a frame would start is taken as padding.
     static func walk(_ body: [UInt8], from start: Int, layout: FrameLayout,
                      strictPadding: Bool = true) -> Result<[RawFrame], ID3ParseError> {
         var reader = ByteReader(body, from: start)
@@ -50,7 +46,8 @@ enum FrameChain {
             _ = reader.skip(Int(size))
             frames.append(RawFrame(id: id, flags: UInt16(flags), data: dataStart..<reader.offset))
         }
-        if strictPadding, let garbage = reader.rest().firstIndex(where: { $0 != 0 }) {
+        let padding = reader.rest()
+        if let garbage = padding.firstIndex(where: { $0 != 0 }), strictPadding || garbage == padding.startIndex {
             return .failure(ID3ParseError(reason: "non-zero bytes after the last frame", offset: garbage))
         }
         return .success(frames)

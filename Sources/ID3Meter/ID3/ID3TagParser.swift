@@ -1,5 +1,9 @@
 /// Decodes one ID3v2 tag (ID3v2.2, v2.3 and v2.4 structure documents) from the bytes at
 /// an offset. Every failure is a value with a reason; no input traps or reads out of bounds.
+///
+/// A strict parse accepts only the reading the spec prescribes. A tolerant one, if that
+/// fails, also accepts what real writers get wrong: v2.4 frames with plain sizes, and
+/// non-zero bytes in the padding.
 enum ID3TagParser {
     static let headerLength = 10
 
@@ -14,7 +18,7 @@ enum ID3TagParser {
             && bytes[offset] == 0x49 && bytes[offset + 1] == 0x44 && bytes[offset + 2] == 0x33
     }
 
-    static func parse(_ bytes: [UInt8], at offset: Int) -> Result<ID3Tag, ID3ParseError> {
+    static func parse(_ bytes: [UInt8], at offset: Int, tolerant: Bool = true) -> Result<ID3Tag, ID3ParseError> {
         var header = ByteReader(bytes, from: offset)
         guard hasHeader(bytes, at: offset), header.skip(3) else {
             return .failure(ID3ParseError(reason: "no ID3 header", offset: offset))
@@ -45,7 +49,7 @@ enum ID3TagParser {
         case .success(let length): framesStart = length
         case .failure(let error): return .failure(error.shifted(by: bodyStart))
         }
-        return decodeFrames(body, from: framesStart, version: version, flags: flags)
+        return decodeFrames(body, from: framesStart, version: version, flags: flags, tolerant: tolerant)
             .map { frames, notes in
                 ID3Tag(version: version, flags: flags, frames: frames, byteCount: byteCount, notes: notes)
             }
@@ -64,26 +68,21 @@ enum ID3TagParser {
         return .success(Int(length))
     }
 
-    private static func decodeFrames(_ body: [UInt8], from start: Int, version: ID3Version,
-                                     flags: UInt8) -> Result<([ID3Frame], [String]), ID3ParseError> {
-        let readings = FrameLayout.readings(for: version)
-        var chain: (layout: FrameLayout, frames: [RawFrame])?
-        var firstFailure: ID3ParseError?
-        for layout in readings where chain == nil {
-            switch FrameChain.walk(body, from: start, layout: layout) {
-            case .success(let frames): chain = (layout, frames)
-            case .failure(let error): firstFailure = firstFailure ?? error
+    private static func decodeFrames(_ body: [UInt8], from start: Int, version: ID3Version, flags: UInt8,
+                                     tolerant: Bool) -> Result<([ID3Frame], [String]), ID3ParseError> {
+        let standard = FrameLayout.standard(for: version)
+        var notes: [String] = []
+        var chain = FrameChain.walk(body, from: start, layout: standard)
+        if tolerant, case .failure = chain {
+            if version == .v2_4, case .success(let frames) = FrameChain.walk(body, from: start, layout: FrameLayout(version: .v2_4, syncSafeSizes: false)) {
+                chain = .success(frames)
+                notes.append("ID3v2.4 tag written with plain (not sync-safe) frame sizes")
+            } else if case .success(let frames) = FrameChain.walk(body, from: start, layout: standard, strictPadding: false) {
+                chain = .success(frames)
+                notes.append("non-zero bytes in the padding ignored")
             }
         }
-        var notes: [String] = []
-        if chain == nil, case .success(let frames) = FrameChain.walk(body, from: start, layout: readings[0], strictPadding: false) {
-            chain = (readings[0], frames)
-            notes.append("non-zero bytes in the padding ignored")
-        }
-        guard let (layout, rawFrames) = chain else {
-            return .failure(firstFailure ?? ID3ParseError(reason: "frame chain does not add up", offset: start))
-        }
-        if layout != readings[0] { notes.append("ID3v2.4 tag written with plain (not sync-safe) frame sizes") }
+        guard case .success(let rawFrames) = chain else { return chain.map { _ in ([], []) } }
         let unsynchronised = version == .v2_4 && flags & HeaderFlag.unsynchronisation != 0
         let frames = rawFrames.map {
             FrameDecoder.decode($0, in: body, version: version, tagUnsynchronised: unsynchronised)

@@ -1,0 +1,54 @@
+import Testing
+@testable import ID3Meter
+
+@Suite("Nielsen tags")
+struct NielsenTagTests {
+    // The two tags quoted in DOMAIN.md, from Nielsen's documentation.
+    static let placeholderSample = "www.nielsen.com/X100zdCIGeIlgZnkYj6UvQ==/X100zdCIGeIlgZnkYj6UvQ==/AAAB2Jz2_k74GXSzx4npHuI_JwJd3QSUpW30rDkGTcbHEzIMWleCzM-uvNOP9fzJcQMWQLJqzXMCAxParOb5sGijSV9dNM3QiBniJYGZ5GI-lL1fXTTN0IgZ4iWBmeRiPpS9AAAAAAAAAAAAAAAAAAAAAFJWFM5SVhTONNU=/00000/00000/00"
+    static let sample = CutHeaderRepairTests.owner
+
+    @Test func documentedSamplesAreValid() throws {
+        let tag = try #require(NielsenTag(owner: Self.sample))
+        #expect(tag.isValid)
+        #expect(tag.issues == [])
+        #expect(tag.pcCID == "X100zdCIGeIlgZnkYj6UvQ==")
+        #expect(tag.fdCID == "R8WHe7pEBeqBhu8jTeXydg==")
+        #expect(tag.watermarkData?.count == 168)
+        #expect(tag.pcOffset == "00000")
+        #expect(tag.fdOffset == "46016")
+        #expect(tag.breakout == "00")
+        #expect(tag.payload == Self.sample)
+        let placeholder = try #require(NielsenTag(owner: Self.placeholderSample))
+        #expect(placeholder.isValid)
+        #expect(placeholder.hasPlaceholderPCCID)
+    }
+
+    @Test func otherOwnersAreNotNielsenTags() {
+        #expect(NielsenTag(owner: "com.apple.streaming.transportStreamTimestamp") == nil)
+        #expect(NielsenTag(owner: "nielsen.com/x") == nil)
+    }
+
+    @Test func eachShapeRuleIsReported() {
+        func issues(_ transform: (inout [String]) -> Void) -> [NielsenIssue] {
+            var fields = Self.sample.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            transform(&fields)
+            return NielsenTag(owner: fields.joined(separator: "/"))?.issues ?? []
+        }
+        #expect(issues { $0[1] = "X100zdCIGeIlgZnkYj6Uv!==" } == [.pcCID])
+        #expect(issues { $0[2] = "R8WHe7pEBeqBhu8jTeXyd=A=" } == [.fdCID])
+        #expect(issues { $0[3] = String($0[3].dropLast(2)) + "=A" } == [.payload])
+        #expect(issues { $0[4] = "0000a" } == [.pcOffset])
+        #expect(issues { $0[5] = "4601" + "x" } == [.fdOffset])
+        #expect(issues { $0[6] = "01" } == [.breakout("01")])
+        #expect(issues { $0[3] = String($0[3].dropLast()) } == [.length(248), .payload])
+        #expect(issues { $0.removeLast() } == [.length(246), .fieldCount(5)])
+        #expect(NielsenTag(owner: "www.nielsen.com")?.issues == [.length(15), .fieldCount(0)])
+    }
+
+    @Test func anInvalidTagIsKeptWithItsPayload() throws {
+        let tag = try #require(NielsenTag(owner: "www.nielsen.com/garbage"))
+        #expect(!tag.isValid)
+        #expect(tag.payload == "www.nielsen.com/garbage")
+        #expect(tag.issues.map(\.code) == ["length", "field_count"])
+    }
+}

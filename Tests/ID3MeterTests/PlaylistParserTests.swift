@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+
+@Suite("HLS playlists")
+struct PlaylistParserTests {
+    @Test func masterPlaylistVariantsAndRenditions() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English, main",URI="audio/en.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,FRAME-RATE=29.970,CODECS="avc1.4d401f,mp4a.40.2",AUDIO="aud"
+            hi/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=500000,FRAME-RATE=25
+            https://cdn.example/lo/index.m3u8
+            """
+        guard case .master(let master) = try PlaylistParser.parse(text, location: "http://host/live/master.m3u8") else {
+            Issue.record("expected a master playlist"); return
+        }
+        #expect(master.variants.map(\.uri) == ["http://host/live/hi/index.m3u8", "https://cdn.example/lo/index.m3u8"])
+        #expect(master.variants.map(\.bandwidth) == [2_000_000, 500_000])
+        #expect(master.variants.map(\.frameRate) == [29.97, 25])
+        #expect(master.variants[0].codecs == "avc1.4d401f,mp4a.40.2")
+        #expect(master.variants[0].audioGroup == "aud")
+        #expect(master.renditions == [Rendition(type: "AUDIO", groupID: "aud", name: "English, main", uri: "http://host/live/audio/en.m3u8")])
+        #expect(VariantChoice.lowestBandwidth.pick(from: master.variants)?.bandwidth == 500_000)
+        #expect(VariantChoice.highestBandwidth.pick(from: master.variants)?.bandwidth == 2_000_000)
+        #expect(VariantChoice("0")?.pick(from: master.variants)?.bandwidth == 2_000_000)
+        #expect(VariantChoice("5")?.pick(from: master.variants) == nil)
+        #expect(VariantChoice("middle") == nil)
+    }
+
+    @Test func mediaPlaylistSequencesDatesAndKeys() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:6
+            #EXT-X-MEDIA-SEQUENCE:100
+            #EXT-X-DISCONTINUITY-SEQUENCE:3
+            #EXT-X-PROGRAM-DATE-TIME:2026-11-21T10:00:00.500Z
+            #EXTINF:6.006,
+            a.ts
+            #EXT-X-KEY:METHOD=AES-128,URI="key.bin",IV=0x000102030405060708090A0B0C0D0E0F
+            #EXTINF:5.5,title
+            /abs/b.ts
+            #EXT-X-DISCONTINUITY
+            #EXT-X-KEY:METHOD=NONE
+            #EXTINF:6,
+            c.ts
+            #EXT-X-PROGRAM-DATE-TIME:2026-11-21T11:00:00+01:00
+            #EXTINF:6,
+            d.ts
+            #EXT-X-ENDLIST
+            """
+        guard case .media(let media) = try PlaylistParser.parse(text, location: "/data/stream/index.m3u8") else {
+            Issue.record("expected a media playlist"); return
+        }
+        #expect(media.targetDuration == 6)
+        #expect(media.hasEndList)
+        #expect(media.segments.map(\.uri) == ["/data/stream/a.ts", "/abs/b.ts", "/data/stream/c.ts", "/data/stream/d.ts"])
+        #expect(media.segments.map(\.mediaSequence) == [100, 101, 102, 103])
+        #expect(media.segments.map(\.discontinuitySequence) == [3, 3, 4, 4])
+        #expect(media.segments.map(\.duration) == [6.006, 5.5, 6, 6])
+        let start = Date(timeIntervalSince1970: 1_795_255_200.5)
+        // Carried forward within a discontinuity sequence, never across one.
+        #expect(media.segments.map(\.programDateTime) == [start, start.addingTimeInterval(6.006), nil,
+                                                          Date(timeIntervalSince1970: 1_795_255_200)])
+        #expect(media.segments.map(\.key) == [nil, EncryptionKey(uri: "/data/stream/key.bin", iv: Array(0...15)), nil, nil])
+    }
+
+    @Test func errorsNameTheLine() {
+        let cases: [(String, String, Int?)] = [
+            ("#EXTINF:6,\na.ts", "no #EXTM3U", 1),
+            ("#EXTM3U\n#EXTINF:six,\na.ts", "bad EXTINF duration 'six'", 2),
+            ("#EXTM3U\na.ts", "segment 'a.ts' has no EXTINF", 2),
+            ("#EXTM3U\n#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"k\"\n#EXTINF:6,\na.ts", "METHOD=SAMPLE-AES is not supported", 2),
+            ("#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"k\",IV=0x12\n", "is not 128 bits of hex", 2),
+            ("#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\nv.m3u8", "without BANDWIDTH", 2),
+            ("#EXTM3U\n#EXT-X-PROGRAM-DATE-TIME:yesterday\n", "bad EXT-X-PROGRAM-DATE-TIME", 2),
+        ]
+        for (text, reason, line) in cases {
+            #expect(throws: PlaylistError.self) { try PlaylistParser.parse(text, location: "p.m3u8") }
+            do {
+                _ = try PlaylistParser.parse(text, location: "p.m3u8")
+            } catch {
+                #expect(error.reason.contains(reason), "\(error) should say \(reason)")
+                #expect(error.line == line)
+            }
+        }
+    }
+
+    @Test func locations() {
+        #expect(Location.resolve("seg.ts", against: "https://h/a/b/index.m3u8?token=1") == "https://h/a/b/seg.ts")
+        #expect(Location.resolve("../seg.ts", against: "http://h/a/b/index.m3u8") == "http://h/a/seg.ts")
+        #expect(Location.resolve("/root/seg.ts", against: "http://h/a/index.m3u8") == "http://h/root/seg.ts")
+        #expect(Location.resolve("seg.ts", against: "index.m3u8") == "seg.ts")
+        #expect(Location.resolve("../x/seg.ts", against: "/data/a/index.m3u8") == "/data/x/seg.ts")
+        #expect(Location.resolve("udp://239.0.0.1:1234", against: "/data/index.m3u8") == "udp://239.0.0.1:1234")
+    }
+}

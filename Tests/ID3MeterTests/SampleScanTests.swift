@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+
+/// End to end on real bytes: every sample scanned through real libavformat, compared with
+/// the list of frames the generator wrote into it.
+@Suite("Scanning the samples")
+struct SampleScanTests {
+    static let files = [
+        "ts/nielsen", "ts/nielsen-v23", "ts/nielsen-unsync",  // libavformat's muxer
+        "spec/standard-60", "spec/v23-184", "spec/unsync-60",  // the independent writer
+    ]
+
+    @Test(arguments: files)
+    func everyFrameOfATransportStreamFile(name: String) throws {
+        let expected = try Samples.expected("\(name).expected.jsonl")
+        let events = Samples.scan(Samples.path("\(name).ts"))
+        #expect(events.failures == [])
+        #expect(events.malformed == [])
+        #expect(events.frames() == expected.map(FoundFrame.init))
+        // A cut header whose frames are all under 128 bytes reads alike as v2.3 and v2.4 and is
+        // taken as v2.4; Nielsen's 251-byte PRIV frame always tells them apart.
+        let tagOfEachFrame = events.tags.flatMap { timed in timed.tag.frames.map { _ in timed.tag } }
+        #expect(tagOfEachFrame.count == expected.count)
+        for (tag, frame) in zip(tagOfEachFrame, expected) {
+            let ambiguous = tag.notes.contains { $0.contains("2.3 or 2.4") }
+            if frame.nielsen { #expect(!ambiguous) }
+            #expect(tag.version.rawValue == (ambiguous ? ID3Version.v2_4.rawValue : frame.version))
+        }
+    }
+
+    @Test func nielsenTagsCarryTheirShapeChecks() throws {
+        let nielsen = Samples.scan(Samples.path("ts/nielsen.ts")).tags.flatMap(\.nielsenTags)
+        let expected = try Samples.expected("ts/nielsen.expected.jsonl").filter(\.nielsen)
+        #expect(nielsen.map(\.payload) == expected.compactMap(\.owner))
+        #expect(nielsen.allSatisfy { $0.isValid })
+        #expect(nielsen.map(\.hasPlaceholderPCCID) == expected.map { $0.owner?.contains(NielsenTag.placeholderCID) == true })
+    }
+
+    @Test(arguments: [VariantChoice.lowestBandwidth, .highestBandwidth])
+    func hlsVODEitherVariantClearOrEncrypted(variant: VariantChoice) throws {
+        let expected = try Samples.expected("hls/expected.jsonl")
+        let events = Samples.scan(Samples.path("hls/master.m3u8"), variant: variant)
+        #expect(events.failures == [])
+        #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
+        let folder = variant == .lowestBandwidth ? "low" : "high"
+        #expect(events.tags.allSatisfy { $0.origin.segment?.uri.contains("/hls/\(folder)/") == true })
+    }
+
+    @Test func hlsSegmentsKnowSequenceDiscontinuityAndDate() throws {
+        let expected = try Samples.expected("spec/hls/expected.jsonl")
+        let events = Samples.scan(Samples.path("spec/hls/index.m3u8"))
+        #expect(events.failures == [])
+        #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
+        let segments = events.tags.compactMap(\.origin.segment)
+        #expect(Set(segments.map(\.mediaSequence)) == [0, 1, 2])
+        #expect(segments.map(\.discontinuitySequence) == segments.map { $0.mediaSequence == 2 ? 1 : 0 })
+        // The playlist dates part0 at 1795000000 and each part starts at its first PES (the first tag).
+        let first = try #require(events.tags.first)
+        #expect(first.programDateTime == Date(timeIntervalSince1970: 1_795_000_000))
+        let second = try #require(events.tags.dropFirst().first)
+        #expect(second.programDateTime == Date(timeIntervalSince1970: 1_795_000_000.5))
+    }
+
+    @Test func aPlaylistWithAMissingSegmentStillScansTheOthers() throws {
+        let folder = try Samples.temporaryFolder()
+        let source = Samples.folder.appendingPathComponent("spec/hls")
+        for part in ["part0.ts", "part2.ts"] {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(part), to: folder.appendingPathComponent(part))
+        }
+        try FileManager.default.copyItem(at: source.appendingPathComponent("index.m3u8"), to: folder.appendingPathComponent("index.m3u8"))
+        let playlist = folder.appendingPathComponent("index.m3u8").path
+        let events = Samples.scan(playlist)
+        let expected = try Samples.expected("spec/hls/expected.jsonl").filter { $0.segment != "part1.ts" }
+        #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
+        #expect(events.failures.count == 1)
+        #expect(events.failures.first?.source == playlist)
+        #expect(events.failures.first?.segment == folder.appendingPathComponent("part1.ts").path)
+    }
+
+    @Test func foldersYieldEachTagOnce() throws {
+        let expansion = InputExpansion.expand([Samples.folder.path], scanner: Scanner())
+        let names = expansion.inputs.map { $0.replacingOccurrences(of: Samples.folder.path + "/", with: "") }
+        #expect(names == ["hls/master.m3u8", "spec/hls/index.m3u8", "spec/standard-60.ts", "spec/unsync-60.ts",
+                          "spec/v23-184.ts", "ts/nielsen-unsync.ts", "ts/nielsen-v23.ts", "ts/nielsen.ts", "ts/no-id3.ts"])
+    }
+}
