@@ -1,5 +1,5 @@
 /// Which variant of a master playlist to read. ID3 is the same in every variant, so one is enough.
-public enum VariantChoice: Sendable, Equatable {
+public enum VariantChoice: Sendable, Equatable, CustomStringConvertible {
     case lowestBandwidth
     case highestBandwidth
     /// The position in the master playlist, from 0.
@@ -13,6 +13,14 @@ public enum VariantChoice: Sendable, Equatable {
         default:
             guard let index = Int(text), index >= 0 else { return nil }
             self = .index(index)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .lowestBandwidth: "lowest"
+        case .highestBandwidth: "highest"
+        case .index(let index): String(index)
         }
     }
 

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// The `id3-meter scan` command as a user runs it: exit codes, messages, output formats.
+@Suite("id3-meter scan")
+struct ScanCommandTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("id3-meter")
+
+    func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func jsonLines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    }
+
+    @Test func jsonlRecordsMatchTheGroundTruth() throws {
+        let result = try run(["scan", "--format", "jsonl", Samples.path("ts/nielsen.ts")])
+        #expect(result.status == 0)
+        let records = try jsonLines(result.stdout)
+        let expected = try Samples.expected("ts/nielsen.expected.jsonl").filter(\.nielsen)
+        #expect(records.map { $0["payload"] as? String } == expected.map(\.owner))
+        #expect(records.map { ($0["pts"] as? NSNumber)?.int64Value } == expected.map(\.pts))
+        for (record, frame) in zip(records, expected) {
+            #expect(abs((record["time"] as? Double ?? -1) - Double(frame.pts) / 90_000) < 1e-9)
+        }
+        for key in ["source", "pc_cid", "fd_cid", "pc_offset", "fd_offset", "breakout", "valid", "issues"] {
+            #expect(records.allSatisfy { $0[key] != nil }, "every record has \(key)")
+        }
+        #expect(result.stderr.contains("4 Nielsen tags (4 valid, 0 invalid, 2 with placeholder PC CID)"))
+    }
+
+    @Test func allListsTheOtherFrames() throws {
+        let result = try run(["scan", "--all", "--format", "jsonl", Samples.path("spec/standard-60.ts")])
+        let records = try jsonLines(result.stdout)
+        let expected = try Samples.expected("spec/standard-60.expected.jsonl")
+        #expect(records.map { $0["frame"] as? String ?? "PRIV" } == expected.map(\.id))
+        #expect(records.map { ($0["owner"] ?? $0["payload"]) as? String } == expected.map { $0.owner ?? $0.description })
+    }
+
+    @Test func csvAndTextFormats() throws {
+        let csv = try run(["scan", "--format", "csv", Samples.path("hls/master.m3u8")])
+        let rows = csv.stdout.split(separator: "\n")
+        #expect(rows.first?.hasPrefix("type,source,segment,media_sequence,pts,time,program_date_time,payload") == true)
+        #expect(rows.count == 1 + 4)
+        let text = try run(["scan", "--format", "text", Samples.path("hls/master.m3u8")])
+        #expect(text.stdout.contains("seg0.ts  nielsen  valid, placeholder PC CID"))
+    }
+
+    @Test func unreadableInputsFailWithTheirNameAndTheOthersAreStillScanned() throws {
+        let folder = try Samples.temporaryFolder()
+        let empty = folder.appendingPathComponent("empty.ts").path
+        let random = folder.appendingPathComponent("random.ts").path
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        FileManager.default.createFile(atPath: random, contents: Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }))
+        let missing = folder.appendingPathComponent("missing.ts").path
+        let noID3 = Samples.path("ts/no-id3.ts")
+        let result = try run(["scan", "--format", "jsonl", missing, empty, random, noID3, Samples.path("ts/nielsen.ts")])
+        #expect(result.status == 1)
+        #expect(try jsonLines(result.stdout).count == 4, "the good input is still scanned")
+        for (input, reason) in [(missing, "No such file"), (empty, "cannot open"), (random, "cannot open"), (noID3, "no timed-ID3 stream")] {
+            #expect(result.stderr.split(separator: "\n").contains { $0.hasPrefix("error: \(input): ") && $0.contains(reason) },
+                    "stderr names \(input) and says \(reason): \(result.stderr)")
+        }
+    }
+
+    @Test func usageErrorsExit2() throws {
+        #expect(try run(["scan"]).status == 2)
+        #expect(try run(["scan", "--format", "xml", "x.ts"]).status == 2)
+        #expect(try run(["scan", "--variant", "middle", "x.ts"]).status == 2)
+        #expect(try run(["scan", "--bogus", "x.ts"]).status == 2)
+        let help = try run(["scan", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--variant"))
+    }
+}
