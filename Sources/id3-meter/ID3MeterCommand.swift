@@ -1,10 +1,13 @@
 import ArgumentParser
 import Foundation
+import Logging
 
 /// Usage errors exit 2 (not ArgumentParser's 64), like most media tools.
 @main
 enum Main {
     static func main() {
+        // stdout carries the records; every log line goes to stderr.
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
         do {
             var command = try ID3MeterCommand.parseAsRoot()
             try command.run()
