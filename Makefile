@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev pkg-config
 
-.PHONY: all build run test samples bench deps ffmpeg clean
+.PHONY: all build run test verify samples bench deps python ffmpeg clean
 
 all: build
 
@@ -15,6 +15,11 @@ deps:
 	  echo "Installing $(APT_PACKAGES)"; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(APT_PACKAGES) >/dev/null 2>&1 || \
 	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(APT_PACKAGES) >/dev/null; }; }
+
+python:
+	@command -v python3 >/dev/null || { \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 >/dev/null 2>&1 || \
+	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 >/dev/null; }; }
 
 ffmpeg:
 	@command -v ffmpeg >/dev/null || { \
@@ -29,9 +34,15 @@ build: deps
 run: build
 	.build/release/id3-meter scan --format text samples/hls/master.m3u8
 
-test: deps
+# The suite, then a cross-check of every sample against an independent reader.
+test: deps python
 	$(SWIFT) build
 	$(SWIFT) test
+	scripts/verify.sh
+
+verify: deps python
+	$(SWIFT) build
+	scripts/verify.sh
 
 # Base audio/video from the ffmpeg CLI; the ID3 streams from id3-sample-gen (libavformat's muxer
 # and an independent TS writer), each sample beside the list of tags written into it.

@@ -39,7 +39,7 @@ struct RemoteAndDamagedInputTests {
     @Test func theDemuxerListsStreamsAndTheDeclaredFrameRate() throws {
         let input = try MediaInput(url: Samples.path("ts/nielsen.ts"), probeStreams: true)
         let video = try #require(input.streams.first { $0.isVideo })
-        #expect(video.frameRate?.0 == 30_000 && video.frameRate?.1 == 1_001)
+        #expect(video.frameRate == MediaInput.FrameRate(numerator: 30_000, denominator: 1_001))
         #expect(input.streams.filter(\.isTimedID3).count == 1)
     }
 

@@ -44,15 +44,3 @@ enum SegmentStartPTS {
         return first << 30 | middle << 15 | last
     }
 }
-
-extension PTS {
-    /// Whether `a` comes before `b` on the 33-bit circle (the shorter way round).
-    static func isBefore(_ a: Int64, _ b: Int64) -> Bool { distance(from: a, to: b) > 0 }
-
-    /// Ticks from `a` to `b`, taking the shorter way round the 33-bit wrap.
-    public static func distance(from a: Int64, to b: Int64) -> Int64 {
-        var delta = (b - a) % wrap
-        if delta > wrap / 2 { delta -= wrap } else if delta < -wrap / 2 { delta += wrap }
-        return delta
-    }
-}

@@ -9,13 +9,15 @@ public final class MediaInput {
         public var index: Int
         public var isVideo: Bool
         public var isTimedID3: Bool
-        /// The declared average frame rate (numerator, denominator), when known.
-        public var frameRate: (Int, Int)?
+        /// The declared average frame rate, when known.
+        public var frameRate: FrameRate?
+    }
 
-        public static func == (lhs: Stream, rhs: Stream) -> Bool {
-            lhs.index == rhs.index && lhs.isVideo == rhs.isVideo && lhs.isTimedID3 == rhs.isTimedID3
-                && lhs.frameRate?.0 == rhs.frameRate?.0 && lhs.frameRate?.1 == rhs.frameRate?.1
-        }
+    public struct FrameRate: Sendable, Equatable {
+        public var numerator: Int
+        public var denominator: Int
+
+        public var framesPerSecond: Double { Double(numerator) / Double(denominator) }
     }
 
     private var input: OpaquePointer?
@@ -43,7 +45,8 @@ public final class MediaInput {
             let info = idm_input_stream_info(input, index)
             return Stream(index: Int(info.index), isVideo: info.media_type == 0 /* AVMEDIA_TYPE_VIDEO */,
                           isTimedID3: info.is_timed_id3 != 0,
-                          frameRate: info.frame_rate_num > 0 ? (Int(info.frame_rate_num), Int(info.frame_rate_den)) : nil)
+                          frameRate: info.frame_rate_num > 0
+                              ? FrameRate(numerator: Int(info.frame_rate_num), denominator: Int(info.frame_rate_den)) : nil)
         }
     }
 

@@ -11,14 +11,3 @@ public struct TimedID3Packet: Sendable {
         self.streamIndex = streamIndex
     }
 }
-
-/// MPEG-TS presentation timestamps are 33-bit counts of a 90 kHz clock (ISO/IEC 13818-1 §2.4.3.7).
-public enum PTS {
-    public static let clockRate: Int64 = 90_000
-    public static let wrap: Int64 = 1 << 33
-
-    /// libavformat unwraps timestamps within one input; this puts them back as carried.
-    public static func asCarried(_ ticks: Int64) -> Int64 { ticks & (wrap - 1) }
-
-    public static func seconds(_ ticks: Int64) -> Double { Double(ticks) / Double(clockRate) }
-}

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""An independent reader of timed ID3 in MPEG-TS, sharing no code with id3-meter or libavformat.
+
+Reads each TS file named (or each segment of a local HLS media playlist), finds the PIDs that
+the PMT declares with stream_type 0x15, reassembles their PES packets, and prints one JSON line
+per Nielsen PRIV frame: {"pts": ..., "payload": ...}. Used by `make verify` to cross-check
+`id3-meter scan`.
+"""
+import json
+import os
+import sys
+
+
+def packets(data):
+    start = next(i for i in range(188) if data[i] == 0x47 and (i + 188 >= len(data) or data[i + 188] == 0x47))
+    for offset in range(start, len(data) - 187, 188):
+        yield data[offset:offset + 188]
+
+
+def payload_of(packet):
+    control = (packet[3] >> 4) & 3
+    if not control & 1:
+        return b""
+    return packet[5 + packet[4]:] if control & 2 else packet[4:]
+
+
+def pes_units(data):
+    """Yields (pts, payload) for each PES on a PID the PMT declares as stream_type 0x15."""
+    pmt_pids, id3_pids, buffers = set(), set(), {}
+    for packet in packets(data):
+        pid = ((packet[1] & 0x1F) << 8) | packet[2]
+        unit_start = bool(packet[1] & 0x40)
+        payload = payload_of(packet)
+        if pid == 0 and unit_start:
+            section = payload[1 + payload[0]:]
+            length = ((section[1] & 0x0F) << 8) | section[2]
+            for i in range(8, 3 + length - 4, 4):
+                if (section[i] << 8) | section[i + 1]:
+                    pmt_pids.add(((section[i + 2] & 0x1F) << 8) | section[i + 3])
+        elif pid in pmt_pids and unit_start:
+            section = payload[1 + payload[0]:]
+            length = ((section[1] & 0x0F) << 8) | section[2]
+            i = 12 + (((section[10] & 0x0F) << 8) | section[11])
+            while i < 3 + length - 4:
+                es_pid = ((section[i + 1] & 0x1F) << 8) | section[i + 2]
+                if section[i] == 0x15:
+                    id3_pids.add(es_pid)
+                i += 5 + (((section[i + 3] & 0x0F) << 8) | section[i + 4])
+        elif pid in id3_pids:
+            if unit_start:
+                if pid in buffers:
+                    yield finish(buffers.pop(pid))
+                buffers[pid] = bytearray(payload)
+            elif pid in buffers:
+                buffers[pid] += payload
+    for buffer in buffers.values():
+        yield finish(buffer)
+
+
+def finish(pes):
+    header_length = pes[8]
+    pts = None
+    if pes[7] & 0x80:
+        p = pes[9:14]
+        pts = ((p[0] >> 1) & 7) << 30 | p[1] << 22 | (p[2] >> 1) << 15 | p[3] << 7 | p[4] >> 1
+    length = (pes[4] << 8) | pes[5]
+    body = pes[9 + header_length:6 + length] if length else pes[9 + header_length:]
+    return pts, bytes(body)
+
+
+def syncsafe(b):
+    return (b[0] << 21) | (b[1] << 14) | (b[2] << 7) | b[3]
+
+
+def deunsync(b):
+    return b.replace(b"\xff\x00", b"\xff")
+
+
+def nielsen_owners(payload):
+    offset = 0
+    while offset + 10 <= len(payload) and payload[offset:offset + 3] == b"ID3":
+        version, flags, size = payload[offset + 3], payload[offset + 5], syncsafe(payload[offset + 6:offset + 10])
+        body = payload[offset + 10:offset + 10 + size]
+        offset += 10 + size + (10 if version == 4 and flags & 0x10 else 0)
+        if version == 3 and flags & 0x80:
+            body = deunsync(body)
+        i = 0
+        while i + 10 <= len(body) and body[i] != 0:
+            frame_id = body[i:i + 4]
+            size = syncsafe(body[i + 4:i + 8]) if version == 4 else int.from_bytes(body[i + 4:i + 8], "big")
+            frame_flags = body[i + 9]
+            data = body[i + 10:i + 10 + size]
+            i += 10 + size
+            if version == 4 and frame_flags & 0x01:
+                data = data[4:]
+            if version == 4 and (frame_flags & 0x02 or flags & 0x80):
+                data = deunsync(data)
+            if frame_id == b"PRIV":
+                owner = data.split(b"\0", 1)[0].decode("latin-1")
+                if owner.startswith("www.nielsen.com"):
+                    yield owner
+
+
+def files(argument):
+    if argument.endswith(".m3u8"):
+        folder = os.path.dirname(argument)
+        with open(argument) as playlist:
+            return [os.path.join(folder, line.strip()) for line in playlist if line.strip() and not line.startswith("#")]
+    return [argument]
+
+
+for argument in sys.argv[1:]:
+    for path in files(argument):
+        with open(path, "rb") as f:
+            for pts, payload in pes_units(f.read()):
+                for owner in nielsen_owners(payload):
+                    print(json.dumps({"pts": pts, "payload": owner}))
