@@ -62,6 +62,7 @@ public final class MediaInput {
         let bytes = packet.size > 0 && packet.data != nil
             ? [UInt8](UnsafeBufferPointer(start: packet.data, count: Int(packet.size))) : []
         return TimedID3Packet(bytes: bytes, pts: ticks90k(packet.pts, packet.time_base_num, packet.time_base_den),
+                              dts: ticks90k(packet.dts, packet.time_base_num, packet.time_base_den),
                               streamIndex: Int(packet.stream_index))
     }
 

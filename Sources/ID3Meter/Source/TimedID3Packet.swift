@@ -3,11 +3,14 @@ public struct TimedID3Packet: Sendable {
     public var bytes: [UInt8]
     /// 90 kHz ticks, 33 bits, as carried in the stream; `nil` when the packet has none.
     public var pts: Int64?
+    /// Same clock; timed ID3 rarely carries a DTS, and libavformat then repeats the PTS.
+    public var dts: Int64?
     public var streamIndex: Int
 
-    public init(bytes: [UInt8], pts: Int64?, streamIndex: Int) {
+    public init(bytes: [UInt8], pts: Int64?, dts: Int64?, streamIndex: Int) {
         self.bytes = bytes
         self.pts = pts
+        self.dts = dts
         self.streamIndex = streamIndex
     }
 }
