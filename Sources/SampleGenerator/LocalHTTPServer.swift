@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real HTTP/1.1 server on 127.0.0.1 for tests and benchmarks: one connection at a time,
+/// each closed after its response, every answer from `handler`. Call `stop()` to end it.
+public final class LocalHTTPServer: @unchecked Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        /// Without the leading slash or the query.
+        public var path: String
+        public var headers: [String: String]
+        public var body: [UInt8]
+    }
+
+    public struct Response: Sendable {
+        public var status: Int
+        public var body: [UInt8]
+        public var contentType: String
+
+        public init(status: Int = 200, body: [UInt8] = [], contentType: String = "application/octet-stream") {
+            self.status = status
+            self.body = body
+            self.contentType = contentType
+        }
+
+        public static let notFound = Response(status: 404)
+
+        /// The file at `path` below `root`, or 404.
+        public static func file(_ path: String, in root: URL) -> Response {
+            (try? Data(contentsOf: root.appendingPathComponent(path))).map { Response(body: [UInt8]($0)) } ?? .notFound
+        }
+    }
+
+    public let port: UInt16
+    private let socket: Int32
+    private let handler: @Sendable (Request) -> Response
+    private let lock = NSLock()
+    private var log: [Request] = []
+
+    public init(port: UInt16 = 0, handler: @escaping @Sendable (Request) -> Response) throws {
+        self.handler = handler
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var reuse: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && listen(socket, 64) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(socket)
+            throw POSIXError(.EADDRINUSE)
+        }
+        self.socket = socket
+        self.port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in serve() }
+    }
+
+    /// A server for the files below `root`.
+    public convenience init(serving root: URL) throws {
+        try self.init { request in request.method == "GET" ? .file(request.path, in: root) : .notFound }
+    }
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    public func url(_ path: String) -> String { "\(baseURL)/\(path)" }
+
+    /// Every request answered so far, in order.
+    public var requests: [Request] { lock.withLock { log } }
+
+    /// Ends the accept loop; the server thread then lets go of the server.
+    public func stop() {
+        shutdown(socket, Int32(SHUT_RDWR))
+        close(socket)
+    }
+
+    private func serve() {
+        while true {
+            let client = accept(socket, nil, nil)
+            guard client >= 0 else { return }
+            if let request = Self.readRequest(client) {
+                lock.withLock { log.append(request) }
+                Self.write(handler(request), to: client)
+            }
+            close(client)
+        }
+    }
+
+    private static func readRequest(_ client: Int32) -> Request? {
+        var bytes = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        var headerEnd: Int?
+        while headerEnd == nil {
+            let count = read(client, &buffer, buffer.count)
+            guard count > 0 else { return nil }
+            bytes += buffer.prefix(count)
+            headerEnd = bytes.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound
+        }
+        let head = String(decoding: bytes[..<headerEnd!], as: UTF8.self).split(separator: "\r\n")
+        let requestLine = head.first?.split(separator: " ") ?? []
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let length = headers["content-length"].flatMap { Int($0) } ?? 0
+        while bytes.count - headerEnd! < length {
+            let count = read(client, &buffer, buffer.count)
+            guard count > 0 else { return nil }
+            bytes += buffer.prefix(count)
+        }
+        let target = requestLine.count > 1 ? String(requestLine[1]) : "/"
+        let path = String(target.dropFirst().prefix { $0 != "?" })
+        return Request(method: requestLine.first.map(String.init) ?? "", path: path, headers: headers,
+                       body: Array(bytes[headerEnd!..<headerEnd! + length]))
+    }
+
+    private static func write(_ response: Response, to client: Int32) {
+        let head = "HTTP/1.1 \(response.status) \(response.status < 400 ? "OK" : "Error")\r\n"
+            + "Content-Type: \(response.contentType)\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
+        let bytes = Array(head.utf8) + response.body
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return }
+            sent += count
+        }
+    }
+}
