@@ -5,13 +5,17 @@
 public struct TransportStreamWriter {
     public static let pmtPID = 0x1000
     public static let id3PID = 0x0102
+    public static let fillerPID = 0x0100
 
     /// PES bytes per TS packet, 1 to 184; the rest of each packet is adaptation-field stuffing.
     public var payloadPerPacket: Int
+    /// Declares a video PID (stream_type 0x1B) for `filler(pts:size:)`, so a stream has a realistic bitrate.
+    public var hasFillerPID: Bool
     private var continuity: [Int: UInt8] = [:]
 
-    public init(payloadPerPacket: Int = 184) {
+    public init(payloadPerPacket: Int = 184, fillerPID: Bool = false) {
         self.payloadPerPacket = min(max(payloadPerPacket, 1), 184)
+        hasFillerPID = fillerPID
     }
 
     /// PAT and PMT, to start a file or a segment with.
@@ -27,16 +31,26 @@ public struct TransportStreamWriter {
         var pmtBody: [UInt8] = [0x00, 0x01, 0xC1, 0x00, 0x00,
                                 0xE0 | UInt8(Self.id3PID >> 8), UInt8(Self.id3PID & 0xFF),
                                 0xF0, UInt8(pointer.count)] + pointer
+        if hasFillerPID { pmtBody += [0x1B, 0xE0 | UInt8(Self.fillerPID >> 8), UInt8(Self.fillerPID & 0xFF), 0xF0, 0x00] }
         pmtBody += [0x15, 0xE0 | UInt8(Self.id3PID >> 8), UInt8(Self.id3PID & 0xFF), 0xF0, UInt8(esInfo.count)] + esInfo
         let pmt: [UInt8] = [0x02, 0xB0, UInt8(pmtBody.count + 4)] + pmtBody
         return section(pid: 0, pat) + section(pid: Self.pmtPID, pmt)
     }
 
-    /// One PES packet carrying `payload` at `pts`, as TS packets.
+    /// One timed-ID3 PES packet carrying `payload` at `pts`, as TS packets.
     public mutating func pes(pts: Int64, payload: [UInt8]) -> [UInt8] {
+        pes(pid: Self.id3PID, streamID: 0xBD, pts: pts, payload: payload)
+    }
+
+    /// A video PES of `size` zero bytes on the filler PID.
+    public mutating func filler(pts: Int64, size: Int) -> [UInt8] {
+        pes(pid: Self.fillerPID, streamID: 0xE0, pts: pts, payload: [UInt8](repeating: 0, count: size))
+    }
+
+    private mutating func pes(pid: Int, streamID: UInt8, pts: Int64, payload: [UInt8]) -> [UInt8] {
         let headerData = Self.ptsField(pts)
         let length = 3 + headerData.count + payload.count
-        var pes: [UInt8] = [0x00, 0x00, 0x01, 0xBD,
+        var pes: [UInt8] = [0x00, 0x00, 0x01, streamID,
                             length > 0xFFFF ? 0 : UInt8(length >> 8), length > 0xFFFF ? 0 : UInt8(length & 0xFF),
                             0x84, 0x80, UInt8(headerData.count)] + headerData
         pes += payload
@@ -44,7 +58,7 @@ public struct TransportStreamWriter {
         var offset = 0
         while offset < pes.count {
             let chunk = min(payloadPerPacket, pes.count - offset)
-            packets += packet(pid: Self.id3PID, start: offset == 0, payload: pes[offset..<offset + chunk])
+            packets += packet(pid: pid, start: offset == 0, payload: pes[offset..<offset + chunk])
             offset += chunk
         }
         return packets

@@ -44,39 +44,55 @@ public struct Scanner: Sendable {
         var segmentsRead = 0
         var foundTimedID3 = false
         for segment in media.segments {
-            var origin = TagOrigin(source: input, segment: SegmentOrigin(
-                uri: segment.uri, mediaSequence: segment.mediaSequence,
-                discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime))
-            do {
-                let bytes = try loader.load(segment)
-                origin.segment?.startPTS = SegmentStartPTS.find(in: bytes)
-                let demuxer = try MediaInput(bytes: bytes, interrupt: fetcher.interrupt)
-                segmentsRead += 1
-                if readPackets(of: demuxer, origin: origin, emit: emit) { foundTimedID3 = true }
-            } catch let error as SegmentLoadError {
-                emit(.failure(InputFailure(source: input, segment: segment.uri, reason: error.reason)))
-            } catch {
-                emit(.failure(InputFailure(source: input, segment: segment.uri, reason: "cannot demux: \(error)")))
-            }
+            guard let hasTimedID3 = readSegment(segment, of: input, loader: loader, emit: emit) else { continue }
+            segmentsRead += 1
+            if hasTimedID3 { foundTimedID3 = true }
         }
         if segmentsRead > 0, !foundTimedID3 {
             emit(.failure(InputFailure(source: input, reason: "none of its segments has \(Self.noTimedID3.dropFirst(3))")))
         }
     }
 
+    /// Emits the tags of one segment of `input`. Returns whether the segment has a timed-ID3
+    /// stream, or `nil` when it could not be read (and a failure was emitted).
+    public func readSegment(_ segment: Segment, of input: String, loader: SegmentLoader,
+                            emit: (ScanEvent) -> Void) -> Bool? {
+        var origin = TagOrigin(source: input, segment: SegmentOrigin(
+            uri: segment.uri, mediaSequence: segment.mediaSequence,
+            discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime))
+        do {
+            let bytes = try loader.load(segment)
+            origin.segment?.startPTS = SegmentStartPTS.find(in: bytes)
+            let demuxer = try MediaInput(bytes: bytes, interrupt: fetcher.interrupt)
+            return readPackets(of: demuxer, origin: origin, emit: emit)
+        } catch let error as SegmentLoadError {
+            emit(.failure(InputFailure(source: input, segment: segment.uri, reason: error.reason)))
+        } catch {
+            emit(.failure(InputFailure(source: input, segment: segment.uri, reason: "cannot demux: \(error)")))
+        }
+        return nil
+    }
+
     private static let noTimedID3 = "no timed-ID3 stream (MPEG-TS stream_type 0x15 with an ID3 metadata descriptor)"
 
     /// The media playlist behind `location`, going through a master playlist when it is one.
     public func loadMediaPlaylist(_ location: String) throws(SegmentLoadError) -> MediaPlaylist {
+        try resolveMediaPlaylist(location).playlist
+    }
+
+    /// The media playlist behind `location`, its own location, and the variant chosen when
+    /// `location` is a master playlist.
+    public func resolveMediaPlaylist(_ location: String) throws(SegmentLoadError)
+        -> (location: String, variant: Variant?, playlist: MediaPlaylist) {
         switch try loadPlaylist(location) {
         case .media(let media):
-            return media
+            return (location, nil, media)
         case .master(let master):
             guard let chosen = variant.pick(from: master.variants) else {
                 throw SegmentLoadError(reason: "master playlist has \(master.variants.count) variants; cannot pick \(variant)")
             }
             switch try loadPlaylist(chosen.uri) {
-            case .media(let media): return media
+            case .media(let media): return (chosen.uri, chosen, media)
             case .master: throw SegmentLoadError(reason: "variant \(chosen.uri) is a master playlist, not a media playlist")
             }
         }
