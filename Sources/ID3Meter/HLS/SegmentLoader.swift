@@ -6,7 +6,10 @@ public struct SegmentLoadError: Error, Sendable {
 }
 
 /// Fetches a segment's bytes and undoes AES-128 (RFC 8216 §5.2), caching keys by URI.
-public final class SegmentLoader {
+///
+/// Not thread-safe (the key cache): Sendable only so that a `BlockingExecutor`, which runs one
+/// call at a time, can own it.
+public final class SegmentLoader: @unchecked Sendable {
     private let fetcher: Fetcher
     private var keys: [String: [UInt8]] = [:]
 

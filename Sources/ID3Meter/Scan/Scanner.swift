@@ -23,7 +23,8 @@ public struct Scanner: Sendable {
             let origin = TagOrigin(source: input)
             do {
                 let media = try MediaInput(url: input, interrupt: fetcher.interrupt, ioTimeout: fetcher.ioTimeout)
-                if !readPackets(of: media, origin: origin, emit: emit) {
+                readPackets(of: media, origin: origin, emit: emit)
+                if !media.streams.contains(where: \.isTimedID3) {
                     emit(.failure(InputFailure(source: input, reason: Self.noTimedID3)))
                 }
             } catch {
@@ -44,27 +45,28 @@ public struct Scanner: Sendable {
         var segmentsRead = 0
         var foundTimedID3 = false
         for segment in media.segments {
-            guard let hasTimedID3 = readSegment(segment, of: input, loader: loader, emit: emit) else { continue }
+            guard let streams = readSegment(segment, of: input, loader: loader, emit: emit) else { continue }
             segmentsRead += 1
-            if hasTimedID3 { foundTimedID3 = true }
+            if streams.contains(where: \.isTimedID3) { foundTimedID3 = true }
         }
         if segmentsRead > 0, !foundTimedID3 {
             emit(.failure(InputFailure(source: input, reason: "none of its segments has \(Self.noTimedID3.dropFirst(3))")))
         }
     }
 
-    /// Emits the tags of one segment of `input`. Returns whether the segment has a timed-ID3
-    /// stream, or `nil` when it could not be read (and a failure was emitted).
-    public func readSegment(_ segment: Segment, of input: String, loader: SegmentLoader,
-                            emit: (ScanEvent) -> Void) -> Bool? {
+    /// Emits the tags of one segment of `input`. Returns the segment's streams (with frame
+    /// rates when `probeStreams`), or `nil` when it could not be read (and a failure was emitted).
+    public func readSegment(_ segment: Segment, of input: String, loader: SegmentLoader, probeStreams: Bool = false,
+                            emit: (ScanEvent) -> Void) -> [MediaInput.Stream]? {
         var origin = TagOrigin(source: input, segment: SegmentOrigin(
             uri: segment.uri, mediaSequence: segment.mediaSequence,
             discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime))
         do {
             let bytes = try loader.load(segment)
             origin.segment?.startPTS = SegmentStartPTS.find(in: bytes)
-            let demuxer = try MediaInput(bytes: bytes, interrupt: fetcher.interrupt)
-            return readPackets(of: demuxer, origin: origin, emit: emit)
+            let demuxer = try MediaInput(bytes: bytes, interrupt: fetcher.interrupt, probeStreams: probeStreams)
+            readPackets(of: demuxer, origin: origin, emit: emit)
+            return demuxer.streams
         } catch let error as SegmentLoadError {
             emit(.failure(InputFailure(source: input, segment: segment.uri, reason: error.reason)))
         } catch {
@@ -110,8 +112,8 @@ public struct Scanner: Sendable {
         }
     }
 
-    /// Emits the tags of every timed-ID3 packet; returns whether the input has a timed-ID3 stream.
-    private func readPackets(of media: MediaInput, origin: TagOrigin, emit: (ScanEvent) -> Void) -> Bool {
+    /// Emits the tags of every timed-ID3 packet.
+    private func readPackets(of media: MediaInput, origin: TagOrigin, emit: (ScanEvent) -> Void) {
         do {
             while let packet = try media.nextPacket() {
                 let contents = ID3PacketParser.parse(packet.bytes)
@@ -122,6 +124,5 @@ public struct Scanner: Sendable {
             let failure = InputFailure(source: origin.source, segment: origin.segment?.uri, reason: "read error: \(error)")
             emit(.failure(failure))
         }
-        return media.streams.contains { $0.isTimedID3 }
     }
 }

@@ -3,8 +3,9 @@ import CID3MeterShim
 /// A libavformat demuxer reduced to what metering needs: the streams it found and the
 /// timed-ID3 packets, in file order. Every other stream is discarded inside libavformat.
 ///
-/// Not thread-safe; blocking: use it from one thread off the cooperative pool.
-public final class MediaInput {
+/// Blocking and not thread-safe: Sendable only so that a `BlockingExecutor`, which runs one
+/// call at a time off the cooperative pool, can own it.
+public final class MediaInput: @unchecked Sendable {
     public struct Stream: Sendable, Equatable {
         public var index: Int
         public var isVideo: Bool

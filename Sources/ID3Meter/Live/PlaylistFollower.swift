@@ -1,0 +1,73 @@
+/// What following a playlist yields, in media-sequence order.
+public enum PlaylistEvent: Sendable, Equatable {
+    /// A segment not seen before.
+    case segment(Segment)
+    /// Segments that left the sliding window before they could be fetched, by media sequence.
+    case gap(ClosedRange<Int>)
+}
+
+/// Follows a media playlist the way RFC 8216 §6.3.4 asks of a client: reload no sooner than
+/// the target duration after the last load began, or half of it after a reload that brought
+/// nothing new; track the sliding window by media sequence so that no segment is yielded twice
+/// and a skipped one is reported; stop at EXT-X-ENDLIST.
+public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration {
+    public var location: String
+    public var scanner: Scanner
+    /// Segments back from the live edge to start with (a VOD starts at its first segment).
+    public var liveStart: Int
+    public var clock: C
+    public var executor: BlockingExecutor
+    /// Called with each reload failure before the next try.
+    public var onReloadFailure: @Sendable (SegmentLoadError) -> Void
+
+    public init(location: String, scanner: Scanner, liveStart: Int = 3, clock: C, executor: BlockingExecutor,
+                onReloadFailure: @escaping @Sendable (SegmentLoadError) -> Void = { _ in }) {
+        self.location = location
+        self.scanner = scanner
+        self.liveStart = liveStart
+        self.clock = clock
+        self.executor = executor
+        self.onReloadFailure = onReloadFailure
+    }
+
+    /// Yields events until the playlist ends or the task is cancelled; `first` is the
+    /// playlist already loaded when the variant was chosen.
+    public func follow(startingWith first: MediaPlaylist, yield: (PlaylistEvent) async -> Void) async {
+        var playlist = first
+        var next: Int?
+        var failures = 0
+        while !Task.isCancelled {
+            let loadStarted = clock.now
+            if next == nil {
+                next = playlist.hasEndList ? playlist.mediaSequence
+                    : playlist.mediaSequence + max(0, playlist.segments.count - max(liveStart, 1))
+            }
+            var changed = false
+            if let expected = next, let firstSequence = playlist.segments.first?.mediaSequence, firstSequence > expected {
+                await yield(.gap(expected...(firstSequence - 1)))
+                next = firstSequence
+            }
+            for segment in playlist.segments where segment.mediaSequence >= next! {
+                await yield(.segment(segment))
+                next = segment.mediaSequence + 1
+                changed = true
+            }
+            if playlist.hasEndList { return }
+            let target = Duration.seconds(max(playlist.targetDuration, 0.5))
+            try? await clock.sleep(until: loadStarted.advanced(by: changed ? target : target / 2), tolerance: nil)
+            while !Task.isCancelled {
+                let location = location, scanner = scanner
+                do {
+                    playlist = try await executor.run { () throws(SegmentLoadError) in try scanner.loadMediaPlaylist(location) }
+                    failures = 0
+                    break
+                } catch {
+                    onReloadFailure(error)
+                    failures += 1
+                    // Back off up to four target durations; a live window outlasts a short outage.
+                    try? await clock.sleep(for: target / 2 * min(1 << min(failures, 3), 8), tolerance: nil)
+                }
+            }
+        }
+    }
+}

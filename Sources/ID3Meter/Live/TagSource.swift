@@ -1,0 +1,133 @@
+import Foundation
+
+/// The tags of one input as they become available, as an AsyncSequence: an HLS playlist
+/// (live: followed as it slides; VOD: read through) segment by segment, or any other input
+/// libavformat opens, packet by packet. Blocking I/O runs on the source's own executor.
+public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
+    public typealias Element = SourceEvent
+
+    public var input: String
+    public var scanner: Scanner
+    public var liveStart: Int
+    public var clock: C
+
+    public init(input: String, scanner: Scanner = Scanner(), liveStart: Int = 3, clock: C) {
+        self.input = input
+        self.scanner = scanner
+        self.liveStart = liveStart
+        self.clock = clock
+    }
+
+    public func makeAsyncIterator() -> AsyncStream<SourceEvent>.Iterator {
+        let (stream, continuation) = AsyncStream.makeStream(of: SourceEvent.self)
+        let task = Task { [self] in
+            await produce { continuation.yield($0) }
+            continuation.finish()
+        }
+        let interrupt = scanner.fetcher.interrupt
+        continuation.onTermination = { _ in
+            task.cancel()
+            interrupt.cancel()
+        }
+        return stream.makeAsyncIterator()
+    }
+
+    private func produce(_ yield: @escaping @Sendable (SourceEvent) -> Void) async {
+        let executor = BlockingExecutor(label: "source")
+        if Scanner.isPlaylist(input) {
+            await produceHLS(executor: executor, yield)
+        } else {
+            await produceMedia(executor: executor, yield)
+        }
+    }
+
+    private func produceHLS(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
+        let (input, scanner) = (input, scanner)
+        let resolved: (location: String, variant: Variant?, playlist: MediaPlaylist)
+        do {
+            resolved = try await executor.run { () throws(SegmentLoadError) in try scanner.resolveMediaPlaylist(input) }
+        } catch {
+            yield(.failure(InputFailure(source: input, reason: error.reason)))
+            return
+        }
+        let loader = SegmentLoader(fetcher: scanner.fetcher)
+        let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, clock: clock,
+                                        executor: executor) { error in
+            yield(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)")))
+        }
+        nonisolated(unsafe) var opened = false
+        await follower.follow(startingWith: resolved.playlist) { event in
+            switch event {
+            case .gap(let sequences):
+                yield(.failure(InputFailure(source: input, reason:
+                    "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched")))
+            case .segment(let segment):
+                let probe = !opened
+                let (events, videoRate) = await executor.run { () -> ([ScanEvent], Double?) in
+                    var events: [ScanEvent] = []
+                    let streams = scanner.readSegment(segment, of: input, loader: loader, probeStreams: probe) { events.append($0) }
+                    return (events, streams?.first { $0.isVideo }?.frameRate?.framesPerSecond)
+                }
+                if !opened {
+                    opened = true
+                    yield(.opened(SourceInfo(variantFrameRate: resolved.variant?.frameRate, videoFrameRate: videoRate,
+                                             isLive: !resolved.playlist.hasEndList)))
+                }
+                let origin = TagOrigin(source: input, segment: events.lazy.compactMap(\.origin).first?.segment)
+                yield(.chunk(MediaChunk(origin: origin, duration: segment.duration, tags: events.compactMap(\.tag))))
+                events.compactMap(\.sourceEvent).forEach(yield)
+            }
+        }
+    }
+
+    private func produceMedia(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
+        let (input, fetcher) = (input, scanner.fetcher)
+        let media: MediaInput
+        do {
+            media = try await executor.run { () throws(AVError) in
+                try MediaInput(url: input, interrupt: fetcher.interrupt, ioTimeout: fetcher.ioTimeout, probeStreams: true)
+            }
+        } catch {
+            yield(.failure(InputFailure(source: input, reason: "cannot open: \(error)")))
+            return
+        }
+        let videoRate = media.streams.first { $0.isVideo }?.frameRate?.framesPerSecond
+        yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: videoRate, isLive: false)))
+        let origin = TagOrigin(source: input)
+        while !Task.isCancelled {
+            let packet: TimedID3Packet?
+            do {
+                packet = try await executor.run { () throws(AVError) in try media.nextPacket() }
+            } catch {
+                yield(.failure(InputFailure(source: input, reason: "read error: \(error)")))
+                return
+            }
+            guard let packet else { return }
+            let contents = ID3PacketParser.parse(packet.bytes)
+            let tags = contents.tags.map { TimedTag(tag: $0, pts: packet.pts, origin: origin) }
+            yield(.chunk(MediaChunk(origin: origin, duration: nil, tags: tags)))
+            if let error = contents.error { yield(.malformed(error, pts: packet.pts, origin: origin)) }
+        }
+    }
+}
+
+private extension ScanEvent {
+    var tag: TimedTag? { if case .tag(let tag) = self { tag } else { nil } }
+
+    var origin: TagOrigin? {
+        switch self {
+        case .tag(let tag): tag.origin
+        case .malformed(_, _, let origin): origin
+        case .failure: nil
+        }
+    }
+
+    /// Everything but tags, which travel inside their chunk.
+    var sourceEvent: SourceEvent? {
+        switch self {
+        case .tag: nil
+        case .malformed(let error, let pts, let origin): .malformed(error, pts: pts, origin: origin)
+        case .failure(let failure): .failure(failure)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import ID3Meter
+
+/// An endless, deterministic live HLS stream for tests and benchmarks: segment n is computed
+/// from n alone (spec-writer TS with a Nielsen tag about every `tagInterval` seconds, and
+/// filler on a video PID to reach `bitrate`), and the playlist is a sliding window over the
+/// segments published by `now`, as a live packager's is.
+public struct LiveStream: Sendable {
+    public var segmentDuration: Double
+    public var tagInterval: Double
+    public var windowSize: Int
+    /// Segments in all; the playlist gets EXT-X-ENDLIST once the last is published.
+    public var segmentCount: Int?
+    public var startPTS: Int64
+    /// Bits per second of the whole stream, filler included.
+    public var bitrate: Int
+    /// Media seconds per wall-clock second (100 plays a day in under 15 minutes).
+    public var timeScale: Double
+    public var frameRate = "29.970"
+    public let startDate: Date
+
+    public init(segmentDuration: Double = 2, tagInterval: Double = 1, windowSize: Int = 5, segmentCount: Int? = nil,
+                startPTS: Int64 = 900_000, bitrate: Int = 200_000, timeScale: Double = 1, startDate: Date = Date()) {
+        self.segmentDuration = segmentDuration
+        self.tagInterval = tagInterval
+        self.windowSize = windowSize
+        self.segmentCount = segmentCount
+        self.startPTS = startPTS
+        self.bitrate = bitrate
+        self.timeScale = timeScale
+        self.startDate = startDate
+    }
+
+    private var segmentTicks: Int64 { Int64(segmentDuration * 90_000) }
+
+    /// The Nielsen tags of segment `index`, in order: PTS (33-bit, wrapping) and owner.
+    public func tags(inSegment index: Int) -> [(pts: Int64, owner: String)] {
+        var factory = NielsenTagFactory(seed: 1_000 + UInt64(index))
+        let count = max(1, Int((segmentDuration / tagInterval).rounded(.down)))
+        return (0..<count).map { k in
+            let offset = Int64((Double(k) * tagInterval + tagInterval / 3) * 90_000)
+            let pts = PTS.asCarried(startPTS + Int64(index) * segmentTicks + offset)
+            let mediaSeconds = Int(Double(index) * segmentDuration + Double(k) * tagInterval)
+            return (pts, factory.owner(secondsIntoDay: 36_000 + mediaSeconds))
+        }
+    }
+
+    public func segment(_ index: Int) -> [UInt8] {
+        var writer = TransportStreamWriter(fillerPID: true)
+        var bytes = writer.programTables()
+        let firstPTS = PTS.asCarried(startPTS + Int64(index) * segmentTicks)
+        let frameTicks: Int64 = 3_003
+        let frames = Int(segmentTicks / frameTicks)
+        let fillerPerFrame = max(0, Int(Double(bitrate) / 8 * segmentDuration) / max(frames, 1) - 20)
+        var tags = tags(inSegment: index)[...]
+        for frame in 0..<frames {
+            let pts = PTS.asCarried(firstPTS + Int64(frame) * frameTicks)
+            bytes += writer.filler(pts: pts, size: fillerPerFrame)
+            while let tag = tags.first, PTS.distance(from: pts, to: tag.pts) < frameTicks {
+                let id3 = ID3TagSpec(frames: [.priv(owner: tag.owner, data: [0x41])], extraFlags: 0x20).bytes()
+                bytes += writer.pes(pts: tag.pts, payload: id3)
+                tags.removeFirst()
+            }
+        }
+        return bytes
+    }
+
+    /// Segments whose whole duration has passed by `date` (media time runs `timeScale` times faster).
+    public func publishedCount(at date: Date) -> Int {
+        let published = Int((date.timeIntervalSince(startDate) * timeScale / segmentDuration).rounded(.down))
+        return min(max(published, 0), segmentCount ?? .max)
+    }
+
+    public func playlist(at date: Date) -> String {
+        let published = publishedCount(at: date)
+        let first = max(0, published - windowSize)
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(Int(segmentDuration.rounded(.up)))",
+                     "#EXT-X-MEDIA-SEQUENCE:\(first)"]
+        for index in first..<published {
+            let date = startDate.addingTimeInterval(Double(index) * segmentDuration)
+            lines += ["#EXT-X-PROGRAM-DATE-TIME:\(ProgramDateTime.format(date))",
+                      String(format: "#EXTINF:%.3f,", segmentDuration), "seg\(index).ts"]
+        }
+        if let count = segmentCount, published >= count { lines.append("#EXT-X-ENDLIST") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    public var masterPlaylist: String {
+        "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=\(bitrate),FRAME-RATE=\(frameRate)\nlive.m3u8\n"
+    }
+
+    /// Answers `master.m3u8`, `live.m3u8` and the published `segN.ts`; 404 otherwise.
+    public func respond(to request: LocalHTTPServer.Request, at date: Date = Date()) -> LocalHTTPServer.Response {
+        switch request.path {
+        case "master.m3u8": return LocalHTTPServer.Response(body: Array(masterPlaylist.utf8), contentType: "application/vnd.apple.mpegurl")
+        case "live.m3u8": return LocalHTTPServer.Response(body: Array(playlist(at: date).utf8), contentType: "application/vnd.apple.mpegurl")
+        default:
+            guard request.path.hasPrefix("seg"), request.path.hasSuffix(".ts"),
+                  let index = Int(request.path.dropFirst(3).dropLast(3)), index < publishedCount(at: date) else { return .notFound }
+            return LocalHTTPServer.Response(body: segment(index), contentType: "video/mp2t")
+        }
+    }
+}
