@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+
+/// A reference DTVR metering engine with the App SDK's behaviour: app info validated at
+/// start, the state table followed call by call, only Nielsen tags accepted, no tag delivered
+/// twice, and every delivery and event written to its outputs.
+public final class ReferenceEngine: MeteringEngine {
+    public private(set) var state: EngineState = .initial
+    public private(set) var channelName: String?
+    public private(set) var metadata: [String: String] = [:]
+    /// Tags passed to the outputs, and tags turned away as duplicates or not Nielsen's.
+    public private(set) var delivered = 0
+    public private(set) var suppressed = 0
+
+    private weak var delegate: EngineDelegate?
+    private let outputs: [any MeterOutput]
+    private var duplicates = DuplicateFilter()
+    private let logger: Logger
+    private let now: () -> Date
+
+    public init(appInfo: AppInfo, outputs: [any MeterOutput], delegate: EngineDelegate? = nil,
+                logger: Logger = Logger(label: "id3-meter.engine"), now: @escaping () -> Date = Date.init) {
+        self.outputs = outputs
+        self.delegate = delegate
+        self.logger = logger
+        self.now = now
+        let errors = appInfo.errors
+        errors.forEach(report)
+        state = errors.isEmpty ? .idle : .disabled
+        if errors.isEmpty { report(.startup) }
+    }
+
+    public func play(channelName: String) {
+        guard transition(.play) else { return }
+        self.channelName = channelName.isEmpty ? "defaultChannelName" : channelName
+    }
+
+    public func loadMetadata(_ json: String) {
+        guard state.after(.loadMetadata) != nil else { return ignore(.loadMetadata) }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+              let strings = object as? [String: String] else {
+            return report(.error(.exception, "metadata is not a JSON object of string values: \(json)"))
+        }
+        guard strings["type"] == "content", ["1", "2"].contains(strings["adModel"]) else {
+            return report(.error(.emptyValue, #"DTVR metadata needs "type":"content" and "adModel":"1" or "2""#))
+        }
+        metadata = strings
+        _ = transition(.loadMetadata)
+    }
+
+    public func sendID3(_ payload: String, context: TagContext) {
+        guard transition(.sendID3) else { return }
+        guard payload.hasPrefix(NielsenTag.ownerPrefix) else {
+            suppressed += 1
+            return logger.debug("sendID3: not a Nielsen tag, filtered out", metadata: ["payload": "\(payload.prefix(40))"])
+        }
+        guard duplicates.admit(payload: payload, pts: context.pts) else {
+            suppressed += 1
+            return logger.debug("sendID3: duplicate tag suppressed", metadata: ["pts": "\(context.pts.map(String.init) ?? "none")"])
+        }
+        delivered += 1
+        let record = MeterRecord.delivery(payload, context: context, at: now())
+        outputs.forEach { $0.write(record) }
+    }
+
+    public func playheadPosition(_ position: Int64) {
+        _ = transition(.playheadPosition)
+    }
+
+    public func stop() {
+        _ = transition(.stop)
+    }
+
+    public func end() {
+        guard transition(.end) else { return }
+        report(.shutdown)
+    }
+
+    /// `appDisableApi`: a disabled engine ignores every call until enabled again.
+    public func appDisableApi(_ disabled: Bool) {
+        _ = transition(disabled ? .disable : .enable)
+    }
+
+    private func transition(_ call: EngineCall) -> Bool {
+        guard let next = state.after(call) else {
+            ignore(call)
+            return false
+        }
+        state = next
+        return true
+    }
+
+    private func ignore(_ call: EngineCall) {
+        logger.notice("\(call) ignored in state \(state.rawValue)")
+    }
+
+    private func report(_ event: EngineEvent) {
+        delegate?.engine(self, didReport: event)
+        let record = MeterRecord.event(event, at: now())
+        outputs.forEach { $0.write(record) }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Meter records as lines on a file handle (stdout or a file): JSON lines, or a readable line
+/// per record for a person at a terminal. Each record is written as it comes, unbuffered, so
+/// a killed meter loses nothing it has delivered.
+public final class StreamOutput: MeterOutput {
+    public enum Style: Sendable { case jsonl, text }
+
+    private let handle: FileHandle
+    private let style: Style
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    public init(handle: FileHandle, style: Style) {
+        self.handle = handle
+        self.style = style
+    }
+
+    public func write(_ record: MeterRecord) {
+        handle.write(Data((line(for: record) + "\n").utf8))
+    }
+
+    public func finish() async {}
+
+    func line(for record: MeterRecord) -> String {
+        switch style {
+        case .jsonl:
+            return (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        case .text:
+            let time = Self.clockTime(record.sentAt)
+            switch record.type {
+            case .event:
+                return "\(time)  event \(record.message ?? "")"
+            case .sendID3:
+                let place = [record.seq.map { "seq \($0)" }, record.segment.map(Location.name), record.pts.map { "pts \($0)" }]
+                    .compactMap { $0 }.joined(separator: "  ")
+                return "\(time)  sendID3  \(place)\n              \(record.payload ?? "")"
+            }
+        }
+    }
+
+    private static func clockTime(_ epoch: Double) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss.SSS"
+        return formatter.string(from: Date(timeIntervalSince1970: epoch))
+    }
+}
