@@ -1,0 +1,119 @@
+/// What the feeder tells its caller besides the engine calls.
+public enum FeederNotice: Sendable {
+    case frameRate(FrameRateChoice)
+    case failure(InputFailure)
+    case malformed(ID3ParseError, pts: Int64?, origin: TagOrigin)
+}
+
+/// Plays a tag source against an engine the way a player would: a frame clock at the declared
+/// frame rate, `sendID3` for each tag when the playhead reaches it, `playheadPosition` once a
+/// second of playback. The clock is injected: `ContinuousClock` for real time, `InstantClock`
+/// for `--speed max` and for tests.
+public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
+    public var clock: C
+    /// Media seconds per wall-clock second.
+    public var speed: Double
+    /// `--fps`, used when the stream declares no frame rate.
+    public var frameRateOption: Double?
+    /// Stop after this much wall-clock time.
+    public var stopAfter: Duration?
+
+    public init(clock: C, speed: Double = 1, frameRateOption: Double? = nil, stopAfter: Duration? = nil) {
+        self.clock = clock
+        self.speed = speed
+        self.frameRateOption = frameRateOption
+        self.stopAfter = stopAfter
+    }
+
+    private enum Input: Sendable {
+        case source(SourceEvent)
+        case sourceEnded
+        case wake(Int)
+    }
+
+    /// Runs until the source ends and every tag is delivered, `stopAfter` passes, or the task
+    /// is cancelled. Returns the number of `sendID3` calls made.
+    @discardableResult
+    public func run<S: AsyncSequence & Sendable>(_ source: S, engine: any MeteringEngine,
+                                                 notice: (FeederNotice) -> Void = { _ in }) async -> Int
+    where S.Element == SourceEvent, S.Failure == Never {
+        let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
+        let pump = Task {
+            for await event in source { continuation.yield(.source(event)) }
+            continuation.yield(.sourceEnded)
+        }
+        var timer: Task<Void, Never>?
+        defer {
+            pump.cancel()
+            timer?.cancel()
+        }
+        let start = clock.now
+        let stopAt = stopAfter.map { $0.seconds }
+        func elapsed() -> Double { start.duration(to: clock.now).seconds }
+
+        var playout: Playout?
+        var sourceEnded = false
+        var nextPlayheadReport = 1.0
+        var generation = 0
+        var calls = 0
+        func makePlayout(_ info: SourceInfo?) -> Playout {
+            let choice = FrameRateChoice(info: info, option: frameRateOption)
+            notice(.frameRate(choice))
+            return Playout(frameRate: choice.framesPerSecond, speed: speed)
+        }
+
+        for await input in inputs {
+            switch input {
+            case .source(.opened(let info)):
+                if playout == nil { playout = makePlayout(info) }
+            case .source(.chunk(let chunk)):
+                if playout == nil { playout = makePlayout(nil) }
+                playout?.append(chunk, at: elapsed())
+            case .source(.failure(let failure)):
+                notice(.failure(failure))
+            case .source(.malformed(let error, let pts, let origin)):
+                notice(.malformed(error, pts: pts, origin: origin))
+            case .sourceEnded:
+                sourceEnded = true
+            case .wake(let wake):
+                guard wake == generation else { continue }
+            }
+            let now = elapsed()
+            guard var current = playout else {
+                if sourceEnded { break } else { continue }
+            }
+            for due in current.takeDue(at: now) {
+                for nielsen in due.tag.nielsenTags {
+                    engine.sendID3(nielsen.payload, context: TagContext(due.tag))
+                    calls += 1
+                }
+            }
+            let stalled = current.isStalled(at: now)
+            if now >= nextPlayheadReport {
+                if !stalled, let playhead = current.playhead(at: now) { engine.playheadPosition(Int64(playhead)) }
+                nextPlayheadReport = now.rounded(.down) + 1
+            }
+            playout = current
+            if let stopAt, now >= stopAt { break }
+            if sourceEnded, current.pending.isEmpty || current.nextDueTime() == nil { break }
+            let wake = [current.nextDueTime(), stalled ? nil : nextPlayheadReport, stopAt].compactMap { $0 }.min()
+            generation += 1
+            timer?.cancel()
+            if let wake {
+                let deadline = start.advanced(by: .seconds(wake)), clock = clock, generation = generation
+                timer = Task {
+                    try? await clock.sleep(until: deadline, tolerance: nil)
+                    if !Task.isCancelled { continuation.yield(.wake(generation)) }
+                }
+            }
+        }
+        return calls
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

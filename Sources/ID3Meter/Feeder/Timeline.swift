@@ -1,0 +1,60 @@
+/// Places media on one continuous playback timeline, in seconds from the first chunk, as a
+/// player's buffer does: PTS are unwrapped past the 33-bit wrap, and a discontinuity (or a PTS
+/// jump no discontinuity announced) starts a new domain where the previous media ended.
+struct Timeline {
+    /// A PTS this far before the buffered end, or this far after it, is a jump, not a gap.
+    static let maximumBackStep = 10.0
+    static let maximumForwardStep = 60.0
+
+    private var discontinuitySequence: Int?
+    private var anchorTicks: Int64 = 0
+    private var anchorPosition = 0.0
+    private var latestTicks: Int64?
+    /// Where the media placed so far ends.
+    private(set) var end = 0.0
+
+    /// Places `chunk`: the timeline position of each of its tags.
+    mutating func place(_ chunk: MediaChunk) -> [Double] {
+        let reference = chunk.origin.segment?.startPTS ?? chunk.tags.lazy.compactMap(\.pts).first
+        let discontinuity = chunk.origin.segment?.discontinuitySequence
+        guard let reference else {
+            end += chunk.duration ?? 0
+            return chunk.tags.map { _ in end }
+        }
+        if latestTicks == nil || discontinuity != discontinuitySequence {
+            startDomain(at: reference, discontinuity: discontinuity)
+        }
+        var referenceTicks = unwrap(reference)
+        let start = position(referenceTicks)
+        if start < end - Self.maximumBackStep || start > end + Self.maximumForwardStep {
+            startDomain(at: reference, discontinuity: discontinuity)
+            referenceTicks = unwrap(reference)
+        }
+        var latest = referenceTicks
+        let positions = chunk.tags.map { tag -> Double in
+            guard let pts = tag.pts else { return position(referenceTicks) }
+            let ticks = referenceTicks + PTS.distance(from: PTS.asCarried(referenceTicks), to: pts)
+            latest = max(latest, ticks)
+            return position(ticks)
+        }
+        latestTicks = latest
+        end = max(end, position(referenceTicks) + (chunk.duration ?? 0), positions.max() ?? end)
+        return positions
+    }
+
+    private mutating func startDomain(at pts: Int64, discontinuity: Int?) {
+        discontinuitySequence = discontinuity
+        anchorTicks = pts
+        anchorPosition = end
+        latestTicks = pts
+    }
+
+    private func unwrap(_ pts: Int64) -> Int64 {
+        let latest = latestTicks ?? pts
+        return latest + PTS.distance(from: PTS.asCarried(latest), to: pts)
+    }
+
+    private func position(_ ticks: Int64) -> Double {
+        anchorPosition + PTS.seconds(ticks - anchorTicks)
+    }
+}
