@@ -1,0 +1,82 @@
+import Testing
+@testable import ID3Meter
+
+/// An engine that notes the virtual time of each call.
+final class ClockedEngine: MeteringEngine {
+    let clock: InstantClock
+    var sends: [(payload: String, at: Double)] = []
+    var playheads: [(position: Int64, at: Double)] = []
+
+    init(clock: InstantClock) { self.clock = clock }
+
+    private var now: Double { InstantClock.Instant(offset: .zero).duration(to: clock.now).seconds }
+
+    func play(channelName: String) {}
+    func loadMetadata(_ json: String) {}
+    func sendID3(_ payload: String, context: TagContext) { sends.append((payload, now)) }
+    func playheadPosition(_ position: Int64) { playheads.append((position, now)) }
+    func stop() {}
+    func end() {}
+}
+
+@Suite("Feeder on an injected clock")
+struct FeederTests {
+    static func source(_ events: [SourceEvent]) -> AsyncStream<SourceEvent> {
+        AsyncStream { continuation in
+            events.forEach { continuation.yield($0) }
+            continuation.finish()
+        }
+    }
+
+    static let info = SourceInfo(variantFrameRate: 25, videoFrameRate: 30, isLive: false)
+
+    @Test func deliversEachTagOnItsFrameAndReportsThePlayheadEverySecond() async {
+        let clock = InstantClock()
+        let engine = ClockedEngine(clock: clock)
+        let chunk = PlayoutTests.segment(sequence: 7, startPTS: 1_000_000, tagOffsets: [0.5, 1.5, 2.5, 3.5, 4.5, 5.5])
+        var rates: [FrameRateChoice] = []
+        let calls = await Feeder(clock: clock).run(Self.source([.opened(Self.info), .chunk(chunk)]), engine: engine) { notice in
+            if case .frameRate(let choice) = notice { rates.append(choice) }
+        }
+        #expect(calls == 6)
+        #expect(rates == [FrameRateChoice(info: Self.info, option: nil)])
+        #expect(rates.first?.origin == .variant)
+        #expect(engine.sends.map(\.payload) == (0..<6).map { "www.nielsen.com/7/\($0)" })
+        for (index, send) in engine.sends.enumerated() {
+            let due = 0.5 + Double(index)
+            #expect(send.at >= due - 1e-9 && send.at < due + 1.0 / 25, "tag \(index) at \(send.at)")
+        }
+        #expect(engine.playheads.map(\.position) == [1, 2, 3, 4, 5])
+        #expect(zip(engine.playheads.map(\.at), [1.0, 2, 3, 4, 5]).allSatisfy { abs($0 - $1) < 1e-9 })
+    }
+
+    @Test func stopsAfterTheGivenTime() async {
+        let clock = InstantClock()
+        let engine = ClockedEngine(clock: clock)
+        let chunk = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [1, 2, 3, 4])
+        await Feeder(clock: clock, stopAfter: .seconds(2.5)).run(Self.source([.chunk(chunk)]), engine: engine)
+        #expect(engine.sends.map(\.payload) == ["www.nielsen.com/0/0", "www.nielsen.com/0/1"])
+    }
+
+    @Test func manySegmentsAtMaximumSpeedArriveOnceAndInOrder() async {
+        let clock = InstantClock()
+        let engine = ClockedEngine(clock: clock)
+        let chunks = (0..<20).map { PlayoutTests.segment(sequence: $0, startPTS: 90_000 * 6 * Int64($0), tagOffsets: [1, 3, 5]) }
+        var failures: [InputFailure] = []
+        let events = chunks.map(SourceEvent.chunk) + [.failure(InputFailure(source: "s", reason: "r"))]
+        await Feeder(clock: clock).run(Self.source(events), engine: engine) { notice in
+            if case .failure(let failure) = notice { failures.append(failure) }
+        }
+        #expect(engine.sends.map(\.payload) == (0..<20).flatMap { segment in (0..<3).map { "www.nielsen.com/\(segment)/\($0)" } })
+        #expect(failures == [InputFailure(source: "s", reason: "r")])
+    }
+
+    @Test func frameRateChoiceOrder() {
+        #expect(FrameRateChoice(info: SourceInfo(variantFrameRate: 50, videoFrameRate: 25, isLive: true), option: 24).origin == .variant)
+        #expect(FrameRateChoice(info: SourceInfo(variantFrameRate: nil, videoFrameRate: 25, isLive: true), option: 24).framesPerSecond == 25)
+        #expect(FrameRateChoice(info: SourceInfo(variantFrameRate: nil, videoFrameRate: nil, isLive: true), option: 24).origin == .option)
+        let fallback = FrameRateChoice(info: nil, option: nil)
+        #expect(fallback.origin == .fallback)
+        #expect(fallback.framesPerSecond == 30_000.0 / 1_001)
+    }
+}
