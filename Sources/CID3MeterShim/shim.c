@@ -92,10 +92,8 @@ static int idm_input_finish_open(idm_input *input, const char *url, const AVInpu
                                  AVDictionary **options, int probe_stream_info) {
     int error = avformat_open_input(&input->format, url, format, options);
     if (error < 0) return error;
-    if (probe_stream_info) {
-        error = avformat_find_stream_info(input->format, NULL);
-        if (error < 0) return error;
-    }
+    // Probing only fills in frame rates; a stream it cannot make sense of is no reason to fail.
+    if (probe_stream_info) avformat_find_stream_info(input->format, NULL);
     idm_discard_all_but_timed_id3(input->format);
     input->packet = av_packet_alloc();
     return input->packet ? 0 : AVERROR(ENOMEM);

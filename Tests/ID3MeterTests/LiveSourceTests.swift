@@ -1,0 +1,51 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ID3Meter
+import SampleGenerator
+
+/// Live HLS against a real local server whose sliding-window playlist grows in real time.
+@Suite("Live HLS", .serialized)
+struct LiveSourceTests {
+    @Test func joinsAtTheLiveEdgeAndDeliversEveryLaterTagExactlyOnceInOrder() async throws {
+        let stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 3, segmentCount: 7,
+                                startDate: Date().addingTimeInterval(-3))
+        let server = try LocalHTTPServer { stream.respond(to: $0) }
+        defer { server.stop() }
+        let clock = InstantClock()
+        let engine = ClockedEngine(clock: clock)
+        var failures: [InputFailure] = []
+        let source = TagSource(input: server.url("master.m3u8"), liveStart: 2, clock: ContinuousClock())
+        await Feeder(clock: clock).run(source, engine: engine) { notice in
+            if case .failure(let failure) = notice { failures.append(failure) }
+        }
+        // Three segments were out when it joined (0, 1, 2): two back from the edge is segment 1.
+        let expected = (1..<7).flatMap { stream.tags(inSegment: $0).map(\.owner) }
+        #expect(engine.sends.map(\.payload) == expected)
+        #expect(failures == [])
+        let requests = server.requests.map(\.path)
+        #expect(requests.filter { $0 == "live.m3u8" }.count >= 4, "the playlist was reloaded as it grew")
+        #expect(requests.filter { $0.hasSuffix(".ts") } == (1..<7).map { "seg\($0).ts" }, "each segment fetched once")
+    }
+
+    @Test func segmentsThatLeftTheWindowAreReportedAsAGap() async throws {
+        let stream = LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 2)
+        let reloads = Mutex(0)
+        // The first load shows segments 0-1; every later one shows 5-6 and the end.
+        let server = try LocalHTTPServer { request in
+            guard request.path == "live.m3u8" else { return stream.respond(to: request, at: .distantFuture) }
+            let count = reloads.withLock { $0 += 1; return $0 }
+            let first = count == 1 ? 0 : 5
+            let lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:\(first)",
+                         "#EXTINF:1,", "seg\(first).ts", "#EXTINF:1,", "seg\(first + 1).ts"] + (count == 1 ? [] : ["#EXT-X-ENDLIST"])
+            return LocalHTTPServer.Response(body: Array((lines.joined(separator: "\n") + "\n").utf8))
+        }
+        defer { server.stop() }
+        var events: [SourceEvent] = []
+        for await event in TagSource(input: server.url("live.m3u8"), liveStart: 2, clock: ContinuousClock()) { events.append(event) }
+        let failures = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
+        #expect(failures.map(\.reason) == ["segments 2...4 left the live window before they could be fetched"])
+        let sequences = events.compactMap { if case .chunk(let chunk) = $0 { chunk.origin.segment?.mediaSequence } else { nil } }
+        #expect(sequences == [0, 1, 5, 6])
+    }
+}
