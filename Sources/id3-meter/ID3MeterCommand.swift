@@ -5,12 +5,16 @@ import Logging
 /// Usage errors exit 2 (not ArgumentParser's 64), like most media tools.
 @main
 enum Main {
-    static func main() {
+    static func main() async {
         // stdout carries the records; every log line goes to stderr.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         do {
             var command = try ID3MeterCommand.parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = ID3MeterCommand.exitCode(for: error)
             if code == .validationFailure {
@@ -22,7 +26,7 @@ enum Main {
     }
 }
 
-struct ID3MeterCommand: ParsableCommand {
+struct ID3MeterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "id3-meter",
         abstract: "Find Nielsen DTVR ID3 tags in HLS and MPEG-TS streams.",
@@ -31,5 +35,6 @@ struct ID3MeterCommand: ParsableCommand {
             timed ID3 in MPEG-TS (stream_type 0x15). The owner string is what a player passes to \
             the Nielsen SDK's sendID3.
             """,
-        subcommands: [ScanCommand.self])
+        subcommands: [MeterCommand.self, ScanCommand.self],
+        defaultSubcommand: MeterCommand.self)
 }

@@ -19,6 +19,18 @@ public final class StreamOutput: MeterOutput {
         self.style = style
     }
 
+    /// JSON lines appended to the file at `path`, created if need be.
+    public convenience init(appendingTo path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+            }
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        self.init(handle: handle, style: .jsonl)
+    }
+
     public func write(_ record: MeterRecord) {
         handle.write(Data((line(for: record) + "\n").utf8))
     }

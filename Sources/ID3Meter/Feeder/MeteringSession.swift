@@ -1,0 +1,40 @@
+/// One metering session as a DTVR player runs it: `play`, `loadMetadata` with the DTVR content
+/// metadata, `sendID3` on time for every tag the source yields, then `end`, even when the
+/// session is cut short by cancellation.
+public struct MeteringSession: Sendable {
+    public var channelName: String
+    /// "1": linear, matches the TV ad load; "2": dynamic ad insertion.
+    public var adModel: String
+
+    public init(channelName: String, adModel: String = "1") {
+        self.channelName = channelName
+        self.adModel = adModel
+    }
+
+    public var metadataJSON: String { #"{"type":"content","adModel":"\#(adModel)"}"# }
+
+    /// Returns the number of `sendID3` calls made.
+    @discardableResult
+    public func run<S: AsyncSequence & Sendable, C: Clock>(_ source: S, feeder: Feeder<C>, engine: any MeteringEngine,
+                                                          notice: (FeederNotice) -> Void = { _ in }) async -> Int
+    where S.Element == SourceEvent, S.Failure == Never, C.Duration == Duration {
+        engine.play(channelName: channelName)
+        engine.loadMetadata(metadataJSON)
+        let calls = await feeder.run(source, engine: engine, notice: notice)
+        engine.end()
+        return calls
+    }
+
+    /// A channel name from a stream's URL: the playlist's name, or its folder's when the
+    /// name is a generic one like `index` or `master`.
+    public static func channelName(for input: String) -> String {
+        let components = input.split(separator: "?").first.map { $0.split(separator: "/") } ?? []
+        let stem = components.last.map { String($0.split(separator: ".").first ?? $0) } ?? ""
+        let generic = ["index", "master", "playlist", "prog_index", "live", "stream", "main"]
+        if generic.contains(stem.lowercased()), components.count >= 2 {
+            let folder = String(components[components.count - 2])
+            if !folder.hasSuffix(":") { return folder }
+        }
+        return stem.isEmpty ? "defaultChannelName" : stem
+    }
+}

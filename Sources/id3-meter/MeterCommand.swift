@@ -1,0 +1,163 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ID3Meter
+import Logging
+
+struct MeterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "meter",
+        abstract: "Meter a live or VOD HLS stream in real time: sendID3 for each Nielsen tag when playback reaches it.",
+        discussion: """
+            Plays INPUT the way a player would: joins a live stream near its edge, follows the \
+            playlist as it slides, and runs a frame clock at the stream's declared frame rate \
+            (the variant's FRAME-RATE, else the video's, else --fps, else 29.97). Each Nielsen tag \
+            goes to the reference DTVR engine when the playhead reaches its PTS; every delivery \
+            and engine event is written as a record: a readable line on a terminal, JSON lines \
+            otherwise (sent_at, pts, payload, seq, segment, program_date_time, ...).
+
+            Ends at EXT-X-ENDLIST, after --duration, or on SIGINT/SIGTERM (the engine's end() is \
+            called and the outputs flushed). Exit status: 0, or 1 when the input could not be \
+            read or a segment was lost, 2 on a usage error.
+            """)
+
+    @Argument(help: "An HLS playlist (master or media, live or VOD) or any input libavformat reads.")
+    var input: String
+
+    @Option(help: "Channel name for play() (default: from the URL).")
+    var channel: String?
+
+    @Option(help: "DTVR ad model for loadMetadata(): 1 linear, 2 dynamic.")
+    var adModel = "1"
+
+    @Option(help: "Output style: jsonl or text (default: text on a terminal, jsonl otherwise).")
+    var format: OutputStyle?
+
+    @Option(help: "Also write JSON lines to this file (appended).")
+    var output: String?
+
+    @Option(help: "Frame rate when the stream declares none.")
+    var fps: Double?
+
+    @Option(help: ArgumentHelp("Playback speed: 1 is real time, 'max' is no waiting.", valueName: "x|max"))
+    var speed = PlaybackSpeed.factor(1)
+
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+
+    @Option(help: "Segments back from the live edge to start at.")
+    var liveStart = 3
+
+    @Option(help: ArgumentHelp("Variant of a master playlist: lowest, highest, or its position from 0.", valueName: "choice"))
+    var variant = VariantChoice.lowestBandwidth
+
+    @Option(help: "Seconds to wait on a stalled network read.")
+    var timeout = 10.0
+
+    @Option(help: "App id for the engine.") var appId = "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX"
+    @Option(help: "App name for the engine.") var appName = "id3-meter"
+    @Option(help: "App version for the engine.") var appVersion = "1.0"
+
+    @Flag(help: "Show libav's messages and the engine's notices.")
+    var verbose = false
+
+    func validate() throws {
+        guard ["1", "2"].contains(adModel) else { throw ValidationError("--ad-model must be 1 or 2") }
+        if let fps, fps <= 0 { throw ValidationError("--fps must be more than 0") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0 seconds") }
+        guard liveStart >= 1 else { throw ValidationError("--live-start must be at least 1") }
+        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+        if let output, FileManager.default.fileExists(atPath: output) ? !FileManager.default.isWritableFile(atPath: output)
+            : !FileManager.default.isWritableFile(atPath: (output as NSString).deletingLastPathComponent.isEmpty ? "." : (output as NSString).deletingLastPathComponent) {
+            throw ValidationError("cannot write --output \(output)")
+        }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "id3-meter")
+        logger.logLevel = verbose ? .debug : .warning
+        LibAVLog.route(to: logger, verbose: verbose)
+
+        var outputs: [any MeterOutput] = [StreamOutput(handle: .standardOutput, style: (format ?? .automatic).style)]
+        if let output { outputs.append(try StreamOutput(appendingTo: output)) }
+        // The engine and the notice handler are used by the metering task alone; the signal
+        // handler only cancels that task.
+        nonisolated(unsafe) let engine = ReferenceEngine(appInfo: AppInfo(appID: appId, appName: appName, appVersion: appVersion),
+                                     outputs: outputs, logger: logger)
+        let scanner = Scanner(variant: variant, fetcher: Fetcher(ioTimeout: timeout))
+        let session = MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input), adModel: adModel)
+        let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, clock: ContinuousClock())
+        let stopAfter = duration.map { Duration.seconds($0) }
+
+        nonisolated(unsafe) var failures = 0
+        nonisolated(unsafe) let notice = { (notice: FeederNotice) in
+            switch notice {
+            case .frameRate(let choice):
+                let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin.rawValue))"
+                if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
+            case .failure(let failure):
+                failures += 1
+                printError("error: \(failure)")
+            case .malformed(let error, let pts, let origin):
+                logger.warning("malformed ID3 in \(origin.segment?.uri ?? origin.source) at pts \(pts.map(String.init) ?? "none"): \(error)")
+            }
+        }
+        try await withSignalsCancelling {
+            switch speed {
+            case .factor(let factor):
+                await session.run(source, feeder: Feeder(clock: ContinuousClock(), speed: factor, frameRateOption: fps,
+                                                         stopAfter: stopAfter), engine: engine, notice: notice)
+            case .maximum:
+                await session.run(source, feeder: Feeder(clock: InstantClock(), frameRateOption: fps, stopAfter: stopAfter),
+                                  engine: engine, notice: notice)
+            }
+        }
+        for output in outputs { await output.finish() }
+        printError("\(engine.delivered) tags sent, \(engine.suppressed) suppressed, \(failures) failure\(failures == 1 ? "" : "s")")
+        if failures > 0 { throw ExitCode.failure }
+    }
+}
+
+/// Runs `work`, cancelling it on SIGINT or SIGTERM, so that it can end cleanly.
+func withSignalsCancelling(_ work: @escaping @Sendable () async -> Void) async throws {
+    let task = Task { await work() }
+    let sources = [SIGINT, SIGTERM].map { signalNumber in
+        signal(signalNumber, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: signalNumber)
+        source.setEventHandler { task.cancel() }
+        source.resume()
+        return source
+    }
+    await task.value
+    sources.forEach { $0.cancel() }
+}
+
+enum OutputStyle: String, ExpressibleByArgument, CaseIterable {
+    case jsonl, text, automatic
+
+    var style: StreamOutput.Style {
+        switch self {
+        case .jsonl: .jsonl
+        case .text: .text
+        case .automatic: isatty(STDOUT_FILENO) != 0 ? .text : .jsonl
+        }
+    }
+}
+
+enum PlaybackSpeed: ExpressibleByArgument, CustomStringConvertible {
+    case factor(Double)
+    case maximum
+
+    init?(argument: String) {
+        if argument == "max" { self = .maximum; return }
+        guard let factor = Double(argument), factor > 0 else { return nil }
+        self = .factor(factor)
+    }
+
+    var description: String {
+        switch self {
+        case .factor(let factor): String(factor)
+        case .maximum: "max"
+        }
+    }
+}
