@@ -36,6 +36,12 @@ struct MeterCommand: AsyncParsableCommand {
     @Option(help: "Also write JSON lines to this file (appended).")
     var output: String?
 
+    @Option(help: "POST each batch of records as JSON to this collector URL.")
+    var collector: String?
+
+    @Option(help: "Folder for records not yet accepted by the collector (default: ~/.cache/id3-meter/spool).")
+    var spool: String?
+
     @Option(help: "Frame rate when the stream declares none.")
     var fps: Double?
 
@@ -61,15 +67,38 @@ struct MeterCommand: AsyncParsableCommand {
     @Flag(help: "Show libav's messages and the engine's notices.")
     var verbose = false
 
+    private var spoolDirectory: URL {
+        if let spool { return URL(fileURLWithPath: spool) }
+        let cache = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        return cache.appendingPathComponent("id3-meter/spool")
+    }
+
     func validate() throws {
+        if let collector {
+            guard let url = URL(string: collector), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil else {
+                throw ValidationError("--collector must be an http or https URL, not '\(collector)'")
+            }
+        }
+        if collector != nil || spool != nil {
+            do {
+                try FileManager.default.createDirectory(at: spoolDirectory, withIntermediateDirectories: true)
+            } catch {
+                throw ValidationError("cannot use --spool \(spoolDirectory.path): \(error.localizedDescription)")
+            }
+            guard FileManager.default.isWritableFile(atPath: spoolDirectory.path) else {
+                throw ValidationError("cannot write to --spool \(spoolDirectory.path)")
+            }
+        }
         guard ["1", "2"].contains(adModel) else { throw ValidationError("--ad-model must be 1 or 2") }
         if let fps, fps <= 0 { throw ValidationError("--fps must be more than 0") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0 seconds") }
         guard liveStart >= 1 else { throw ValidationError("--live-start must be at least 1") }
         guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
-        if let output, FileManager.default.fileExists(atPath: output) ? !FileManager.default.isWritableFile(atPath: output)
-            : !FileManager.default.isWritableFile(atPath: (output as NSString).deletingLastPathComponent.isEmpty ? "." : (output as NSString).deletingLastPathComponent) {
-            throw ValidationError("cannot write --output \(output)")
+        if let output {
+            do { _ = try StreamOutput(appendingTo: output) } catch {
+                throw ValidationError("cannot write --output \(output): \(error.localizedDescription)")
+            }
         }
     }
 
@@ -80,6 +109,9 @@ struct MeterCommand: AsyncParsableCommand {
 
         var outputs: [any MeterOutput] = [StreamOutput(handle: .standardOutput, style: (format ?? .automatic).style)]
         if let output { outputs.append(try StreamOutput(appendingTo: output)) }
+        if let collector, let url = URL(string: collector) {
+            outputs.append(try CollectorOutput(collector: url, spoolDirectory: spoolDirectory) { printError("warning: \($0)") })
+        }
         // The engine and the notice handler are used by the metering task alone; the signal
         // handler only cancels that task.
         nonisolated(unsafe) let engine = ReferenceEngine(appInfo: AppInfo(appID: appId, appName: appName, appVersion: appVersion),

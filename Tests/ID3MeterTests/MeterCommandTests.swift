@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import SampleGenerator
+
+/// `id3-meter URL` as a user runs it.
+@Suite("id3-meter (meter)", .serialized)
+struct MeterCommandTests {
+    func launch(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = ScanCommandTests.binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, out, err)
+    }
+
+    func records(_ data: Data) throws -> [[String: Any]] {
+        try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test func metersAVODSampleAtMaximumSpeed() throws {
+        let (process, out, _) = try launch(["--speed", "max", "--format", "jsonl", Samples.path("hls/master.m3u8")])
+        let lines = try records(out.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let expected = try Samples.expected("hls/expected.jsonl").filter(\.nielsen)
+        let sends = lines.filter { $0["type"] as? String == "send_id3" }
+        #expect(sends.map { $0["payload"] as? String } == expected.map(\.owner))
+        #expect(sends.map { ($0["pts"] as? NSNumber)?.int64Value } == expected.map(\.pts))
+        #expect(sends.map { $0["segment"] as? String } == expected.map { $0.segment.map { Samples.path("hls/low/\($0)") } })
+        #expect(sends.allSatisfy { $0["sent_at"] is Double && $0["seq"] != nil && $0["program_date_time"] is String })
+        #expect(lines.first?["event"] as? Int == 2001)
+        #expect(lines.last?["event"] as? Int == 2002)
+    }
+
+    @Test func sigintEndsTheSessionFlushesAndExitsZero() throws {
+        let (process, out, _) = try launch(["--format", "jsonl", Samples.path("spec/hls/index.m3u8")])
+        // The first tag plays at once; the next one is 10 s away.
+        var received = Data()
+        while !String(decoding: received, as: UTF8.self).contains("send_id3") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            received += chunk
+        }
+        kill(process.processIdentifier, SIGINT)
+        received += out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let lines = try records(received)
+        #expect(lines.filter { $0["type"] as? String == "send_id3" }.count == 1)
+        #expect(lines.last?["event"] as? Int == 2002, "end() was called")
+    }
+
+    @Test func deliversToACollector() throws {
+        let collector = try TestCollector()
+        defer { collector.server.stop() }
+        let spool = try Samples.temporaryFolder()
+        let (process, out, _) = try launch(["--speed", "max", "--format", "jsonl", "--collector", collector.url.absoluteString,
+                                            "--spool", spool.path, Samples.path("spec/hls/index.m3u8")])
+        let lines = try records(out.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let collected = collector.batches.sorted { $0.key < $1.key }.flatMap(\.value)
+        #expect(collected.count == lines.count)
+        #expect(collected.compactMap(\.payload) == lines.compactMap { $0["payload"] as? String })
+    }
+
+    @Test func badCommandLinesExit2BeforeAnyWork() throws {
+        let unwritable = "/proc/id3-meter-cannot-write-here"
+        for arguments in [["--ad-model", "3", "x.m3u8"], ["--speed", "0", "x.m3u8"], ["--speed", "fast", "x.m3u8"],
+                          ["--output", unwritable + "/out.jsonl", "x.m3u8"], ["--collector", "ftp://x", "x.m3u8"],
+                          ["--collector", "http://127.0.0.1:9/", "--spool", unwritable, "x.m3u8"], ["--fps", "-1", "x.m3u8"]] {
+            let (process, _, err) = try launch(arguments)
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 2, "\(arguments): \(message)")
+            #expect(message.contains("Error:"), "\(arguments): \(message)")
+        }
+    }
+
+    @Test func anUnreadableStreamExits1WithItsName() throws {
+        let (process, _, err) = try launch(["--speed", "max", "/nonexistent/live.m3u8"])
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message.contains("/nonexistent/live.m3u8"))
+    }
+}
