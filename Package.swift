@@ -59,6 +59,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "custom-engine-example",
+            dependencies: ["ID3Meter", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/CustomEngine"
+        ),
         .testTarget(
             name: "ID3MeterTests",
             dependencies: ["ID3Meter", "SampleGenerator"]

@@ -63,18 +63,20 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                     "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched")))
             case .segment(let segment):
                 let probe = !opened
-                let (events, videoRate) = await executor.run { () -> ([ScanEvent], Double?) in
+                let (events, read) = await executor.run { () -> ([ScanEvent], Scanner.SegmentRead?) in
                     var events: [ScanEvent] = []
-                    let streams = scanner.readSegment(segment, of: input, loader: loader, probeStreams: probe) { events.append($0) }
-                    return (events, streams?.first { $0.isVideo }?.frameRate?.framesPerSecond)
+                    let read = scanner.readSegment(segment, of: input, loader: loader, probeStreams: probe) { events.append($0) }
+                    return (events, read)
                 }
                 if !opened {
                     opened = true
+                    let videoRate = read?.streams.first { $0.isVideo }?.frameRate?.framesPerSecond
                     yield(.opened(SourceInfo(variantFrameRate: resolved.variant?.frameRate, videoFrameRate: videoRate,
                                              isLive: !resolved.playlist.hasEndList)))
                 }
-                let origin = TagOrigin(source: input, segment: events.lazy.compactMap(\.origin).first?.segment)
-                yield(.chunk(MediaChunk(origin: origin, duration: segment.duration, tags: events.compactMap(\.tag))))
+                if let read {
+                    yield(.chunk(MediaChunk(origin: read.origin, duration: segment.duration, tags: events.compactMap(\.tag))))
+                }
                 events.compactMap(\.sourceEvent).forEach(yield)
             }
         }
@@ -113,14 +115,6 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
 private extension ScanEvent {
     var tag: TimedTag? { if case .tag(let tag) = self { tag } else { nil } }
-
-    var origin: TagOrigin? {
-        switch self {
-        case .tag(let tag): tag.origin
-        case .malformed(_, _, let origin): origin
-        case .failure: nil
-        }
-    }
 
     /// Everything but tags, which travel inside their chunk.
     var sourceEvent: SourceEvent? {

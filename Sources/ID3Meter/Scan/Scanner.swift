@@ -45,19 +45,25 @@ public struct Scanner: Sendable {
         var segmentsRead = 0
         var foundTimedID3 = false
         for segment in media.segments {
-            guard let streams = readSegment(segment, of: input, loader: loader, emit: emit) else { continue }
+            guard let read = readSegment(segment, of: input, loader: loader, emit: emit) else { continue }
             segmentsRead += 1
-            if streams.contains(where: \.isTimedID3) { foundTimedID3 = true }
+            if read.streams.contains(where: \.isTimedID3) { foundTimedID3 = true }
         }
         if segmentsRead > 0, !foundTimedID3 {
             emit(.failure(InputFailure(source: input, reason: "none of its segments has \(Self.noTimedID3.dropFirst(3))")))
         }
     }
 
-    /// Emits the tags of one segment of `input`. Returns the segment's streams (with frame
-    /// rates when `probeStreams`), or `nil` when it could not be read (and a failure was emitted).
+    /// What reading a segment found besides its tags.
+    public struct SegmentRead: Sendable {
+        public var origin: TagOrigin
+        /// With frame rates when probed.
+        public var streams: [MediaInput.Stream]
+    }
+
+    /// Emits the tags of one segment of `input`; `nil` when it could not be read (and a failure was emitted).
     public func readSegment(_ segment: Segment, of input: String, loader: SegmentLoader, probeStreams: Bool = false,
-                            emit: (ScanEvent) -> Void) -> [MediaInput.Stream]? {
+                            emit: (ScanEvent) -> Void) -> SegmentRead? {
         var origin = TagOrigin(source: input, segment: SegmentOrigin(
             uri: segment.uri, mediaSequence: segment.mediaSequence,
             discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime))
@@ -66,7 +72,7 @@ public struct Scanner: Sendable {
             origin.segment?.startPTS = SegmentStartPTS.find(in: bytes)
             let demuxer = try MediaInput(bytes: bytes, interrupt: fetcher.interrupt, probeStreams: probeStreams)
             readPackets(of: demuxer, origin: origin, emit: emit)
-            return demuxer.streams
+            return SegmentRead(origin: origin, streams: demuxer.streams)
         } catch let error as SegmentLoadError {
             emit(.failure(InputFailure(source: input, segment: segment.uri, reason: error.reason)))
         } catch {

@@ -1,0 +1,40 @@
+// A DTVR backend's own engine, fed by id3-meter's pipeline.
+//
+//   swift run custom-engine-example samples/hls/master.m3u8
+//
+// Part 1 reads the tags as an AsyncSequence; part 2 plays them in real time into an engine
+// that stands in for a backend's client of the Nielsen SDK.
+import Foundation
+import ID3Meter
+import Logging
+
+/// Prints each call; a real backend would forward them to the Nielsen App SDK.
+final class PrintingEngine: MeteringEngine {
+    func play(channelName: String) { print("play(\(channelName))") }
+    func loadMetadata(_ json: String) { print("loadMetadata(\(json))") }
+    func sendID3(_ payload: String, context: TagContext) {
+        print("sendID3 pts=\(context.pts.map(String.init) ?? "-") \(payload.prefix(60))...")
+    }
+    func playheadPosition(_ position: Int64) { print("playheadPosition(\(position))") }
+    func stop() { print("stop()") }
+    func end() { print("end()") }
+}
+
+let input = CommandLine.arguments.dropFirst().first ?? "samples/hls/master.m3u8"
+// libav's own messages go to swift-log; only its errors by default.
+LibAVLog.route(to: Logger(label: "libav"), verbose: false)
+
+// 1. The tags, segment by segment, as fast as they can be read.
+for await event in TagSource(input: input, clock: ContinuousClock()) {
+    if case .chunk(let chunk) = event {
+        let nielsen = chunk.tags.flatMap(\.nielsenTags)
+        print("\(chunk.origin.segment?.uri ?? input): \(nielsen.count) Nielsen tag(s)")
+    }
+}
+
+// 2. The same source played in real time, four times faster, into our engine.
+let session = MeteringSession(channelName: MeteringSession.channelName(for: input))
+let feeder = Feeder(clock: ContinuousClock(), speed: 4)
+await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: feeder, engine: PrintingEngine()) { notice in
+    if case .failure(let failure) = notice { print("error: \(failure)") }
+}
