@@ -54,12 +54,13 @@ samples: deps ffmpeg
 	    -c:v mpeg2video -qscale:v 31 -g 60 -c:a aac -b:a 16k -ac 1 -f mpegts $(SAMPLE_BUILD)/base$$seconds.ts; \
 	done
 	rm -rf samples/ts samples/hls samples/spec
-	$(SWIFT) run id3-sample-gen --output samples --long-base $(SAMPLE_BUILD)/base40.ts --short-base $(SAMPLE_BUILD)/base20.ts
+	$(SWIFT) run id3-sample-gen write --output samples --long-base $(SAMPLE_BUILD)/base40.ts --short-base $(SAMPLE_BUILD)/base20.ts
 	cp $(SAMPLE_BUILD)/base2.ts samples/ts/no-id3.ts
 	@du -sh samples
 
-bench: build ffmpeg
+bench: build ffmpeg python
 	scripts/bench.sh
+	scripts/bench-live.sh
 
 clean:
 	rm -rf .build $(SAMPLE_BUILD)

@@ -6,7 +6,15 @@ import SampleGenerator
 struct SampleGeneratorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "id3-sample-gen",
-        abstract: "Write id3-meter's sample TS files and HLS streams, each with the list of tags written into it.",
+        abstract: "Write id3-meter's samples, or serve a synthetic live HLS stream.",
+        subcommands: [WriteSamples.self, ServeLive.self],
+        defaultSubcommand: WriteSamples.self)
+}
+
+struct WriteSamples: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "write",
+        abstract: "Write the sample TS files and HLS streams, each with the list of tags written into it.",
         discussion: """
             The libavformat samples remux base audio/video TS files (make them with the ffmpeg CLI; \
             `make samples` does) and add a timed-ID3 stream through libavformat's MPEG-TS muxer. \
@@ -25,5 +33,34 @@ struct SampleGeneratorCommand: ParsableCommand {
 
     func run() throws {
         try SampleSet(output: URL(fileURLWithPath: output), longBase: longBase, shortBase: shortBase).writeAll()
+    }
+}
+
+struct ServeLive: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve-live",
+        abstract: "Serve an endless (or --segments long) live HLS stream on 127.0.0.1: master.m3u8, live.m3u8, segN.ts.",
+        discussion: "Prints the master playlist's URL on stdout, then serves until killed (or --segments are out plus 30 s).")
+
+    @Option(help: "Port (0: any free one).") var port: UInt16 = 0
+    @Option(help: "Seconds per segment.") var segmentDuration = 2.0
+    @Option(help: "Seconds between Nielsen tags.") var tagInterval = 1.0
+    @Option(help: "Segments in the sliding window.") var window = 6
+    @Option(help: "Segments in all, then EXT-X-ENDLIST.") var segments: Int?
+    @Option(help: "Stream bitrate in bits per second (filler on a video PID).") var bitrate = 5_000_000
+    @Option(help: "Media seconds per wall-clock second.") var timeScale = 1.0
+    @Option(help: "First PTS, in 90 kHz ticks.") var startPts: Int64 = 900_000
+
+    func run() throws {
+        let stream = LiveStream(segmentDuration: segmentDuration, tagInterval: tagInterval, windowSize: window,
+                                segmentCount: segments, startPTS: startPts, bitrate: bitrate, timeScale: timeScale)
+        let server = try LocalHTTPServer(port: port) { stream.respond(to: $0) }
+        FileHandle.standardOutput.write(Data((server.url("master.m3u8") + "\n").utf8))
+        if let segments {
+            Thread.sleep(forTimeInterval: Double(segments) * segmentDuration / timeScale + 30)
+        } else {
+            while true { Thread.sleep(forTimeInterval: 3_600) }
+        }
+        server.stop()
     }
 }

@@ -62,7 +62,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 yield(.failure(InputFailure(source: input, reason:
                     "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched")))
             case .segment(let segment):
-                let probe = !opened
+                // Probing the video touches decoder code and memory; only when the variant declares no rate.
+                let probe = !opened && resolved.variant?.frameRate == nil
                 let (events, read) = await executor.run { () -> ([ScanEvent], Scanner.SegmentRead?) in
                     var events: [ScanEvent] = []
                     let read = scanner.readSegment(segment, of: input, loader: loader, probeStreams: probe) { events.append($0) }
