@@ -7,7 +7,7 @@ struct SampleGeneratorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "id3-sample-gen",
         abstract: "Write id3-meter's samples, or serve a synthetic live HLS stream.",
-        subcommands: [WriteSamples.self, ServeLive.self],
+        subcommands: [WriteSamples.self, ServeLive.self, ServeCollector.self],
         defaultSubcommand: WriteSamples.self)
 }
 
@@ -61,6 +61,40 @@ struct ServeLive: ParsableCommand {
         } else {
             while true { Thread.sleep(forTimeInterval: 3_600) }
         }
+        server.stop()
+    }
+}
+
+struct ServeCollector: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve-collector",
+        abstract: "Serve a meter-record collector on 127.0.0.1 that can be down for a while; accepted records go to a file.",
+        discussion: "Prints the collector's URL on stdout. Answers 503 from --down-at for --down-for seconds, 204 otherwise.")
+
+    @Option(help: "File the accepted records are appended to, one JSON line each.") var records: String
+    @Option(help: "Seconds after start when the outage begins.") var downAt = 10.0
+    @Option(help: "Seconds the outage lasts.") var downFor = 30.0
+    @Option(help: "Seconds to serve in all.") var lifetime = 120.0
+
+    func run() throws {
+        FileManager.default.createFile(atPath: records, contents: nil)
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: records))
+        let start = Date()
+        let (downAt, downFor) = (downAt, downFor)
+        let server = try LocalHTTPServer { request in
+            let elapsed = Date().timeIntervalSince(start)
+            guard request.method == "POST", !(downAt..<downAt + downFor).contains(elapsed),
+                  let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
+                  let batch = body["records"] as? [Any] else { return LocalHTTPServer.Response(status: 503) }
+            for record in batch {
+                if let line = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]) {
+                    file.write(line + Data("\n".utf8))
+                }
+            }
+            return LocalHTTPServer.Response(status: 204)
+        }
+        FileHandle.standardOutput.write(Data((server.url("collect") + "\n").utf8))
+        Thread.sleep(forTimeInterval: lifetime)
         server.stop()
     }
 }
