@@ -5,16 +5,7 @@ import SampleGenerator
 /// `id3-meter URL` as a user runs it.
 @Suite("id3-meter (meter)", .serialized)
 struct MeterCommandTests {
-    func launch(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
-        let process = Process()
-        process.executableURL = ScanCommandTests.binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        return (process, out, err)
-    }
+    func launch(_ arguments: [String]) throws -> (Process, Pipe, Pipe) { try Command.launch(arguments) }
 
     func records(_ data: Data) throws -> [[String: Any]] {
         try String(decoding: data, as: UTF8.self).split(separator: "\n").map {

@@ -106,7 +106,9 @@ public final class CollectorOutput: MeterOutput, @unchecked Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(#"{"batch":"\#(id)","records":[\#(records)]}"#.utf8)
         do {
-            let (_, response) = try await URLSession.shared.data(for: request)
+            // In its own task: FoundationNetworking on Linux traps when a request is cancelled mid-flight
+            // (TaskRegistry "not in the registry"), and `finish()` cancels the send loop.
+            let (_, response) = try await Task { try await URLSession.shared.data(for: request) }.value
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             guard (200..<300).contains(status) else {
                 onError("collector \(collector) answered \(status); batch kept in the spool")
