@@ -111,13 +111,22 @@ static idm_input *idm_input_alloc(idm_interrupt *interrupt) {
     return input;
 }
 
-int idm_input_open_url(idm_input **out, const char *url, idm_interrupt *interrupt,
+static int idm_find_format(const char *format_name, const AVInputFormat **format) {
+    *format = NULL;
+    if (format_name && !(*format = av_find_input_format(format_name))) return AVERROR_DEMUXER_NOT_FOUND;
+    return 0;
+}
+
+int idm_input_open_url(idm_input **out, const char *url, const char *format_name, idm_interrupt *interrupt,
                        int64_t io_timeout_us, int probe_stream_info) {
+    const AVInputFormat *format;
+    int error = idm_find_format(format_name, &format);
+    if (error < 0) return error;
     idm_input *input = idm_input_alloc(interrupt);
     if (!input) return AVERROR(ENOMEM);
     AVDictionary *options = NULL;
     if (io_timeout_us > 0) av_dict_set_int(&options, "rw_timeout", io_timeout_us, 0);
-    int error = idm_input_finish_open(input, url, NULL, &options, probe_stream_info);
+    error = idm_input_finish_open(input, url, format, &options, probe_stream_info);
     av_dict_free(&options);
     if (error < 0) {
         idm_input_close(&input);
@@ -130,11 +139,12 @@ int idm_input_open_url(idm_input **out, const char *url, idm_interrupt *interrup
 int idm_input_open_memory(idm_input **out, const uint8_t *bytes, size_t size,
                           const char *format_name, idm_interrupt *interrupt,
                           int probe_stream_info) {
-    const AVInputFormat *format = NULL;
-    if (format_name && !(format = av_find_input_format(format_name))) return AVERROR_DEMUXER_NOT_FOUND;
+    const AVInputFormat *format;
+    int error = idm_find_format(format_name, &format);
+    if (error < 0) return error;
     idm_input *input = idm_input_alloc(interrupt);
     if (!input) return AVERROR(ENOMEM);
-    int error = AVERROR(ENOMEM);
+    error = AVERROR(ENOMEM);
     const int io_buffer_size = 64 * 1024;
     uint8_t *io_buffer = av_malloc(io_buffer_size);
     input->memory.bytes = av_malloc(size > 0 ? size : 1);

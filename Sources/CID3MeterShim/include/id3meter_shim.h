@@ -40,8 +40,9 @@ typedef struct idm_packet {
 #define IDM_NO_PTS INT64_MIN
 
 /// Opens anything libavformat reads: a path or a URL (file, http, https, udp, srt).
+/// `format_name` may be NULL to let libavformat probe (naming it skips the probe).
 /// `probe_stream_info` runs avformat_find_stream_info (needed for frame rates only).
-int idm_input_open_url(idm_input **out, const char *url, idm_interrupt *interrupt,
+int idm_input_open_url(idm_input **out, const char *url, const char *format_name, idm_interrupt *interrupt,
                        int64_t io_timeout_us, int probe_stream_info);
 
 /// Opens bytes already in memory (one HLS segment). The bytes are copied.

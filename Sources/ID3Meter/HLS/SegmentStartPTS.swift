@@ -2,11 +2,11 @@
 /// packet of each PID. A segment's PROGRAM-DATE-TIME belongs to that instant, so a tag's
 /// wall-clock time is the segment's date plus the tag's distance from it.
 enum SegmentStartPTS {
-    private static let packetSize = 188
+    private static let packetSize = TransportStreamSync.packetSize
     private static let packetsToScan = 2_000
 
     static func find(in bytes: [UInt8]) -> Int64? {
-        guard let start = syncOffset(bytes) else { return nil }
+        guard let start = TransportStreamSync.offset(in: bytes) else { return nil }
         var seenPIDs = Set<Int>()
         var earliest: Int64?
         var offset = start
@@ -20,12 +20,6 @@ enum SegmentStartPTS {
             earliest = earliest.map { PTS.isBefore(pts, $0) ? pts : $0 } ?? pts
         }
         return earliest
-    }
-
-    private static func syncOffset(_ bytes: [UInt8]) -> Int? {
-        (0..<min(packetSize, bytes.count)).first { offset in
-            bytes[offset] == 0x47 && (offset + packetSize >= bytes.count || bytes[offset + packetSize] == 0x47)
-        }
     }
 
     /// ISO/IEC 13818-1 §2.4.3.6–2.4.3.7: adaptation field, then PES header with a 33-bit PTS.

@@ -70,7 +70,8 @@ public struct Scanner: Sendable {
         do {
             let bytes = try loader.load(segment)
             origin.segment?.startPTS = SegmentStartPTS.find(in: bytes)
-            let demuxer = try MediaInput(bytes: bytes, interrupt: fetcher.interrupt, probeStreams: probeStreams)
+            let format = TransportStreamSync.offset(in: bytes) == 0 ? "mpegts" : nil
+            let demuxer = try MediaInput(bytes: bytes, format: format, interrupt: fetcher.interrupt, probeStreams: probeStreams)
             readPackets(of: demuxer, origin: origin, emit: emit)
             return SegmentRead(origin: origin, streams: demuxer.streams)
         } catch let error as SegmentLoadError {

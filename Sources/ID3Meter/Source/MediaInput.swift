@@ -24,12 +24,14 @@ public final class MediaInput: @unchecked Sendable {
     private var input: OpaquePointer?
     private let interrupt: Interrupt
 
-    /// Opens a path or any URL libavformat reads (file, http, https, udp, srt).
-    /// `probeStreams` fills in frame rates at the cost of reading ahead.
+    /// Opens a path or any URL libavformat reads (file, http, https, udp, srt). A local
+    /// MPEG-TS file is opened as such without probing. `probeStreams` fills in frame rates
+    /// at the cost of reading ahead.
     public init(url: String, interrupt: Interrupt = Interrupt(), ioTimeout: Double = 10,
                 probeStreams: Bool = false) throws(AVError) {
         self.interrupt = interrupt
-        try AVError.check(idm_input_open_url(&input, url, interrupt.pointer, Int64(ioTimeout * 1_000_000), probeStreams ? 1 : 0))
+        try AVError.check(idm_input_open_url(&input, url, TransportStreamSync.formatName(ofFileAt: url), interrupt.pointer,
+                                             Int64(ioTimeout * 1_000_000), probeStreams ? 1 : 0))
     }
 
     /// Opens bytes already in memory, such as one HLS segment.
