@@ -53,7 +53,7 @@ samples: deps ffmpeg
 	    -f lavfi -i "sine=frequency=1000:sample_rate=48000" -t $$seconds \
 	    -c:v mpeg2video -qscale:v 31 -g 60 -c:a aac -b:a 16k -ac 1 -f mpegts $(SAMPLE_BUILD)/base$$seconds.ts; \
 	done
-	rm -rf samples/ts samples/hls samples/spec
+	rm -rf samples/ts samples/hls samples/spec samples/qa
 	$(SWIFT) run id3-sample-gen write --output samples --long-base $(SAMPLE_BUILD)/base40.ts --short-base $(SAMPLE_BUILD)/base20.ts
 	cp $(SAMPLE_BUILD)/base2.ts samples/ts/no-id3.ts
 	@du -sh samples

@@ -184,6 +184,10 @@ void idm_input_close(idm_input **input) {
     av_freep(input);
 }
 
+int64_t idm_input_position(const idm_input *input) {
+    return input->format->pb ? avio_tell(input->format->pb) : 0;
+}
+
 int idm_input_stream_count(const idm_input *input) { return (int)input->format->nb_streams; }
 
 idm_stream_info idm_input_stream_info(const idm_input *input, int index) {

@@ -22,6 +22,17 @@ public struct SampleSet {
         try writeLibAVHLS()
         try writeSpecFiles()
         try writeSpecHLS()
+        try writeQASample()
+    }
+
+    /// One of each defect the QA report finds, beside the list of where they were planted.
+    private func writeQASample() throws {
+        let folder = try directory("qa")
+        let (bytes, defects) = PlantedDefects.stream()
+        try Data(bytes).write(to: folder.appendingPathComponent("defects.ts"))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(defects).write(to: folder.appendingPathComponent("defects.planted.json"))
     }
 
     /// TS files through libavformat's muxer: the standard mix, v2.3 and unsynchronised tags.

@@ -3,26 +3,35 @@ import Foundation
 import ID3Meter
 import Logging
 
-struct ScanCommand: ParsableCommand {
+struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "List every Nielsen ID3 tag in files, folders, playlists and URLs.",
+        abstract: "List every Nielsen ID3 tag in files, folders, playlists and URLs, and check them.",
         discussion: """
             INPUT is a TS file, an HLS playlist (.m3u8, local or http/https; one variant of a \
             master playlist is read, as ID3 is the same in all), a folder (its .ts and .m3u8 files, \
-            recursively, each tag once), or any URL libavformat reads (udp://, srt://).
+            recursively, each tag once), a quoted glob, '-' (a list of inputs on standard input, \
+            one a line), or any URL libavformat reads (udp://, srt://). Inputs are scanned --jobs \
+            at a time.
 
-            Output: one record per Nielsen tag on stdout, in stream order; a summary on stderr. \
-            JSONL keys: type, source, segment, media_sequence, discontinuity_sequence, pts (90 kHz \
-            ticks as carried), time (pts in seconds), program_date_time, payload (the string for \
-            sendID3), pc_cid, fd_cid, pc_offset, fd_offset, breakout, valid, placeholder_pc_cid, \
-            issues, id3_version.
+            Output: one record per Nielsen tag on stdout, in input order and then stream order \
+            (--unordered: as inputs finish); a summary on stderr, with progress when it is a \
+            terminal. JSONL keys: type, source, segment, media_sequence, discontinuity_sequence, \
+            pts (90 kHz ticks as carried), time (pts in seconds), program_date_time, payload (the \
+            string for sendID3), pc_cid, fd_cid, pc_offset, fd_offset, breakout, valid, \
+            placeholder_pc_cid, issues, id3_version.
+
+            --report writes the QA report: per source and in total, tags valid and invalid by \
+            reason, placeholder PC CIDs, duplicates, gaps between Nielsen tags under 4 s or over \
+            12 s (as Nielsen's ID3 Tag Validator flags them) with their times, the longest gap, \
+            PTS discontinuities, segments without a tag, inputs that could not be read.
 
             Exit status: 0 when every input was read, 1 when any input or segment could not be \
-            (the others are still scanned), 2 on a usage error.
+            (the others are still scanned), 2 on a usage error, 3 with --strict when any check \
+            failed (read errors, invalid tags, duplicates, gaps, segments or sources without tags).
             """)
 
-    @Argument(help: "Files, folders, playlists or URLs.")
+    @Argument(help: "Files, folders, playlists, URLs, quoted globs, or - for a list on stdin.")
     var inputs: [String]
 
     @Option(help: "Output format: jsonl, csv or text (default: text on a terminal, jsonl otherwise).")
@@ -34,6 +43,24 @@ struct ScanCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Variant of a master playlist to read: lowest, highest, or its position from 0.", valueName: "choice"))
     var variant = VariantChoice.lowestBandwidth
 
+    @Option(help: "Inputs scanned at once (default: the number of cores).")
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(help: "Write each input's records as it finishes, not in input order.")
+    var unordered = false
+
+    @Option(help: ArgumentHelp("Write the QA report to FILE, or - for stdout (then no records are written).", valueName: "file"))
+    var report: String?
+
+    @Option(help: "QA report format: text or json (default: json for a .json file, text otherwise).")
+    var reportFormat: ReportFormat?
+
+    @Flag(help: "Exit 3 when any QA check fails.")
+    var strict = false
+
+    @Flag(help: "No progress and no summary; errors only.")
+    var quiet = false
+
     @Option(help: "Seconds to wait on a stalled network read.")
     var timeout = 10.0
 
@@ -42,35 +69,72 @@ struct ScanCommand: ParsableCommand {
 
     func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if let report, report != "-" {
+            guard FileManager.default.createFile(atPath: report, contents: nil) else {
+                throw ValidationError("cannot write --report \(report)")
+            }
+        }
     }
 
-    func run() throws {
+    func run() async throws {
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .error
         LibAVLog.route(to: logger, verbose: verbose)
 
-        let scanner = Scanner(variant: variant, fetcher: Fetcher(ioTimeout: timeout))
+        let progress = ScanProgress()
+        let scanner = Scanner(variant: variant, fetcher: Fetcher(ioTimeout: timeout), progress: progress)
+        let writesRecords = report != "-"
         let writer = (format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)).makeWriter()
         let output = StandardOutput()
-        if let header = writer.header() { output.write(header) }
+        if writesRecords, let header = writer.header() { output.write(header) }
 
         var summary = ScanSummary()
+        var qa = QAReport()
         let expansion = InputExpansion.expand(inputs, scanner: scanner)
-        expansion.failures.forEach { summary.count(.failure($0)) }
-        for input in expansion.inputs {
+        for failure in expansion.failures {
+            summary.count(.failure(failure))
+            printError("error: \(failure)")
+            var builder = SourceReportBuilder(source: failure.source)
+            builder.add(.failure(failure))
+            qa.add(builder.report)
+        }
+        let display = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress: progress)
+        await BatchScan(scanner: scanner, jobs: jobs, ordered: !unordered).run(expansion.inputs) { result in
             summary.inputs += 1
-            scanner.scan(input) { event in
+            var builder = SourceReportBuilder(source: result.input)
+            for event in result.events {
                 summary.count(event)
-                if case .failure(let failure) = event { printError("error: \(failure)") }
+                builder.add(event)
+                if case .failure(let failure) = event { display.clearing { printError("error: \(failure)") } }
+                guard writesRecords else { continue }
                 for record in TagRecord.records(for: event, allFrames: all) where all || record.type != .malformed {
                     output.write(writer.line(for: record))
                 }
             }
+            qa.add(builder.report)
         }
+        display?.stop()
         output.flush()
-        summary.lines.forEach(printError)
+        if let report { try write(qa, to: report) }
+        if !quiet { summary.lines.forEach(printError) }
+        if strict, !qa.passed { throw ExitCode(3) }
         if !summary.failures.isEmpty { throw ExitCode.failure }
     }
+
+    private func write(_ qa: QAReport, to destination: String) throws {
+        let format = reportFormat ?? (destination.lowercased().hasSuffix(".json") ? .json : .text)
+        let text = format == .json ? qa.json() + "\n" : qa.text()
+        if destination == "-" {
+            FileHandle.standardOutput.write(Data(text.utf8))
+        } else {
+            try text.write(toFile: destination, atomically: true, encoding: .utf8)
+        }
+    }
+}
+
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
 }
 
 extension RecordFormat: ExpressibleByArgument {}

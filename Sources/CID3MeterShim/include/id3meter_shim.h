@@ -53,6 +53,9 @@ int idm_input_open_memory(idm_input **out, const uint8_t *bytes, size_t size,
 
 void idm_input_close(idm_input **input);
 
+/// Bytes of the input consumed so far.
+int64_t idm_input_position(const idm_input *input);
+
 int idm_input_stream_count(const idm_input *input);
 idm_stream_info idm_input_stream_info(const idm_input *input, int index);
 

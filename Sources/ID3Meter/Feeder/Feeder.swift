@@ -112,7 +112,7 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
 }
 
 extension Duration {
-    var seconds: Double {
+    public var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }

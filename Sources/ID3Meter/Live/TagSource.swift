@@ -120,7 +120,7 @@ private extension ScanEvent {
     /// Everything but tags, which travel inside their chunk.
     var sourceEvent: SourceEvent? {
         switch self {
-        case .tag: nil
+        case .tag, .segment: nil
         case .malformed(let error, let pts, let origin): .malformed(error, pts: pts, origin: origin)
         case .failure(let failure): .failure(failure)
         }

@@ -1,13 +1,27 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Turns what the user named into inputs to scan. A folder contributes its `*.ts` and
+/// Turns what the user named into inputs to scan: files, URLs, `-` (a list of inputs on
+/// standard input, one a line), quoted globs, and folders. A folder contributes its `*.ts` and
 /// `*.m3u8` files, recursively, but each tag only once: playlists another playlist in the
 /// folder refers to, and segments any playlist refers to, are read through that playlist.
 public enum InputExpansion {
-    public static func expand(_ arguments: [String], scanner: Scanner) -> (inputs: [String], failures: [InputFailure]) {
+    public static func expand(_ arguments: [String], scanner: Scanner,
+                              standardInput: () -> String = readStandardInput) -> (inputs: [String], failures: [InputFailure]) {
         var inputs: [String] = []
         var failures: [InputFailure] = []
-        for argument in arguments {
+        for argument in arguments.flatMap({ $0 == "-" ? listedInputs(standardInput()) : [$0] }) {
+            if !Location.hasScheme(argument), !FileManager.default.fileExists(atPath: argument),
+               argument.contains(where: { "*?[".contains($0) }) {
+                let matches = glob(argument)
+                if matches.isEmpty { failures.append(InputFailure(source: argument, reason: "no file matches this pattern")) }
+                let expanded = expand(matches, scanner: scanner, standardInput: standardInput)
+                inputs += expanded.inputs
+                failures += expanded.failures
+                continue
+            }
             var isDirectory: ObjCBool = false
             if !Location.hasScheme(argument), FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory),
                isDirectory.boolValue {
@@ -19,6 +33,23 @@ public enum InputExpansion {
             }
         }
         return (inputs, failures)
+    }
+
+    public static func readStandardInput() -> String {
+        String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// One input a line; blank lines and `#` comments are skipped.
+    private static func listedInputs(_ text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    private static func glob(_ pattern: String) -> [String] {
+        var result = glob_t()
+        defer { globfree(&result) }
+        guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
+        return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
     }
 
     private static func folderInputs(_ folder: String, scanner: Scanner) -> [String] {

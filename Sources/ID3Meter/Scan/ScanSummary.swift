@@ -19,6 +19,7 @@ public struct ScanSummary: Sendable {
                 if nielsen.isValid { validNielsenTags += 1 }
                 if nielsen.hasPlaceholderPCCID { placeholderTags += 1 }
             }
+        case .segment: break
         case .malformed: malformedPackets += 1
         case .failure(let failure): failures.append(failure)
         }

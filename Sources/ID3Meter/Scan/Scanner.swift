@@ -5,10 +5,13 @@ import Foundation
 public struct Scanner: Sendable {
     public var variant: VariantChoice
     public var fetcher: Fetcher
+    /// Told the bytes read from each input as the scan goes.
+    public var progress: ScanProgress?
 
-    public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher()) {
+    public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher(), progress: ScanProgress? = nil) {
         self.variant = variant
         self.fetcher = fetcher
+        self.progress = progress
     }
 
     public static func isPlaylist(_ location: String) -> Bool {
@@ -44,9 +47,12 @@ public struct Scanner: Sendable {
         let loader = SegmentLoader(fetcher: fetcher)
         var segmentsRead = 0
         var foundTimedID3 = false
+        var bytes: Int64 = 0
         for segment in media.segments {
             guard let read = readSegment(segment, of: input, loader: loader, emit: emit) else { continue }
             segmentsRead += 1
+            bytes += read.byteCount
+            progress?.update(input, bytes: bytes)
             if read.streams.contains(where: \.isTimedID3) { foundTimedID3 = true }
         }
         if segmentsRead > 0, !foundTimedID3 {
@@ -59,6 +65,7 @@ public struct Scanner: Sendable {
         public var origin: TagOrigin
         /// With frame rates when probed.
         public var streams: [MediaInput.Stream]
+        public var byteCount: Int64
     }
 
     /// Emits the tags of one segment of `input`; `nil` when it could not be read (and a failure was emitted).
@@ -73,7 +80,8 @@ public struct Scanner: Sendable {
             let format = TransportStreamSync.offset(in: bytes) == 0 ? "mpegts" : nil
             let demuxer = try MediaInput(bytes: bytes, format: format, interrupt: fetcher.interrupt, probeStreams: probeStreams)
             readPackets(of: demuxer, origin: origin, emit: emit)
-            return SegmentRead(origin: origin, streams: demuxer.streams)
+            if let segment = origin.segment { emit(.segment(segment)) }
+            return SegmentRead(origin: origin, streams: demuxer.streams, byteCount: Int64(bytes.count))
         } catch let error as SegmentLoadError {
             emit(.failure(InputFailure(source: input, segment: segment.uri, reason: error.reason)))
         } catch {
@@ -123,6 +131,7 @@ public struct Scanner: Sendable {
     private func readPackets(of media: MediaInput, origin: TagOrigin, emit: (ScanEvent) -> Void) {
         do {
             while let packet = try media.nextPacket() {
+                if origin.segment == nil { progress?.update(origin.source, bytes: media.position) }
                 let contents = ID3PacketParser.parse(packet.bytes)
                 for tag in contents.tags { emit(.tag(TimedTag(tag: tag, pts: packet.pts, origin: origin))) }
                 if let error = contents.error { emit(.malformed(error, pts: packet.pts, origin: origin)) }
@@ -131,5 +140,6 @@ public struct Scanner: Sendable {
             let failure = InputFailure(source: origin.source, segment: origin.segment?.uri, reason: "read error: \(error)")
             emit(.failure(failure))
         }
+        if origin.segment == nil { progress?.update(origin.source, bytes: media.position) }
     }
 }

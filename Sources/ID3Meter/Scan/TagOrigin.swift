@@ -56,6 +56,8 @@ public struct InputFailure: Error, Sendable, Equatable, CustomStringConvertible 
 
 /// What a scan reports, in stream order.
 public enum ScanEvent: Sendable {
+    /// A segment was read (after its tags): reports count the segments that held none.
+    case segment(SegmentOrigin)
     case tag(TimedTag)
     /// A timed-ID3 packet whose bytes do not decode; `pts` places it.
     case malformed(ID3ParseError, pts: Int64?, origin: TagOrigin)

@@ -43,6 +43,9 @@ public final class MediaInput: @unchecked Sendable {
 
     deinit { idm_input_close(&input) }
 
+    /// Bytes of the input consumed so far.
+    public var position: Int64 { idm_input_position(input) }
+
     public var streams: [Stream] {
         (0..<idm_input_stream_count(input)).map { index in
             let info = idm_input_stream_info(input, index)

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The QA report as a person reads it: each source's findings with their times, then totals
+/// and the checks that failed.
+extension QAReport {
+    public func text() -> String {
+        var lines = ["Nielsen ID3 tag QA report"]
+        for source in sources {
+            lines.append("")
+            lines.append("== \(source.source)")
+            lines += source.textLines.map { "  " + $0 }
+        }
+        lines.append("")
+        lines.append("== Total: \(total.sources) source\(total.sources == 1 ? "" : "s")")
+        lines.append("  \(total.nielsenTags) Nielsen tags in \(total.id3Tags) ID3 tags: \(total.validTags) valid, "
+                     + "\(total.nielsenTags - total.validTags) invalid\(Self.reasons(total.invalidByReason)); "
+                     + "\(total.placeholderTags) with placeholder PC CID; \(total.duplicates) duplicates")
+        lines.append("  gaps: \(total.shortGaps) under 4 s, \(total.longGaps) over 12 s"
+                     + (total.longestGap.map { String(format: ", longest %.3f s", $0) } ?? "")
+                     + "; \(total.discontinuities) PTS discontinuities")
+        lines.append("  segments: \(total.segments), \(total.segmentsWithoutTags) without any Nielsen tag; "
+                     + "\(total.malformedPackets) malformed ID3 packets")
+        if !total.unreadableSources.isEmpty { lines.append("  unreadable: " + total.unreadableSources.joined(separator: ", ")) }
+        let failed = failedChecks
+        lines.append(failed.isEmpty ? "Checks: all passed"
+                     : "Checks failed: " + failed.keys.sorted().map { "\($0) (\(failed[$0]!.count) source\(failed[$0]!.count == 1 ? "" : "s"))" }
+                        .joined(separator: ", "))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func reasons(_ counts: [String: Int]) -> String {
+        counts.isEmpty ? "" : " (" + counts.keys.sorted().map { "\($0): \(counts[$0]!)" }.joined(separator: ", ") + ")"
+    }
+}
+
+extension SourceReport {
+    var textLines: [String] {
+        var lines: [String] = []
+        lines += failures.map { "read error: \($0)" }
+        lines.append("\(nielsenTags) Nielsen tags in \(id3Tags) ID3 tags: \(validTags) valid, "
+                     + "\(nielsenTags - validTags) invalid\(QAReport.reasons(invalidByReason))"
+                     + (segments > 0 ? "; \(segments) segments" : ""))
+        lines.append(longestGap.map { String(format: "longest gap %.3f s, ending at %@", $0.seconds, $0.at.place) } ?? "longest gap: none")
+        let sections: [(String, [Finding])] = [
+            ("invalid tag", invalidTags), ("placeholder PC CID", placeholderTags), ("duplicate", duplicates),
+            ("gap under 4 s", shortGaps.map(\.at)), ("gap over 12 s", longGaps.map(\.at)),
+            ("PTS discontinuity", discontinuities), ("malformed ID3", malformedPackets),
+        ]
+        for (title, findings) in sections {
+            lines += findings.map { "\(title) at \($0.place): \($0.detail)" }
+        }
+        lines += segmentsWithoutTags.map { "segment without any Nielsen tag: \($0)" }
+        return lines
+    }
+}
+
+extension Finding {
+    /// "12.345 s (pts 1111050, 2026-11-21T10:00:12.345Z, seg3.ts)".
+    var place: String {
+        let details = [pts.map { "pts \($0)" }, programDateTime, segment.map(Location.name)].compactMap { $0 }
+        return (time.map { String(format: "%.3f s", $0) } ?? "no PTS") + (details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")")
+    }
+}

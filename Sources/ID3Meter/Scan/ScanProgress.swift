@@ -1,0 +1,51 @@
+import Foundation
+import Synchronization
+
+/// How far a batch has got, updated by the scanning threads and read by whoever shows it.
+public final class ScanProgress: Sendable {
+    public struct Snapshot: Sendable {
+        public var inputsDone: Int
+        public var inputs: Int
+        public var bytesRead: Int64
+        /// Sizes of the local files among the inputs; remote ones are not known in advance.
+        public var bytesKnown: Int64
+    }
+
+    private struct State {
+        var inputs = 0
+        var inputsDone = 0
+        var bytesKnown: Int64 = 0
+        var bytesDone: Int64 = 0
+        var inFlight: [String: Int64] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func start(inputs: [String]) {
+        let known = inputs.reduce(Int64(0)) { total, input in
+            total + ((try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int64) ?? 0)
+        }
+        state.withLock { $0 = State(inputs: inputs.count, bytesKnown: known) }
+    }
+
+    /// `bytes` read so far from `input` (cumulative).
+    public func update(_ input: String, bytes: Int64) {
+        state.withLock { $0.inFlight[input] = bytes }
+    }
+
+    public func finish(_ input: String) {
+        state.withLock { state in
+            state.bytesDone += state.inFlight.removeValue(forKey: input) ?? 0
+            state.inputsDone += 1
+        }
+    }
+
+    public var snapshot: Snapshot {
+        state.withLock { state in
+            Snapshot(inputsDone: state.inputsDone, inputs: state.inputs,
+                     bytesRead: state.bytesDone + state.inFlight.values.reduce(0, +), bytesKnown: state.bytesKnown)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+
+@Suite("Batch scan")
+struct BatchScanTests {
+    static let inputs = ["ts/nielsen.ts", "spec/unsync-60.ts", "hls/master.m3u8", "spec/v23-184.ts", "qa/defects.ts",
+                         "spec/hls/index.m3u8", "ts/nielsen-v23.ts", "spec/standard-60.ts"].map(Samples.path)
+
+    @Test func parallelOutputIsInInputOrderWhateverTheJobs() throws {
+        let one = try Command.run(["scan", "--jobs", "1", "--format", "jsonl"] + Self.inputs)
+        let four = try Command.run(["scan", "--jobs", "4", "--format", "jsonl"] + Self.inputs)
+        #expect(one.status == 0 && four.status == 0)
+        #expect(one.stdout == four.stdout)
+        // Input order, then stream order: the same as scanning each input alone, one after another.
+        let alone = try Self.inputs.map { try Command.run(["scan", "--format", "jsonl", $0]).stdout }.joined()
+        #expect(four.stdout == alone)
+        let unordered = try Command.run(["scan", "--jobs", "4", "--unordered", "--format", "jsonl"] + Self.inputs)
+        #expect(unordered.stdout.split(separator: "\n").sorted() == alone.split(separator: "\n").sorted())
+    }
+
+    @Test func inputsListedOnStandardInput() async throws {
+        let listed = "# a comment\n\n" + Self.inputs.prefix(3).joined(separator: "\n") + "\n"
+        let expansion = InputExpansion.expand(["-", Self.inputs[3]], scanner: Scanner()) { listed }
+        #expect(expansion.inputs == Array(Self.inputs.prefix(4)))
+        #expect(expansion.failures.isEmpty)
+    }
+
+    @Test func quotedGlobs() throws {
+        let expansion = InputExpansion.expand([Samples.path("spec/*.ts"), Samples.path("nothing/*.ts")], scanner: Scanner())
+        #expect(expansion.inputs == ["standard-60.ts", "unsync-60.ts", "v23-184.ts"].map { Samples.path("spec/\($0)") })
+        #expect(expansion.failures.map(\.reason) == ["no file matches this pattern"])
+    }
+
+    @Test func oneBadInputNeverStopsTheBatch() async throws {
+        let inputs = [Self.inputs[0], "/nonexistent.ts", Self.inputs[1]]
+        var results: [BatchScan.Result] = []
+        await BatchScan(scanner: Scanner(), jobs: 2).run(inputs) { results.append($0) }
+        #expect(results.map(\.index) == [0, 1, 2])
+        #expect(results[1].events.count == 1)
+        #expect(results[0].events.contains { if case .tag = $0 { true } else { false } })
+        #expect(results[2].events.contains { if case .tag = $0 { true } else { false } })
+    }
+
+    @Test func strictExitCodesAndTheReportFile() throws {
+        let folder = try Samples.temporaryFolder()
+        let reportFile = folder.appendingPathComponent("qa.json").path
+        let failing = try Command.run(["scan", "--strict", "--quiet", "--report", reportFile, Samples.path("qa/defects.ts")])
+        #expect(failing.status == 3)
+        #expect(failing.stderr.isEmpty)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportFile))) as? [String: Any]
+        #expect((json?["failed_checks"] as? [String: Any])?.keys.sorted() == ["duplicates", "invalid_tags", "long_gaps", "short_gaps"])
+        #expect(try Command.run(["scan", "--strict", Samples.path("spec/standard-60.ts")]).status == 0)
+        #expect(try Command.run(["scan", Samples.path("qa/defects.ts")]).status == 0, "without --strict, findings are not failures")
+        #expect(try Command.run(["scan", "--strict", "/nonexistent.ts", Samples.path("spec/standard-60.ts")]).status == 3)
+        #expect(try Command.run(["scan", "/nonexistent.ts", Samples.path("spec/standard-60.ts")]).status == 1)
+        let toStdout = try Command.run(["scan", "--report", "-", Samples.path("qa/defects.ts")])
+        #expect(toStdout.stdout.hasPrefix("Nielsen ID3 tag QA report"), "with --report -, stdout holds the report only")
+        #expect(try Command.run(["scan", "--jobs", "0", "x.ts"]).status == 2)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+import SampleGenerator
+
+@Suite("QA report")
+struct QAReportTests {
+    static func report(_ input: String) -> SourceReport {
+        var builder = SourceReportBuilder(source: input)
+        Samples.scan(input).forEach { builder.add($0) }
+        return builder.report
+    }
+
+    @Test func findsEveryPlantedDefectWithItsTimeAndNothingElse() throws {
+        let planted = try JSONDecoder().decode(PlantedDefects.self, from: Data(contentsOf: URL(fileURLWithPath: Samples.path("qa/defects.planted.json"))))
+        let report = Self.report(Samples.path("qa/defects.ts"))
+        #expect(report.placeholderTags.map(\.pts) == planted.placeholder)
+        #expect(report.shortGaps.map(\.at.pts) == planted.shortGaps)
+        #expect(report.longGaps.map(\.at.pts) == planted.longGaps)
+        #expect(report.duplicates.map(\.pts) == planted.duplicates)
+        #expect(report.invalidTags.map(\.pts) == planted.invalid)
+        #expect(report.invalidByReason == ["breakout": 1])
+        #expect(report.discontinuities.map(\.pts) == planted.discontinuities)
+        #expect(report.longestGap?.seconds == planted.longestGap)
+        #expect(report.malformedPackets.isEmpty && report.failures.isEmpty && report.segmentsWithoutTags.isEmpty)
+        #expect(report.invalidTags.first?.time == Double(planted.invalid[0]) / 90_000)
+        #expect(Set(report.failedChecks) == ["invalid_tags", "duplicates", "short_gaps", "long_gaps"])
+    }
+
+    @Test func aCleanStreamPassesEveryCheck() {
+        let report = Self.report(Samples.path("spec/standard-60.ts"))
+        #expect(report.failedChecks == [])
+        #expect(report.shortGaps.isEmpty && report.longGaps.isEmpty && report.discontinuities.isEmpty)
+        #expect(report.placeholderTags.count == 2, "placeholders are reported, and fail nothing")
+    }
+
+    @Test func segmentsWithoutATagAreNamed() throws {
+        let playlist = try String(contentsOfFile: Samples.path("hls/low/low.m3u8"), encoding: .utf8)
+        let segments = playlist.split(separator: "\n").filter { $0.hasSuffix(".ts") }.map(String.init)
+        let tagged = Set(try Samples.expected("hls/expected.jsonl").filter(\.nielsen).compactMap(\.segment))
+        let report = Self.report(Samples.path("hls/master.m3u8"))
+        #expect(report.segments == segments.count)
+        #expect(report.segmentsWithoutTags.map(Location.name) == segments.filter { !tagged.contains($0) })
+        #expect(report.discontinuities.isEmpty)
+    }
+
+    @Test func aDeclaredDiscontinuityIsNotAGap() {
+        let report = Self.report(Samples.path("spec/hls/index.m3u8"))
+        #expect(report.discontinuities.map(\.segment).map { $0.map(Location.name) } == ["part2.ts"])
+        #expect(report.longGaps.isEmpty, "the PTS step back at the discontinuity is not measured as a gap")
+    }
+
+    @Test func totalsAddUpAcrossSources() {
+        var qa = QAReport()
+        qa.add(Self.report(Samples.path("qa/defects.ts")))
+        qa.add(Self.report(Samples.path("spec/standard-60.ts")))
+        var unreadable = SourceReportBuilder(source: "missing.ts")
+        unreadable.add(.failure(InputFailure(source: "missing.ts", reason: "cannot open")))
+        qa.add(unreadable.report)
+        #expect(qa.total.sources == 3)
+        #expect(qa.total.nielsenTags == 9 + 4)
+        #expect(qa.total.unreadableSources == ["missing.ts"])
+        #expect(qa.failedChecks["read_errors"] == ["missing.ts"])
+        #expect(qa.failedChecks["duplicates"] == [Samples.path("qa/defects.ts")])
+        let json = try? JSONSerialization.jsonObject(with: Data(qa.json().utf8)) as? [String: Any]
+        #expect((json?["sources"] as? [Any])?.count == 3)
+        #expect(qa.text().contains("duplicate at 62.000 s (pts 5580000)"))
+    }
+}
