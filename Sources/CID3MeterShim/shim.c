@@ -1,6 +1,9 @@
 #include "id3meter_shim.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <libavformat/avformat.h>
 #include <libavutil/aes.h>
 #include <libavutil/time.h>
@@ -38,43 +41,68 @@ static AVIOInterruptCB idm_interrupt_cb(idm_interrupt *interrupt) {
 
 // MARK: - Inputs
 
-typedef struct idm_memory {
+// A custom I/O source: bytes in memory, then optionally a region of a file read with pread.
+// Memory inputs are the bytes alone; file ranges put the file's opening PAT and PMT in front.
+typedef struct idm_source {
     uint8_t *bytes;
     size_t size;
-    size_t position;
-} idm_memory;
+    int fd;
+    int64_t file_offset;
+    int64_t file_length;
+    int64_t position;
+} idm_source;
 
 struct idm_input {
     AVFormatContext *format;
     AVPacket *packet;
-    AVIOContext *memory_io;
-    idm_memory memory;
+    AVIOContext *custom_io;
+    idm_source source;
 };
 
-static int idm_memory_read(void *opaque, uint8_t *buffer, int size) {
-    idm_memory *memory = opaque;
-    size_t left = memory->size - memory->position;
-    if (left == 0) return AVERROR_EOF;
-    size_t count = (size_t)size < left ? (size_t)size : left;
-    memcpy(buffer, memory->bytes + memory->position, count);
-    memory->position += count;
+static int64_t idm_source_length(const idm_source *source) {
+    return (int64_t)source->size + (source->fd >= 0 ? source->file_length : 0);
+}
+
+static int idm_source_read(void *opaque, uint8_t *buffer, int size) {
+    idm_source *source = opaque;
+    int64_t left = idm_source_length(source) - source->position;
+    if (left <= 0) return AVERROR_EOF;
+    int64_t count = size < left ? size : left;
+    if (source->position < (int64_t)source->size) {
+        int64_t in_memory = (int64_t)source->size - source->position;
+        if (count > in_memory) count = in_memory;
+        memcpy(buffer, source->bytes + source->position, (size_t)count);
+    } else {
+        ssize_t got = pread(source->fd, buffer, (size_t)count, source->file_offset + source->position - (int64_t)source->size);
+        if (got < 0) return AVERROR(errno);
+        if (got == 0) return AVERROR_EOF;
+        count = got;
+    }
+    source->position += count;
     return (int)count;
 }
 
-static int64_t idm_memory_seek(void *opaque, int64_t offset, int whence) {
-    idm_memory *memory = opaque;
+static int64_t idm_source_seek(void *opaque, int64_t offset, int whence) {
+    idm_source *source = opaque;
     int64_t base;
     switch (whence & ~AVSEEK_FORCE) {
-    case AVSEEK_SIZE: return (int64_t)memory->size;
+    case AVSEEK_SIZE: return idm_source_length(source);
     case SEEK_SET: base = 0; break;
-    case SEEK_CUR: base = (int64_t)memory->position; break;
-    case SEEK_END: base = (int64_t)memory->size; break;
+    case SEEK_CUR: base = source->position; break;
+    case SEEK_END: base = idm_source_length(source); break;
     default: return AVERROR(EINVAL);
     }
     int64_t target = base + offset;
-    if (target < 0 || target > (int64_t)memory->size) return AVERROR(EINVAL);
-    memory->position = (size_t)target;
+    if (target < 0 || target > idm_source_length(source)) return AVERROR(EINVAL);
+    source->position = target;
     return target;
+}
+
+/// A packet's byte position in the file: -1 for the prefix of a file range.
+static int64_t idm_file_position(const idm_input *input, int64_t position) {
+    if (position < 0 || input->source.fd < 0) return position;
+    if (position < (int64_t)input->source.size) return -1;
+    return input->source.file_offset + position - (int64_t)input->source.size;
 }
 
 static int idm_is_timed_id3(const AVStream *stream) {
@@ -108,6 +136,7 @@ static idm_input *idm_input_alloc(idm_interrupt *interrupt) {
         return NULL;
     }
     input->format->interrupt_callback = idm_interrupt_cb(interrupt);
+    input->source.fd = -1;
     return input;
 }
 
@@ -136,33 +165,23 @@ int idm_input_open_url(idm_input **out, const char *url, const char *format_name
     return 0;
 }
 
-int idm_input_open_memory(idm_input **out, const uint8_t *bytes, size_t size,
-                          const char *format_name, idm_interrupt *interrupt,
-                          int probe_stream_info) {
+static int idm_input_open_custom(idm_input **out, idm_input *input, const char *format_name, int probe_stream_info) {
     const AVInputFormat *format;
     int error = idm_find_format(format_name, &format);
-    if (error < 0) return error;
-    idm_input *input = idm_input_alloc(interrupt);
-    if (!input) return AVERROR(ENOMEM);
+    if (error < 0) goto fail;
     error = AVERROR(ENOMEM);
     const int io_buffer_size = 64 * 1024;
     uint8_t *io_buffer = av_malloc(io_buffer_size);
-    input->memory.bytes = av_malloc(size > 0 ? size : 1);
-    if (!io_buffer || !input->memory.bytes) {
+    if (!io_buffer) goto fail;
+    input->custom_io = avio_alloc_context(io_buffer, io_buffer_size, 0, &input->source,
+                                          idm_source_read, NULL, idm_source_seek);
+    if (!input->custom_io) {
         av_free(io_buffer);
         goto fail;
     }
-    memcpy(input->memory.bytes, bytes, size);
-    input->memory.size = size;
-    input->memory_io = avio_alloc_context(io_buffer, io_buffer_size, 0, &input->memory,
-                                          idm_memory_read, NULL, idm_memory_seek);
-    if (!input->memory_io) {
-        av_free(io_buffer);
-        goto fail;
-    }
-    input->format->pb = input->memory_io;
+    input->format->pb = input->custom_io;
     input->format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    error = idm_input_finish_open(input, "memory", format, NULL, probe_stream_info);
+    error = idm_input_finish_open(input, "custom", format, NULL, probe_stream_info);
     if (error < 0) goto fail;
     *out = input;
     return 0;
@@ -171,16 +190,58 @@ fail:
     return error;
 }
 
+static int idm_copy_bytes(idm_input *input, const uint8_t *bytes, size_t size) {
+    input->source.bytes = av_malloc(size > 0 ? size : 1);
+    if (!input->source.bytes) return AVERROR(ENOMEM);
+    if (size > 0) memcpy(input->source.bytes, bytes, size);
+    input->source.size = size;
+    return 0;
+}
+
+int idm_input_open_memory(idm_input **out, const uint8_t *bytes, size_t size,
+                          const char *format_name, idm_interrupt *interrupt,
+                          int probe_stream_info) {
+    idm_input *input = idm_input_alloc(interrupt);
+    if (!input) return AVERROR(ENOMEM);
+    int error = idm_copy_bytes(input, bytes, size);
+    if (error < 0) {
+        idm_input_close(&input);
+        return error;
+    }
+    return idm_input_open_custom(out, input, format_name, probe_stream_info);
+}
+
+int idm_input_open_file_range(idm_input **out, const char *path, int64_t offset, int64_t length,
+                              const uint8_t *prefix, size_t prefix_size, const char *format_name,
+                              idm_interrupt *interrupt) {
+    idm_input *input = idm_input_alloc(interrupt);
+    if (!input) return AVERROR(ENOMEM);
+    int error = idm_copy_bytes(input, prefix, prefix_size);
+    if (error == 0) {
+        input->source.fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (input->source.fd < 0) error = AVERROR(errno);
+    }
+    if (error < 0) {
+        idm_input_close(&input);
+        return error;
+    }
+    posix_fadvise(input->source.fd, offset, length, POSIX_FADV_SEQUENTIAL);
+    input->source.file_offset = offset;
+    input->source.file_length = length;
+    return idm_input_open_custom(out, input, format_name, 0);
+}
+
 void idm_input_close(idm_input **input) {
     if (!input || !*input) return;
     idm_input *in = *input;
     av_packet_free(&in->packet);
     avformat_close_input(&in->format);  // also frees a context that failed to open
-    if (in->memory_io) {
-        av_freep(&in->memory_io->buffer);
-        avio_context_free(&in->memory_io);
+    if (in->custom_io) {
+        av_freep(&in->custom_io->buffer);
+        avio_context_free(&in->custom_io);
     }
-    av_free(in->memory.bytes);
+    av_free(in->source.bytes);
+    if (in->source.fd >= 0) close(in->source.fd);
     av_freep(input);
 }
 
@@ -219,6 +280,7 @@ int idm_input_read_timed_id3(idm_input *input, idm_packet *packet) {
         packet->pts = input->packet->pts == AV_NOPTS_VALUE ? IDM_NO_PTS : input->packet->pts;
         packet->dts = input->packet->dts == AV_NOPTS_VALUE ? IDM_NO_PTS : input->packet->dts;
         packet->stream_index = input->packet->stream_index;
+        packet->position = idm_file_position(input, input->packet->pos);
         packet->time_base_num = stream->time_base.num;
         packet->time_base_den = stream->time_base.den;
         return 0;

@@ -35,6 +35,7 @@ typedef struct idm_packet {
     int stream_index;
     int time_base_num;
     int time_base_den;
+    int64_t position;      // byte offset of the packet's start in the file; -1 when unknown or in a prefix
 } idm_packet;
 
 #define IDM_NO_PTS INT64_MIN
@@ -50,6 +51,13 @@ int idm_input_open_url(idm_input **out, const char *url, const char *format_name
 int idm_input_open_memory(idm_input **out, const uint8_t *bytes, size_t size,
                           const char *format_name, idm_interrupt *interrupt,
                           int probe_stream_info);
+
+/// Opens `length` bytes of the file at `path` from `offset`, demuxed after `prefix` (the
+/// file's opening bytes, so the PAT and PMT are known before the range starts). Packet
+/// positions are file offsets. Lets one large file be demuxed in parallel ranges.
+int idm_input_open_file_range(idm_input **out, const char *path, int64_t offset, int64_t length,
+                              const uint8_t *prefix, size_t prefix_size, const char *format_name,
+                              idm_interrupt *interrupt);
 
 void idm_input_close(idm_input **input);
 

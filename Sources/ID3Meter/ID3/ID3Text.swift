@@ -27,8 +27,10 @@ enum ID3Text {
         }
     }
 
-    /// ISO-8859-1 maps each byte to the Unicode scalar of the same value.
+    /// ISO-8859-1 maps each byte to the Unicode scalar of the same value; ASCII, the usual
+    /// case (Nielsen's owner strings), is also valid UTF-8 and decodes in one pass.
     static func latin1<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
         return String(scalars)

@@ -34,7 +34,9 @@ final class Spool {
 
     func append(_ line: String) throws {
         if openFile == nil {
-            FileManager.default.createFile(atPath: openURL.path, contents: nil)
+            guard FileManager.default.createFile(atPath: openURL.path, contents: nil) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: openURL.path])
+            }
             openFile = try FileHandle(forWritingTo: openURL)
         }
         try openFile?.write(contentsOf: Data((line + "\n").utf8))

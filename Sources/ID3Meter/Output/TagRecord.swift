@@ -61,7 +61,7 @@ public struct TagRecord: Encodable, Sendable {
             let date = timed.programDateTime.map(ProgramDateTime.format)
             return timed.tag.frames.compactMap { frame in
                 var record: TagRecord
-                if case .priv(let owner, _) = frame.content, let nielsen = NielsenTag(owner: owner) {
+                if case .priv(let owner, _) = frame.content, let nielsen = timed.nielsenTags.first(where: { $0.payload == owner }) {
                     record = TagRecord(nielsen: nielsen, timed: timed)
                 } else if allFrames {
                     record = TagRecord(type: .frame, origin: timed.origin, pts: timed.pts)

@@ -20,7 +20,10 @@ public struct BatchScan: Sendable {
 
     public func run(_ inputs: [String], deliver: (Result) -> Void) async {
         scanner.progress?.start(inputs: inputs)
-        let scanner = scanner
+        var partitioned = scanner
+        // Cores that would sit idle with fewer inputs than jobs go to splitting large files.
+        partitioned.filePartitions = max(1, jobs / max(1, min(jobs, inputs.count)))
+        let scanner = partitioned
         await withTaskGroup(of: Result.self) { group in
             var started = 0
             func startNext() {

@@ -7,11 +7,17 @@ public struct Scanner: Sendable {
     public var fetcher: Fetcher
     /// Told the bytes read from each input as the scan goes.
     public var progress: ScanProgress?
+    /// Threads one large local MPEG-TS file may be demuxed with, in byte ranges.
+    public var filePartitions: Int
+    /// Files smaller than this are read in one piece.
+    public var partitionThreshold: Int64 = 64 << 20
 
-    public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher(), progress: ScanProgress? = nil) {
+    public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher(), progress: ScanProgress? = nil,
+                filePartitions: Int = 1) {
         self.variant = variant
         self.fetcher = fetcher
         self.progress = progress
+        self.filePartitions = filePartitions
     }
 
     public static func isPlaylist(_ location: String) -> Bool {
@@ -22,6 +28,8 @@ public struct Scanner: Sendable {
     public func scan(_ input: String, emit: (ScanEvent) -> Void) {
         if Self.isPlaylist(input) {
             scanPlaylist(input, emit: emit)
+        } else if let parts = partitions(of: input) {
+            scanInParts(input, parts: parts, emit: emit)
         } else {
             let origin = TagOrigin(source: input)
             do {
@@ -90,7 +98,7 @@ public struct Scanner: Sendable {
         return nil
     }
 
-    private static let noTimedID3 = "no timed-ID3 stream (MPEG-TS stream_type 0x15 with an ID3 metadata descriptor)"
+    static let noTimedID3 = "no timed-ID3 stream (MPEG-TS stream_type 0x15 with an ID3 metadata descriptor)"
 
     /// The media playlist behind `location`, going through a master playlist when it is one.
     public func loadMediaPlaylist(_ location: String) throws(SegmentLoadError) -> MediaPlaylist {
@@ -127,11 +135,17 @@ public struct Scanner: Sendable {
         }
     }
 
-    /// Emits the tags of every timed-ID3 packet.
-    private func readPackets(of media: MediaInput, origin: TagOrigin, emit: (ScanEvent) -> Void) {
+    /// Emits the tags of every timed-ID3 packet that `keep` accepts. `part` and `prefixBytes`
+    /// place a byte range of a file read in parts, for the progress.
+    func readPackets(of media: MediaInput, origin: TagOrigin, part: Int = 0, prefixBytes: Int64 = 0,
+                     keep: (TimedID3Packet) -> Bool = { _ in true }, emit: (ScanEvent) -> Void) {
+        func reportProgress() {
+            if origin.segment == nil { progress?.update(origin.source, part: part, bytes: max(0, media.position - prefixBytes)) }
+        }
         do {
             while let packet = try media.nextPacket() {
-                if origin.segment == nil { progress?.update(origin.source, bytes: media.position) }
+                reportProgress()
+                guard keep(packet) else { continue }
                 let contents = ID3PacketParser.parse(packet.bytes)
                 for tag in contents.tags { emit(.tag(TimedTag(tag: tag, pts: packet.pts, origin: origin))) }
                 if let error = contents.error { emit(.malformed(error, pts: packet.pts, origin: origin)) }
@@ -140,6 +154,6 @@ public struct Scanner: Sendable {
             let failure = InputFailure(source: origin.source, segment: origin.segment?.uri, reason: "read error: \(error)")
             emit(.failure(failure))
         }
-        if origin.segment == nil { progress?.update(origin.source, bytes: media.position) }
+        reportProgress()
     }
 }

@@ -22,9 +22,18 @@ public struct SegmentOrigin: Sendable, Equatable {
 
 /// A decoded ID3 tag with its presentation time.
 public struct TimedTag: Sendable {
-    public var tag: ID3Tag
-    public var pts: Int64?
-    public var origin: TagOrigin
+    public let tag: ID3Tag
+    public let pts: Int64?
+    public let origin: TagOrigin
+    /// The tag's Nielsen PRIV frames, parsed once.
+    public let nielsenTags: [NielsenTag]
+
+    public init(tag: ID3Tag, pts: Int64?, origin: TagOrigin) {
+        self.tag = tag
+        self.pts = pts
+        self.origin = origin
+        nielsenTags = tag.privFrames.compactMap { NielsenTag(owner: $0.owner) }
+    }
 
     /// The tag's wall-clock time: its segment's PROGRAM-DATE-TIME plus its distance
     /// from the segment's start.
@@ -34,7 +43,6 @@ public struct TimedTag: Sendable {
         return date.addingTimeInterval(PTS.seconds(PTS.distance(from: start, to: pts)))
     }
 
-    public var nielsenTags: [NielsenTag] { tag.privFrames.compactMap { NielsenTag(owner: $0.owner) } }
 }
 
 /// An input, or one segment of it, that could not be read: named, with the reason.

@@ -41,6 +41,14 @@ public final class MediaInput: @unchecked Sendable {
         try AVError.check(idm_input_open_memory(&input, bytes, bytes.count, format, interrupt.pointer, probeStreams ? 1 : 0))
     }
 
+    /// Opens `length` bytes of the MPEG-TS file at `path` from `offset`, demuxed after `prefix`
+    /// (the file's first bytes, carrying its PAT and PMT). Packet positions are file offsets;
+    /// packets from the prefix have none.
+    public init(path: String, offset: Int64, length: Int64, prefix: [UInt8], interrupt: Interrupt = Interrupt()) throws(AVError) {
+        self.interrupt = interrupt
+        try AVError.check(idm_input_open_file_range(&input, path, offset, length, prefix, prefix.count, "mpegts", interrupt.pointer))
+    }
+
     deinit { idm_input_close(&input) }
 
     /// Bytes of the input consumed so far.
@@ -69,7 +77,7 @@ public final class MediaInput: @unchecked Sendable {
             ? [UInt8](UnsafeBufferPointer(start: packet.data, count: Int(packet.size))) : []
         return TimedID3Packet(bytes: bytes, pts: ticks90k(packet.pts, packet.time_base_num, packet.time_base_den),
                               dts: ticks90k(packet.dts, packet.time_base_num, packet.time_base_den),
-                              streamIndex: Int(packet.stream_index))
+                              streamIndex: Int(packet.stream_index), position: packet.position >= 0 ? packet.position : nil)
     }
 
     private func ticks90k(_ value: Int64, _ num: Int32, _ den: Int32) -> Int64? {

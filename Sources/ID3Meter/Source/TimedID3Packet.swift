@@ -6,11 +6,14 @@ public struct TimedID3Packet: Sendable {
     /// Same clock; timed ID3 rarely carries a DTS, and libavformat then repeats the PTS.
     public var dts: Int64?
     public var streamIndex: Int
+    /// Where the packet starts in its file, when known.
+    public var position: Int64?
 
-    public init(bytes: [UInt8], pts: Int64?, dts: Int64?, streamIndex: Int) {
+    public init(bytes: [UInt8], pts: Int64?, dts: Int64?, streamIndex: Int, position: Int64? = nil) {
         self.bytes = bytes
         self.pts = pts
         self.dts = dts
         self.streamIndex = streamIndex
+        self.position = position
     }
 }
