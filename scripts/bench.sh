@@ -2,13 +2,13 @@
 # Batch scan speed and memory against the ffmpeg CLI copying the same timed-ID3 stream out of
 # the same files (`ffmpeg -i FILE -map 0:d -c copy -f data -`), timed in the same run. Each
 # timing is the median of three runs. Corpus: samples/ts/nielsen.ts repeated, as one big file
-# (650 copies, 500 MB) and as a folder of 200 segment files (4 copies each, 617 MB).
+# (680 copies, 500 MB) and as a folder of 200 segment files (4 copies each, 617 MB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 METER=.build/release/id3-meter
 CORPUS=bench-corpus
-COPIES=${BENCH_COPIES:-650}
+COPIES=${BENCH_COPIES:-680}
 SEGMENTS=${BENCH_SEGMENTS:-200}
 PER_SEGMENT=${BENCH_PER_SEGMENT:-4}
 RUNS=${BENCH_RUNS:-3}

@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ID3Meter
 import Logging
 
@@ -84,10 +87,9 @@ struct ScanCommand: AsyncParsableCommand {
 
         let progress = ScanProgress()
         let scanner = Scanner(variant: variant, fetcher: Fetcher(ioTimeout: timeout), progress: progress)
-        let writesRecords = report != "-"
-        let writer = (format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)).makeWriter()
+        let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
         let output = StandardOutput()
-        if writesRecords, let header = writer.header() { output.write(header) }
+        if let header = recordFormat?.makeWriter().header() { output.write(header) }
 
         var summary = ScanSummary()
         var qa = QAReport()
@@ -100,19 +102,14 @@ struct ScanCommand: AsyncParsableCommand {
             qa.add(builder.report)
         }
         let display = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress: progress)
-        await BatchScan(scanner: scanner, jobs: jobs, ordered: !unordered).run(expansion.inputs) { result in
-            summary.inputs += 1
-            var builder = SourceReportBuilder(source: result.input)
-            for event in result.events {
-                summary.count(event)
-                builder.add(event)
-                if case .failure(let failure) = event { display.clearing { printError("error: \(failure)") } }
-                guard writesRecords else { continue }
-                for record in TagRecord.records(for: event, allFrames: all) where all || record.type != .malformed {
-                    output.write(writer.line(for: record))
-                }
-            }
-            qa.add(builder.report)
+        let all = all
+        await BatchScan(scanner: scanner, jobs: jobs, ordered: !unordered).run(expansion.inputs) { input in
+            InputCollector(input: input, writer: recordFormat?.makeWriter(), allFrames: all)
+        } deliver: { _, outcome in
+            summary.merge(outcome.summary)
+            qa.add(outcome.report)
+            display.clearing { outcome.errors.forEach(printError) }
+            output.write(bytes: outcome.records)
         }
         display?.stop()
         output.flush()
@@ -147,6 +144,46 @@ func printError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
+/// One input's records, formatted, with its report and counts: built on the scanning thread.
+struct InputCollector: ScanCollector {
+    struct Outcome: Sendable {
+        var records: [UInt8] = []
+        var report: SourceReport
+        var summary = ScanSummary()
+        var errors: [String] = []
+    }
+
+    let writer: (any RecordWriter)?
+    let allFrames: Bool
+    private var outcome: Outcome
+    private var report: SourceReportBuilder
+
+    init(input: String, writer: (any RecordWriter)?, allFrames: Bool) {
+        self.writer = writer
+        self.allFrames = allFrames
+        report = SourceReportBuilder(source: input)
+        outcome = Outcome(report: report.report)
+        outcome.summary.inputs = 1
+    }
+
+    mutating func add(_ event: ScanEvent) {
+        outcome.summary.count(event)
+        report.add(event)
+        if case .failure(let failure) = event { outcome.errors.append("error: \(failure)") }
+        guard let writer else { return }
+        for record in TagRecord.records(for: event, allFrames: allFrames) where allFrames || record.type != .malformed {
+            outcome.records += writer.line(for: record).utf8
+            outcome.records.append(0x0A)
+        }
+    }
+
+    func finish() -> Outcome {
+        var outcome = outcome
+        outcome.report = report.report
+        return outcome
+    }
+}
+
 /// Buffered stdout: one write per line is a syscall per tag on a big scan.
 final class StandardOutput {
     private var buffer: [UInt8] = []
@@ -157,8 +194,25 @@ final class StandardOutput {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// A whole input's records: written as they are, not copied into the buffer.
+    func write(bytes: [UInt8]) {
+        flush()
+        Self.writeOut(bytes)
+    }
+
     func flush() {
-        FileHandle.standardOutput.write(Data(buffer))
+        Self.writeOut(buffer)
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    private static func writeOut(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
+                if written <= 0 { if errno == EINTR { continue } else { return } }
+                offset += written
+            }
+        }
     }
 }

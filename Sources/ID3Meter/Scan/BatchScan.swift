@@ -1,13 +1,16 @@
-/// Scans many inputs at once, `jobs` at a time, each on its own blocking executor. Results
-/// come in input order (each input's events in stream order), or as inputs finish when
-/// `ordered` is off. One input failing never stops the others.
-public struct BatchScan: Sendable {
-    public struct Result: Sendable {
-        public var index: Int
-        public var input: String
-        public var events: [ScanEvent]
-    }
+/// What a batch does with one input's events, on the thread that scans it: formatting records
+/// and building reports there keeps that work parallel and stores only its outcome, not the
+/// events, until the outcome's turn to be delivered.
+public protocol ScanCollector {
+    associatedtype Outcome: Sendable
+    mutating func add(_ event: ScanEvent)
+    func finish() -> Outcome
+}
 
+/// Scans many inputs at once, `jobs` at a time, each on its own blocking executor. Outcomes
+/// come in input order, or as inputs finish when `ordered` is off. One input failing never
+/// stops the others. With fewer inputs than jobs, the spare threads split large files.
+public struct BatchScan: Sendable {
     public var scanner: Scanner
     public var jobs: Int
     public var ordered: Bool
@@ -18,38 +21,38 @@ public struct BatchScan: Sendable {
         self.ordered = ordered
     }
 
-    public func run(_ inputs: [String], deliver: (Result) -> Void) async {
+    public func run<Collector: ScanCollector>(_ inputs: [String], collector: @escaping @Sendable (String) -> Collector,
+                                              deliver: (_ index: Int, Collector.Outcome) -> Void) async {
         scanner.progress?.start(inputs: inputs)
         var partitioned = scanner
-        // Cores that would sit idle with fewer inputs than jobs go to splitting large files.
         partitioned.filePartitions = max(1, jobs / max(1, min(jobs, inputs.count)))
         let scanner = partitioned
-        await withTaskGroup(of: Result.self) { group in
+        await withTaskGroup(of: (Int, Collector.Outcome).self) { group in
             var started = 0
             func startNext() {
                 let index = started, input = inputs[index]
                 started += 1
                 group.addTask {
                     await BlockingExecutor(label: "scan").run {
-                        var events: [ScanEvent] = []
-                        scanner.scan(input) { events.append($0) }
+                        var consumer = collector(input)
+                        scanner.scan(input) { consumer.add($0) }
                         scanner.progress?.finish(input)
-                        return Result(index: index, input: input, events: events)
+                        return (index, consumer.finish())
                     }
                 }
             }
             while started < min(jobs, inputs.count) { startNext() }
-            var waiting: [Int: Result] = [:]
+            var waiting: [Int: Collector.Outcome] = [:]
             var nextToDeliver = 0
-            for await result in group {
+            for await (index, outcome) in group {
                 if started < inputs.count { startNext() }
                 guard ordered else {
-                    deliver(result)
+                    deliver(index, outcome)
                     continue
                 }
-                waiting[result.index] = result
+                waiting[index] = outcome
                 while let next = waiting.removeValue(forKey: nextToDeliver) {
-                    deliver(next)
+                    deliver(nextToDeliver, next)
                     nextToDeliver += 1
                 }
             }

@@ -25,6 +25,16 @@ public struct ScanSummary: Sendable {
         }
     }
 
+    public mutating func merge(_ other: ScanSummary) {
+        inputs += other.inputs
+        id3Tags += other.id3Tags
+        nielsenTags += other.nielsenTags
+        validNielsenTags += other.validNielsenTags
+        placeholderTags += other.placeholderTags
+        malformedPackets += other.malformedPackets
+        failures += other.failures
+    }
+
     public var lines: [String] {
         var lines = ["\(inputs) input\(inputs == 1 ? "" : "s"): \(nielsenTags) Nielsen tags (\(validNielsenTags) valid, "
                      + "\(nielsenTags - validNielsenTags) invalid, \(placeholderTags) with placeholder PC CID) "
