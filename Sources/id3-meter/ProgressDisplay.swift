@@ -6,6 +6,7 @@ import Synchronization
 final class ProgressDisplay: Sendable {
     private let progress: ScanProgress
     private let started = ContinuousClock.now
+    /// The drawing task, `nil` once stopped; drawing happens under the lock so none follows `stop()`.
     private let timer = Mutex<Task<Void, Never>?>(nil)
     private static let clearLine = "\r\u{1B}[K"
 
@@ -14,14 +15,17 @@ final class ProgressDisplay: Sendable {
         timer.withLock { $0 = Task { [self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
-                draw()
+                timer.withLock { if $0 != nil { draw() } }
             }
         } }
     }
 
     func stop() {
-        timer.withLock { $0?.cancel() }
-        FileHandle.standardError.write(Data(Self.clearLine.utf8))
+        timer.withLock {
+            $0?.cancel()
+            $0 = nil
+            FileHandle.standardError.write(Data(Self.clearLine.utf8))
+        }
     }
 
     private func draw() {
@@ -39,9 +43,10 @@ final class ProgressDisplay: Sendable {
 }
 
 extension Optional where Wrapped == ProgressDisplay {
-    /// Runs `print` with the progress line out of its way.
-    func clearing(_ print: () -> Void) {
+    /// Prints error lines with the progress line out of their way.
+    func printing(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
         if self != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        print()
+        lines.forEach(printError)
     }
 }

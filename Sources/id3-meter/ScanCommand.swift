@@ -108,7 +108,7 @@ struct ScanCommand: AsyncParsableCommand {
         } deliver: { _, outcome in
             summary.merge(outcome.summary)
             qa.add(outcome.report)
-            display.clearing { outcome.errors.forEach(printError) }
+            display.printing(outcome.errors)
             output.write(bytes: outcome.records)
         }
         display?.stop()
