@@ -51,6 +51,7 @@ struct BatchScanTests {
 
     @Test func strictExitCodesAndTheReportFile() throws {
         let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let reportFile = folder.appendingPathComponent("qa.json").path
         let failing = try Command.run(["scan", "--strict", "--quiet", "--report", reportFile, Samples.path("qa/defects.ts")])
         #expect(failing.status == 3)

@@ -71,6 +71,7 @@ struct CollectorOutputTests {
         let collector = try TestCollector()
         defer { collector.server.stop() }
         let spool = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: spool) }
         let output = try CollectorOutput(collector: collector.url, spoolDirectory: spool, settings: Self.settings)
         for index in 0..<10 { output.write(Self.record(index)) }
         try await Task.sleep(for: .milliseconds(200))
@@ -95,6 +96,7 @@ struct CollectorOutputTests {
         defer { collector.server.stop() }
         collector.isUp = false
         let spool = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: spool) }
         var settings = Self.settings
         settings.finishTimeout = .milliseconds(100)
         let first = try CollectorOutput(collector: collector.url, spoolDirectory: spool, settings: settings)

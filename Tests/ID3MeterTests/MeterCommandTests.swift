@@ -50,6 +50,7 @@ struct MeterCommandTests {
         let collector = try TestCollector()
         defer { collector.server.stop() }
         let spool = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: spool) }
         let (process, out, _) = try launch(["--speed", "max", "--format", "jsonl", "--collector", collector.url.absoluteString,
                                             "--spool", spool.path, Samples.path("spec/hls/index.m3u8")])
         let lines = try records(out.fileHandleForReading.readDataToEndOfFile())

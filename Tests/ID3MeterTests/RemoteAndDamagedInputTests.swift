@@ -48,6 +48,7 @@ struct RemoteAndDamagedInputTests {
     @Test func damagedTransportStreamsNeverCrash() throws {
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("spec/standard-60.ts"))))
         let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         var random = SeededRandom(seed: 5)
         for round in 0..<40 {
             var bytes = Array(original.prefix(Int.random(in: 188...original.count, using: &random)))

@@ -64,6 +64,7 @@ struct SampleScanTests {
 
     @Test func aPlaylistWithAMissingSegmentStillScansTheOthers() throws {
         let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let source = Samples.folder.appendingPathComponent("spec/hls")
         for part in ["part0.ts", "part2.ts"] {
             try FileManager.default.copyItem(at: source.appendingPathComponent(part), to: folder.appendingPathComponent(part))

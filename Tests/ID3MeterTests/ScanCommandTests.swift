@@ -45,6 +45,7 @@ struct ScanCommandTests {
 
     @Test func unreadableInputsFailWithTheirNameAndTheOthersAreStillScanned() throws {
         let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let empty = folder.appendingPathComponent("empty.ts").path
         let random = folder.appendingPathComponent("random.ts").path
         FileManager.default.createFile(atPath: empty, contents: Data())
