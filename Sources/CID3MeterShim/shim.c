@@ -21,6 +21,10 @@ void idm_interrupt_cancel(idm_interrupt *interrupt) {
     __atomic_store_n(&interrupt->cancelled, 1, __ATOMIC_RELAXED);
 }
 
+int idm_interrupt_is_cancelled(const idm_interrupt *interrupt) {
+    return __atomic_load_n(&interrupt->cancelled, __ATOMIC_RELAXED);
+}
+
 void idm_interrupt_set_deadline_after(idm_interrupt *interrupt, int64_t microseconds) {
     int64_t deadline = microseconds > 0 ? av_gettime_relative() + microseconds : 0;
     __atomic_store_n(&interrupt->deadline_us, deadline, __ATOMIC_RELAXED);

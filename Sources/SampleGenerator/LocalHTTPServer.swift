@@ -3,8 +3,9 @@ import Foundation
 import Glibc
 #endif
 
-/// A real HTTP/1.1 server on 127.0.0.1 for tests and benchmarks: one connection at a time,
-/// each closed after its response, every answer from `handler`. Call `stop()` to end it.
+/// A real HTTP/1.1 server on 127.0.0.1 for tests and benchmarks: a thread per connection, each
+/// closed after its response, every answer from `handler` (which may stall, to test timeouts).
+/// Call `stop()` to end it.
 public final class LocalHTTPServer: @unchecked Sendable {
     public struct Request: Sendable {
         public var method: String
@@ -38,6 +39,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
     private let handler: @Sendable (Request) -> Response
     private let lock = NSLock()
     private var log: [Request] = []
+    private var stopped = false
 
     public init(port: UInt16 = 0, handler: @escaping @Sendable (Request) -> Response) throws {
         self.handler = handler
@@ -75,21 +77,29 @@ public final class LocalHTTPServer: @unchecked Sendable {
     /// Every request answered so far, in order.
     public var requests: [Request] { lock.withLock { log } }
 
-    /// Ends the accept loop; the server thread then lets go of the server.
+    /// Ends the accept loop. The loop's thread closes the socket itself: closing it here could
+    /// hand its descriptor number to a new server while the old loop still accepts on it.
     public func stop() {
+        lock.withLock { stopped = true }
         shutdown(socket, Int32(SHUT_RDWR))
-        close(socket)
     }
 
     private func serve() {
         while true {
             let client = accept(socket, nil, nil)
-            guard client >= 0 else { return }
-            if let request = Self.readRequest(client) {
-                lock.withLock { log.append(request) }
-                Self.write(handler(request), to: client)
+            if lock.withLock({ stopped }) {
+                if client >= 0 { close(client) }
+                close(socket)
+                return
             }
-            close(client)
+            guard client >= 0 else { continue }
+            Thread.detachNewThread { [self] in
+                if let request = Self.readRequest(client) {
+                    lock.withLock { log.append(request) }
+                    Self.write(handler(request), to: client)
+                }
+                close(client)
+            }
         }
     }
 

@@ -13,6 +13,7 @@ typedef struct idm_interrupt idm_interrupt;
 idm_interrupt *idm_interrupt_new(void);
 void idm_interrupt_free(idm_interrupt *interrupt);
 void idm_interrupt_cancel(idm_interrupt *interrupt);
+int idm_interrupt_is_cancelled(const idm_interrupt *interrupt);
 /// 0 removes the deadline.
 void idm_interrupt_set_deadline_after(idm_interrupt *interrupt, int64_t microseconds);
 

@@ -20,7 +20,7 @@ public final class SegmentLoader: @unchecked Sendable {
         if segment.mapURI != nil { throw fail("fMP4 segments (EXT-X-MAP) are not supported yet") }
         if segment.byteRange != nil { throw fail("EXT-X-BYTERANGE segments are not supported yet") }
         var bytes: [UInt8]
-        do { bytes = try fetcher.fetch(segment.uri) } catch { throw fail("cannot fetch: \(error)") }
+        do { bytes = try fetcher.fetchRetrying(segment.uri) } catch { throw fail("cannot fetch: \(error)") }
         guard let key = segment.key else { return bytes }
         let keyBytes = try self.key(at: key.uri, for: segment)
         var iv = key.iv ?? Self.sequenceIV(segment.mediaSequence)
@@ -37,7 +37,7 @@ public final class SegmentLoader: @unchecked Sendable {
     private func key(at uri: String, for segment: Segment) throws(SegmentLoadError) -> [UInt8] {
         if let key = keys[uri] { return key }
         let key: [UInt8]
-        do { key = try fetcher.fetch(uri) } catch {
+        do { key = try fetcher.fetchRetrying(uri) } catch {
             throw SegmentLoadError(reason: "cannot fetch its AES-128 key \(uri): \(error)")
         }
         guard key.count == 16 else {

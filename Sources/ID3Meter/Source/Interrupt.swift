@@ -1,4 +1,5 @@
 import CID3MeterShim
+import Foundation
 
 /// Cancellation and a deadline for blocking libavformat I/O: libavformat polls it while it
 /// waits on the network, so a stalled server cannot hang a read forever.
@@ -14,6 +15,18 @@ public final class Interrupt: @unchecked Sendable {
     deinit { idm_interrupt_free(pointer) }
 
     public func cancel() { idm_interrupt_cancel(pointer) }
+
+    public var isCancelled: Bool { idm_interrupt_is_cancelled(pointer) != 0 }
+
+    /// Sleeps up to `seconds`, returning early (false) when cancelled.
+    func sleep(_ seconds: Double) -> Bool {
+        var left = seconds
+        while left > 0, !isCancelled {
+            Thread.sleep(forTimeInterval: min(left, 0.05))
+            left -= 0.05
+        }
+        return !isCancelled
+    }
 
     /// Makes blocking I/O give up `seconds` from now; `nil` removes the deadline.
     public func setDeadline(after seconds: Double?) {

@@ -15,9 +15,13 @@ enum Samples {
         return try text.split(separator: "\n").map { try JSONDecoder().decode(ExpectedFrame.self, from: Data($0.utf8)) }
     }
 
-    static func scan(_ input: String, variant: VariantChoice = .lowestBandwidth) -> [ScanEvent] {
+    /// Network retries quick enough for tests.
+    static let quickRetry = Fetcher.RetryPolicy(attempts: 3, firstDelay: 0.05, maximumDelay: 0.2)
+
+    static func scan(_ input: String, variant: VariantChoice = .lowestBandwidth,
+                     fetcher: Fetcher = Fetcher(retry: quickRetry)) -> [ScanEvent] {
         var events: [ScanEvent] = []
-        Scanner(variant: variant).scan(input) { events.append($0) }
+        Scanner(variant: variant, fetcher: fetcher).scan(input) { events.append($0) }
         return events
     }
 

@@ -1,0 +1,100 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ID3Meter
+import SampleGenerator
+
+/// Faults a real local server injects: error statuses, stalls, refused connections, restarts.
+@Suite("Network faults")
+struct NetworkFaultTests {
+    static func expected(_ name: String) throws -> [FoundFrame] {
+        try Samples.expected(name).map(FoundFrame.init)
+    }
+
+    @Test func aSegmentThatFailsTwiceIsFetchedOnTheThirdTry() throws {
+        let failures = Mutex(2)
+        let server = try LocalHTTPServer { request in
+            if request.path == "spec/hls/part1.ts", failures.withLock({ $0 -= 1; return $0 >= 0 }) {
+                return LocalHTTPServer.Response(status: 503)
+            }
+            return .file(request.path, in: Samples.folder)
+        }
+        defer { server.stop() }
+        let events = Samples.scan(server.url("spec/hls/index.m3u8"))
+        #expect(events.failures == [])
+        #expect(events.frames(segmentNames: true) == (try Self.expected("spec/hls/expected.jsonl")))
+        #expect(server.requests.filter { $0.path == "spec/hls/part1.ts" }.count == 3)
+    }
+
+    @Test func aSegmentThatNeverComesIsReportedAfterEveryTry() throws {
+        let server = try LocalHTTPServer { request in
+            request.path == "spec/hls/part1.ts" ? .notFound : .file(request.path, in: Samples.folder)
+        }
+        defer { server.stop() }
+        let events = Samples.scan(server.url("spec/hls/index.m3u8"))
+        #expect(events.failures.count == 1)
+        let reason = try #require(events.failures.first?.reason)
+        #expect(reason.contains("404") && reason.contains("after 3 attempts"), "\(reason)")
+        #expect(server.requests.filter { $0.path == "spec/hls/part1.ts" }.count == 3)
+    }
+
+    @Test func aStalledResponseTimesOutAndIsTriedAgain() throws {
+        let stalls = Mutex(1)
+        let server = try LocalHTTPServer { request in
+            if request.path == "spec/hls/part1.ts", stalls.withLock({ $0 -= 1; return $0 >= 0 }) {
+                Thread.sleep(forTimeInterval: 3)
+            }
+            return .file(request.path, in: Samples.folder)
+        }
+        defer { server.stop() }
+        let started = Date()
+        let events = Samples.scan(server.url("spec/hls/index.m3u8"), fetcher: Fetcher(ioTimeout: 0.5, retry: Samples.quickRetry))
+        #expect(Date().timeIntervalSince(started) < 2.5, "the stall was cut off by the timeout, not waited out")
+        #expect(events.failures == [])
+        #expect(events.frames(segmentNames: true) == (try Self.expected("spec/hls/expected.jsonl")))
+    }
+
+    @Test func aRefusedConnectionFailsFastWithItsReason() throws {
+        let server = try LocalHTTPServer { _ in .notFound }
+        let url = server.url("live.m3u8")
+        server.stop()
+        let started = Date()
+        let events = Samples.scan(url)
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(events.failures.first?.reason.contains("Connection refused") == true, "\(events.failures)")
+    }
+
+    /// The server goes away for two seconds mid-stream and comes back on the same port; its
+    /// window outlasts the outage, so every tag after the join still arrives exactly once.
+    @Test func aLiveServerRestartLosesAndDoublesNothing() async throws {
+        let stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: 8,
+                                startDate: Date().addingTimeInterval(-2))
+        let firstPlaylist = Mutex<String?>(nil)
+        let handler: @Sendable (LocalHTTPServer.Request) -> LocalHTTPServer.Response = { request in
+            let response = stream.respond(to: request)
+            if request.path == "live.m3u8" { firstPlaylist.withLock { $0 = $0 ?? String(decoding: response.body, as: UTF8.self) } }
+            return response
+        }
+        let first = try LocalHTTPServer(handler: handler)
+        let port = first.port
+        let restarted = Mutex<LocalHTTPServer?>(nil)
+        Task.detached {
+            try? await Task.sleep(for: .seconds(2))
+            first.stop()
+            try? await Task.sleep(for: .seconds(2))
+            restarted.withLock { $0 = try? LocalHTTPServer(port: port, handler: handler) }
+        }
+        var events: [SourceEvent] = []
+        let source = TagSource(input: first.url("master.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: Samples.quickRetry)),
+                               liveStart: 1, clock: ContinuousClock())
+        for await event in source { events.append(event) }
+        defer { restarted.withLock { $0?.stop() } }
+        let joined = firstPlaylist.withLock { $0 }?.split(separator: "\n").filter { $0.hasPrefix("seg") }.last
+        let join = try #require(joined.flatMap { Int($0.dropFirst(3).dropLast(3)) })
+        let chunks = events.compactMap { if case .chunk(let chunk) = $0 { chunk } else { nil } }
+        #expect(chunks.compactMap(\.origin.segment?.mediaSequence) == Array(join..<8))
+        #expect(chunks.flatMap(\.tags).flatMap(\.nielsenTags).map(\.payload) == (join..<8).flatMap { stream.tags(inSegment: $0).map(\.owner) })
+        let failures = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
+        #expect(!failures.isEmpty && failures.allSatisfy { $0.reason.hasPrefix("playlist reload failed, retrying") }, "\(failures)")
+    }
+}
