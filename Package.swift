@@ -64,6 +64,10 @@ let package = Package(
             dependencies: ["ID3Meter", .product(name: "Logging", package: "swift-log")],
             path: "Examples/CustomEngine"
         ),
+        .executableTarget(
+            name: "id3-meter-fuzz",
+            dependencies: ["ID3Meter"]
+        ),
         .testTarget(
             name: "ID3MeterTests",
             dependencies: ["ID3Meter", "SampleGenerator"]

@@ -7,7 +7,7 @@ struct SampleGeneratorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "id3-sample-gen",
         abstract: "Write id3-meter's samples, or serve a synthetic live HLS stream.",
-        subcommands: [WriteSamples.self, ServeLive.self, ServeCollector.self],
+        subcommands: [WriteSamples.self, ServeLive.self, ServeCollector.self, WriteFuzzSeeds.self],
         defaultSubcommand: WriteSamples.self)
 }
 
@@ -96,5 +96,17 @@ struct ServeCollector: ParsableCommand {
         FileHandle.standardOutput.write(Data((server.url("collect") + "\n").utf8))
         Thread.sleep(forTimeInterval: lifetime)
         server.stop()
+    }
+}
+
+struct WriteFuzzSeeds: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seeds", abstract: "Write starting inputs for the fuzzers (id3/, nielsen/, playlist/).")
+
+    @Option(help: "Folder to write into.") var output: String
+    @Option(help: "The samples folder, for its playlists.") var samples = "samples"
+
+    func run() throws {
+        try FuzzSeeds.write(to: URL(fileURLWithPath: output), samples: URL(fileURLWithPath: samples))
     }
 }

@@ -60,17 +60,17 @@ public enum PlaylistParser {
         for (index, line) in lines.enumerated() {
             let lineNumber = index + 1
             if let value = line.tagValue("#EXT-X-TARGETDURATION") {
-                guard let target = Double(value) else { throw PlaylistError(reason: "bad EXT-X-TARGETDURATION '\(value)'", line: lineNumber) }
+                guard let target = Self.seconds(value) else { throw PlaylistError(reason: "bad EXT-X-TARGETDURATION '\(value)'", line: lineNumber) }
                 playlist.targetDuration = target
             } else if let value = line.tagValue("#EXT-X-MEDIA-SEQUENCE") {
-                guard let sequence = Int(value) else { throw PlaylistError(reason: "bad EXT-X-MEDIA-SEQUENCE '\(value)'", line: lineNumber) }
+                guard let sequence = Self.sequenceNumber(value) else { throw PlaylistError(reason: "bad EXT-X-MEDIA-SEQUENCE '\(value)'", line: lineNumber) }
                 playlist.mediaSequence = sequence
             } else if let value = line.tagValue("#EXT-X-DISCONTINUITY-SEQUENCE") {
-                guard let sequence = Int(value) else { throw PlaylistError(reason: "bad EXT-X-DISCONTINUITY-SEQUENCE '\(value)'", line: lineNumber) }
+                guard let sequence = Self.sequenceNumber(value) else { throw PlaylistError(reason: "bad EXT-X-DISCONTINUITY-SEQUENCE '\(value)'", line: lineNumber) }
                 playlist.discontinuitySequence = sequence
             } else if let value = line.tagValue("#EXTINF") {
                 let seconds = value.prefix { $0 != "," }
-                guard let parsed = Double(seconds) else { throw PlaylistError(reason: "bad EXTINF duration '\(seconds)'", line: lineNumber) }
+                guard let parsed = Self.seconds(seconds) else { throw PlaylistError(reason: "bad EXTINF duration '\(seconds)'", line: lineNumber) }
                 duration = parsed
             } else if line == "#EXT-X-DISCONTINUITY" {
                 discontinuities += 1
@@ -125,6 +125,16 @@ public enum PlaylistParser {
         case let method:
             throw PlaylistError(reason: "EXT-X-KEY METHOD=\(method ?? "(missing)") is not supported (only NONE and AES-128)", line: line)
         }
+    }
+
+    /// A sequence number small enough that counting segments on from it cannot overflow.
+    private static func sequenceNumber(_ text: Substring) -> Int? {
+        Int(text).flatMap { (0...Int(Int32.max) * 1_000_000).contains($0) ? $0 : nil }
+    }
+
+    /// A duration: finite, not negative, under a year (RFC 8216 gives no bound; time arithmetic needs one).
+    private static func seconds(_ text: Substring) -> Double? {
+        Double(text).flatMap { $0.isFinite && (0...31_536_000).contains($0) ? $0 : nil }
     }
 
     private static func hexBytes(_ text: String) -> [UInt8]? {
