@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import ID3Meter
 import Logging
+import Synchronization
 
 struct MeterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -150,17 +151,25 @@ struct MeterCommand: AsyncParsableCommand {
     }
 }
 
-/// Runs `work`, cancelling it on SIGINT or SIGTERM, so that it can end cleanly.
+/// Runs `work`, cancelling it on SIGINT or SIGTERM, so that it can end cleanly. The handlers
+/// are in place before the work starts: a signal in between would otherwise be ignored.
 func withSignalsCancelling(_ work: @escaping @Sendable () async -> Void) async throws {
-    let task = Task { await work() }
+    let task = Mutex<Task<Void, Never>?>(nil)
+    let cancelled = Mutex(false)
     let sources = [SIGINT, SIGTERM].map { signalNumber in
-        signal(signalNumber, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: signalNumber)
-        source.setEventHandler { task.cancel() }
+        source.setEventHandler {
+            cancelled.withLock { $0 = true }
+            task.withLock { $0?.cancel() }
+        }
         source.resume()
+        signal(signalNumber, SIG_IGN)
         return source
     }
-    await task.value
+    let running = Task { await work() }
+    task.withLock { $0 = running }
+    if cancelled.withLock({ $0 }) { running.cancel() }
+    await running.value
     sources.forEach { $0.cancel() }
 }
 

@@ -1,18 +1,18 @@
 import Foundation
 
 /// `EXT-X-PROGRAM-DATE-TIME` values: ISO 8601 with a time zone, fractional seconds optional.
+/// Parsed with Foundation's own ISO 8601 style, not ICU's date formatter, which traps (SIGFPE)
+/// on some malformed dates a fuzzer found (fuzz/regressions/playlist).
 public enum ProgramDateTime {
+    private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     public static func parse(_ text: Substring) -> Date? {
-        let value = String(text)
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = withFraction.date(from: value) { return date }
-        return ISO8601DateFormatter().date(from: value)
+        try? Date(String(text), strategy: Date.ISO8601FormatStyle())
     }
 
+    /// To the nearest millisecond: the style truncates, so half a millisecond more rounds
+    /// (52.0119999 prints .012, not .011).
     public static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        style.format(date.addingTimeInterval(0.000_5))
     }
 }
