@@ -67,3 +67,55 @@ struct RemoteAndDamagedInputTests {
         }
     }
 }
+
+/// Damage at a known place: every tag whose TS packets were left alone must still come out.
+@Suite("Damaged media")
+struct DamagedMediaTests {
+    /// The spec writer's stream, with the byte range each scheduled packet occupies.
+    static func stream() -> (bytes: [UInt8], packets: [(range: Range<Int>, frames: [String])]) {
+        let schedule = TagSchedule(flavour: .standard, startPTS: 900_000, duration: 60, seed: 41)
+        var writer = TransportStreamWriter(payloadPerPacket: 60)
+        var bytes = writer.programTables()
+        var packets: [(Range<Int>, [String])] = []
+        for packet in schedule.packets {
+            let start = bytes.count
+            bytes += writer.pes(pts: packet.pts, payload: packet.bytes)
+            let labels = packet.tags.flatMap(\.frames).map { frame in
+                String(decoding: frame.data.dropFirst(frame.id == "TXXX" ? 1 : 0).prefix { $0 != 0 }, as: UTF8.self)
+            }
+            packets.append((start..<bytes.count, labels))
+        }
+        return (bytes, packets)
+    }
+
+    static func scanLabels(_ bytes: [UInt8]) throws -> [String?] {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("damaged.ts")
+        try Data(bytes).write(to: file)
+        return Samples.scan(file.path).frames().map(\.label)
+    }
+
+    @Test(arguments: [
+        "lost sync",          // 37 stray bytes inside a packet's run: the demuxer must resynchronise
+        "continuity error",   // one TS packet of a tag dropped
+        "random overwrite",   // a run of random bytes over a tag
+    ])
+    func tagsAwayFromTheDamageSurvive(damage: String) throws {
+        var (bytes, packets) = Self.stream()
+        let victim = packets.count / 2
+        let range = packets[victim].range
+        switch damage {
+        case "lost sync": bytes.insert(contentsOf: [UInt8](repeating: 0x5A, count: 37), at: range.lowerBound + 188)
+        case "continuity error": bytes.removeSubrange(range.lowerBound + 188..<range.lowerBound + 376)
+        default:
+            var random = SeededRandom(seed: 3)
+            bytes.replaceSubrange(range.lowerBound + 10..<range.lowerBound + 300, with: random.bytes(290))
+        }
+        let found = try Self.scanLabels(bytes)
+        let untouched = packets.enumerated().filter { $0.offset != victim }.flatMap(\.element.frames)
+        // Every untouched tag, in order; the damaged one may be gone, but nothing else is.
+        #expect(found.compactMap { $0 }.filter { untouched.contains($0) } == untouched)
+        #expect(found.count <= untouched.count + packets[victim].frames.count)
+    }
+}
