@@ -76,6 +76,7 @@ struct MeterCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        if let problem = Location.problem(withInput: input) { throw ValidationError(problem) }
         if let collector {
             guard let url = URL(string: collector), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil else {
                 throw ValidationError("--collector must be an http or https URL, not '\(collector)'")

@@ -71,6 +71,7 @@ struct ScanCommand: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
+        if let problem = inputs.lazy.compactMap(Location.problem(withInput:)).first { throw ValidationError(problem) }
         guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         if let report, report != "-" {

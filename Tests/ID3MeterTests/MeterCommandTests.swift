@@ -65,7 +65,8 @@ struct MeterCommandTests {
         let unwritable = "/proc/id3-meter-cannot-write-here"
         for arguments in [["--ad-model", "3", "x.m3u8"], ["--speed", "0", "x.m3u8"], ["--speed", "fast", "x.m3u8"],
                           ["--output", unwritable + "/out.jsonl", "x.m3u8"], ["--collector", "ftp://x", "x.m3u8"],
-                          ["--collector", "http://127.0.0.1:9/", "--spool", unwritable, "x.m3u8"], ["--fps", "-1", "x.m3u8"]] {
+                          ["--collector", "http://127.0.0.1:9/", "--spool", unwritable, "x.m3u8"], ["--fps", "-1", "x.m3u8"],
+                          ["ftp://host/live.m3u8"], ["http://"], ["http://exa mple.com/x.m3u8"], ["scan", "gopher://x/y.ts"]] {
             let (process, _, err) = try launch(arguments)
             let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()

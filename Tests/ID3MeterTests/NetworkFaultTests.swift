@@ -97,4 +97,38 @@ struct NetworkFaultTests {
         let failures = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
         #expect(!failures.isEmpty && failures.allSatisfy { $0.reason.hasPrefix("playlist reload failed, retrying") }, "\(failures)")
     }
+
+    @Test func aTLSFailureIsReportedWithItsReason() throws {
+        let server = try LocalHTTPServer(serving: Samples.folder)
+        defer { server.stop() }
+        let url = server.url("spec/standard-60.ts").replacingOccurrences(of: "http://", with: "https://")
+        let started = Date()
+        let events = Samples.scan(url, fetcher: Fetcher(ioTimeout: 2, retry: .none))
+        #expect(Date().timeIntervalSince(started) < 5)
+        let reason = try #require(events.failures.first?.reason)
+        #expect(reason.hasPrefix("cannot open: "), "\(reason)")
+        #expect(events.tags.isEmpty)
+    }
+
+    /// A reload that returns garbage (a truncated or broken playlist) is retried; the stream goes on.
+    @Test func anInvalidPlaylistReloadIsRetried() async throws {
+        let stream = LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 6, segmentCount: 5,
+                                startDate: Date().addingTimeInterval(-1))
+        let reloads = Mutex(0)
+        let server = try LocalHTTPServer { request in
+            if request.path == "live.m3u8", reloads.withLock({ $0 += 1; return $0 == 2 }) {
+                return LocalHTTPServer.Response(body: Array("<html><body>upstream error</bo".utf8))
+            }
+            return stream.respond(to: request)
+        }
+        defer { server.stop() }
+        var events: [SourceEvent] = []
+        for await event in TagSource(input: server.url("live.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: Samples.quickRetry)),
+                                     liveStart: 5, clock: ContinuousClock()) { events.append(event) }
+        let chunks = events.compactMap { if case .chunk(let chunk) = $0 { chunk } else { nil } }
+        #expect(chunks.compactMap(\.origin.segment?.mediaSequence) == Array(0..<5))
+        let failures = events.compactMap { if case .failure(let failure) = $0 { failure.reason } else { nil } }
+        #expect(failures.count == 1, "\(failures)")
+        #expect(failures.first?.hasPrefix("playlist reload failed, retrying") == true, "\(failures)")
+    }
 }

@@ -8,6 +8,23 @@ public enum Location {
         return text[..<colon].allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) } && text[..<colon].count > 1
     }
 
+    /// The protocols an input may use (libavformat's, as far as they can carry MPEG-TS or HLS).
+    public static let inputSchemes: Set<String> = ["http", "https", "file", "udp", "rtp", "srt", "tcp"]
+
+    /// Why `input` cannot be an input, when it names a URL that is malformed or of another protocol.
+    public static func problem(withInput input: String) -> String? {
+        guard hasScheme(input) else { return nil }
+        guard let url = URL(string: input), let scheme = url.scheme?.lowercased() else {
+            return "'\(input)' is not a well-formed URL"
+        }
+        guard inputSchemes.contains(scheme) else {
+            return "'\(input)': \(scheme) is not a protocol id3-meter reads (\(inputSchemes.sorted().joined(separator: ", ")))"
+        }
+        // udp://:1234 and the like listen on every interface; only http(s) needs a host.
+        if scheme.hasPrefix("http"), url.host?.isEmpty ?? true { return "'\(input)' has no host" }
+        return nil
+    }
+
     public static func resolve(_ reference: String, against base: String) -> String {
         if hasScheme(reference) { return reference }
         if hasScheme(base), let baseURL = URL(string: base), let url = URL(string: reference, relativeTo: baseURL) {
