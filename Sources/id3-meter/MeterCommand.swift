@@ -158,13 +158,14 @@ func withSignalsCancelling(_ work: @escaping @Sendable () async -> Void) async t
     let task = Mutex<Task<Void, Never>?>(nil)
     let cancelled = Mutex(false)
     let sources = [SIGINT, SIGTERM].map { signalNumber in
+        // Ignored first, so that only the dispatch source sees it, as libdispatch requires.
+        signal(signalNumber, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: signalNumber)
         source.setEventHandler {
             cancelled.withLock { $0 = true }
             task.withLock { $0?.cancel() }
         }
         source.resume()
-        signal(signalNumber, SIG_IGN)
         return source
     }
     let running = Task { await work() }

@@ -8,16 +8,7 @@ import SampleGenerator
 @Suite("Live HLS", .serialized)
 struct LiveSourceTests {
     @Test func joinsAtTheLiveEdgeAndDeliversEveryLaterTagExactlyOnceInOrder() async throws {
-        let stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 3, segmentCount: 7,
-                                startDate: Date().addingTimeInterval(-3))
-        let firstPlaylist = Mutex<String?>(nil)
-        let server = try LocalHTTPServer { request in
-            let response = stream.respond(to: request)
-            if request.path == "live.m3u8" {
-                firstPlaylist.withLock { $0 = $0 ?? String(decoding: response.body, as: UTF8.self) }
-            }
-            return response
-        }
+        let server = try LiveServer(preroll: 3) { LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 3, segmentCount: 7, startDate: $0) }
         defer { server.stop() }
         let clock = InstantClock()
         let engine = ClockedEngine(clock: clock)
@@ -26,13 +17,12 @@ struct LiveSourceTests {
         await Feeder(clock: clock).run(source, engine: engine) { notice in
             if case .failure(let failure) = notice { failures.append(failure) }
         }
-        // Two segments back from the edge of the playlist it joined on: the one before its last.
-        let joined = firstPlaylist.withLock { $0 }?.split(separator: "\n").filter { $0.hasPrefix("seg") }.dropLast().last
-        let join = try #require(joined.flatMap { Int($0.dropFirst(3).dropLast(3)) })
-        let expected = (join..<7).flatMap { stream.tags(inSegment: $0).map(\.owner) }
-        #expect(engine.sends.map(\.payload) == expected)
+        // Three segments were out when it joined (0, 1, 2): two back from the edge is segment 1.
+        let join = try #require(server.joinSegment(back: 2))
+        let stream = try #require(server.liveStream)
+        #expect(engine.sends.map(\.payload) == (join..<7).flatMap { stream.tags(inSegment: $0).map(\.owner) })
         #expect(failures == [])
-        let requests = server.requests.map(\.path)
+        let requests = server.server.requests.map(\.path)
         #expect(requests.filter { $0 == "live.m3u8" }.count >= 3, "the playlist was reloaded as it grew")
         #expect(requests.filter { $0.hasSuffix(".ts") } == (join..<7).map { "seg\($0).ts" }, "each segment fetched once")
     }

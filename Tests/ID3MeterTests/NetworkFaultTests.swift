@@ -67,30 +67,22 @@ struct NetworkFaultTests {
     /// The server goes away for two seconds mid-stream and comes back on the same port; its
     /// window outlasts the outage, so every tag after the join still arrives exactly once.
     @Test func aLiveServerRestartLosesAndDoublesNothing() async throws {
-        let stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: 8,
-                                startDate: Date().addingTimeInterval(-2))
-        let firstPlaylist = Mutex<String?>(nil)
-        let handler: @Sendable (LocalHTTPServer.Request) -> LocalHTTPServer.Response = { request in
-            let response = stream.respond(to: request)
-            if request.path == "live.m3u8" { firstPlaylist.withLock { $0 = $0 ?? String(decoding: response.body, as: UTF8.self) } }
-            return response
-        }
-        let first = try LocalHTTPServer(handler: handler)
-        let port = first.port
-        let restarted = Mutex<LocalHTTPServer?>(nil)
+        let first = try LiveServer(preroll: 2) { LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: 8, startDate: $0) }
+        let restarted = Mutex<LiveServer?>(nil)
         Task.detached {
-            try? await Task.sleep(for: .seconds(2))
+            while first.joinedOn == nil { try? await Task.sleep(for: .milliseconds(20)) }
+            try? await Task.sleep(for: .seconds(1))
             first.stop()
             try? await Task.sleep(for: .seconds(2))
-            restarted.withLock { $0 = try? LocalHTTPServer(port: port, handler: handler) }
+            restarted.withLock { $0 = try? LiveServer(restarting: first) }
         }
         var events: [SourceEvent] = []
         let source = TagSource(input: first.url("master.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: Samples.quickRetry)),
                                liveStart: 1, clock: ContinuousClock())
         for await event in source { events.append(event) }
         defer { restarted.withLock { $0?.stop() } }
-        let joined = firstPlaylist.withLock { $0 }?.split(separator: "\n").filter { $0.hasPrefix("seg") }.last
-        let join = try #require(joined.flatMap { Int($0.dropFirst(3).dropLast(3)) })
+        let join = try #require(first.joinSegment(back: 1))
+        let stream = try #require(first.liveStream)
         let chunks = events.compactMap { if case .chunk(let chunk) = $0 { chunk } else { nil } }
         #expect(chunks.compactMap(\.origin.segment?.mediaSequence) == Array(join..<8))
         #expect(chunks.flatMap(\.tags).flatMap(\.nielsenTags).map(\.payload) == (join..<8).flatMap { stream.tags(inSegment: $0).map(\.owner) })
@@ -112,21 +104,24 @@ struct NetworkFaultTests {
 
     /// A reload that returns garbage (a truncated or broken playlist) is retried; the stream goes on.
     @Test func anInvalidPlaylistReloadIsRetried() async throws {
-        let stream = LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 6, segmentCount: 5,
-                                startDate: Date().addingTimeInterval(-1))
+        let stream = LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 6)
         let reloads = Mutex(0)
+        // Counted by request, not by the clock: segments 0-1, then garbage, then 0-3 and the end.
         let server = try LocalHTTPServer { request in
-            if request.path == "live.m3u8", reloads.withLock({ $0 += 1; return $0 == 2 }) {
-                return LocalHTTPServer.Response(body: Array("<html><body>upstream error</bo".utf8))
-            }
-            return stream.respond(to: request)
+            guard request.path == "live.m3u8" else { return stream.respond(to: request, at: .distantFuture) }
+            let count = reloads.withLock { $0 += 1; return $0 }
+            if count == 2 { return LocalHTTPServer.Response(body: Array("<html><body>upstream error</bo".utf8)) }
+            let last = count == 1 ? 1 : 3
+            let lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:0"]
+                + (0...last).flatMap { ["#EXTINF:1,", "seg\($0).ts"] } + (count == 1 ? [] : ["#EXT-X-ENDLIST"])
+            return LocalHTTPServer.Response(body: Array((lines.joined(separator: "\n") + "\n").utf8))
         }
         defer { server.stop() }
         var events: [SourceEvent] = []
         for await event in TagSource(input: server.url("live.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: Samples.quickRetry)),
                                      liveStart: 5, clock: ContinuousClock()) { events.append(event) }
         let chunks = events.compactMap { if case .chunk(let chunk) = $0 { chunk } else { nil } }
-        #expect(chunks.compactMap(\.origin.segment?.mediaSequence) == Array(0..<5))
+        #expect(chunks.compactMap(\.origin.segment?.mediaSequence) == Array(0..<4))
         let failures = events.compactMap { if case .failure(let failure) = $0 { failure.reason } else { nil } }
         #expect(failures.count == 1, "\(failures)")
         #expect(failures.first?.hasPrefix("playlist reload failed, retrying") == true, "\(failures)")

@@ -91,9 +91,11 @@ public struct Scanner: Sendable {
             if let segment = origin.segment { emit(.segment(segment)) }
             return SegmentRead(origin: origin, streams: demuxer.streams, byteCount: Int64(bytes.count))
         } catch let error as SegmentLoadError {
-            emit(.failure(InputFailure(source: input, segment: segment.uri, reason: error.reason)))
+            emit(.failure(InputFailure(source: input, segment: segment.uri,
+                                       reason: "media sequence \(segment.mediaSequence) skipped: \(error.reason)")))
         } catch {
-            emit(.failure(InputFailure(source: input, segment: segment.uri, reason: "cannot demux: \(error)")))
+            emit(.failure(InputFailure(source: input, segment: segment.uri,
+                                       reason: "media sequence \(segment.mediaSequence) skipped: cannot demux: \(error)")))
         }
         return nil
     }
