@@ -89,7 +89,7 @@ struct ScanCommand: AsyncParsableCommand {
         let progress = ScanProgress()
         let scanner = Scanner(variant: variant, fetcher: Fetcher(ioTimeout: timeout), progress: progress)
         let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
-        let output = StandardOutput()
+        let output = OrderedOutput()
         if let header = recordFormat?.makeWriter().header() { output.write(header) }
 
         var summary = ScanSummary()
@@ -104,13 +104,14 @@ struct ScanCommand: AsyncParsableCommand {
         }
         let display = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress: progress)
         let all = all
-        await BatchScan(scanner: scanner, jobs: jobs, ordered: !unordered).run(expansion.inputs) { input in
-            InputCollector(input: input, writer: recordFormat?.makeWriter(), allFrames: all)
-        } deliver: { _, outcome in
+        let streaming = unordered ? nil : output
+        await BatchScan(scanner: scanner, jobs: jobs, ordered: !unordered).run(expansion.inputs) { index, input in
+            InputCollector(index: index, input: input, writer: recordFormat?.makeWriter(), allFrames: all, output: streaming)
+        } deliver: { index, outcome in
             summary.merge(outcome.summary)
             qa.add(outcome.report)
             display.printing(outcome.errors)
-            output.write(bytes: outcome.records)
+            output.finish(index, outcome.records)
         }
         display?.stop()
         output.flush()
@@ -146,6 +147,7 @@ func printError(_ line: String) {
 }
 
 /// One input's records, formatted, with its report and counts: built on the scanning thread.
+/// When its input's turn in the output has come, records go straight out rather than pile up.
 struct InputCollector: ScanCollector {
     struct Outcome: Sendable {
         var records: [UInt8] = []
@@ -154,14 +156,18 @@ struct InputCollector: ScanCollector {
         var errors: [String] = []
     }
 
+    let index: Int
     let writer: (any RecordWriter)?
     let allFrames: Bool
+    let output: OrderedOutput?
     private var outcome: Outcome
     private var report: SourceReportBuilder
 
-    init(input: String, writer: (any RecordWriter)?, allFrames: Bool) {
+    init(index: Int, input: String, writer: (any RecordWriter)?, allFrames: Bool, output: OrderedOutput?) {
+        self.index = index
         self.writer = writer
         self.allFrames = allFrames
+        self.output = output
         report = SourceReportBuilder(source: input)
         outcome = Outcome(report: report.report)
         outcome.summary.inputs = 1
@@ -176,6 +182,7 @@ struct InputCollector: ScanCollector {
             outcome.records += writer.line(for: record).utf8
             outcome.records.append(0x0A)
         }
+        if outcome.records.count >= 1 << 16 { output?.writeIfCurrent(index, &outcome.records) }
     }
 
     func finish() -> Outcome {
@@ -183,6 +190,35 @@ struct InputCollector: ScanCollector {
         outcome.report = report.report
         return outcome
     }
+}
+
+/// Records in input order, from whichever thread holds the current input: that one writes as it
+/// goes, the others keep theirs until `finish` of the one before them.
+final class OrderedOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = 0
+    private let output = StandardOutput()
+
+    func write(_ line: String) { lock.withLock { output.write(line) } }
+
+    /// Writes and empties `records` when input `index` is the one being written.
+    func writeIfCurrent(_ index: Int, _ records: inout [UInt8]) {
+        lock.withLock {
+            guard index == current else { return }
+            output.write(bytes: records)
+            records.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// The rest of input `index`'s records; the next input's turn begins.
+    func finish(_ index: Int, _ records: [UInt8]) {
+        lock.withLock {
+            output.write(bytes: records)
+            current = index + 1
+        }
+    }
+
+    func flush() { lock.withLock { output.flush() } }
 }
 
 /// Buffered stdout: one write per line is a syscall per tag on a big scan.

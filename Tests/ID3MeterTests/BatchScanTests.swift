@@ -42,7 +42,7 @@ struct BatchScanTests {
     @Test func oneBadInputNeverStopsTheBatch() async throws {
         let inputs = [Self.inputs[0], "/nonexistent.ts", Self.inputs[1]]
         var results: [(Int, [ScanEvent])] = []
-        await BatchScan(scanner: Scanner(), jobs: 2).run(inputs) { _ in EventCollector() } deliver: { results.append(($0, $1)) }
+        await BatchScan(scanner: Scanner(), jobs: 2).run(inputs) { _, _ in EventCollector() } deliver: { results.append(($0, $1)) }
         #expect(results.map(\.0) == [0, 1, 2])
         #expect(results[1].1.failures.map(\.source) == ["/nonexistent.ts"])
         #expect(results[0].1.tags.count == 9)

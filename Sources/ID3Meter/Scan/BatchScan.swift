@@ -21,7 +21,8 @@ public struct BatchScan: Sendable {
         self.ordered = ordered
     }
 
-    public func run<Collector: ScanCollector>(_ inputs: [String], collector: @escaping @Sendable (String) -> Collector,
+    /// `collector(index, input)` makes each input's collector, on the thread that scans it.
+    public func run<Collector: ScanCollector>(_ inputs: [String], collector: @escaping @Sendable (Int, String) -> Collector,
                                               deliver: (_ index: Int, Collector.Outcome) -> Void) async {
         scanner.progress?.start(inputs: inputs)
         var partitioned = scanner
@@ -34,7 +35,7 @@ public struct BatchScan: Sendable {
                 started += 1
                 group.addTask {
                     await BlockingExecutor(label: "scan").run {
-                        var consumer = collector(input)
+                        var consumer = collector(index, input)
                         scanner.scan(input) { consumer.add($0) }
                         scanner.progress?.finish(input)
                         return (index, consumer.finish())
