@@ -10,7 +10,6 @@
 
 struct idm_interrupt {
     int cancelled;
-    int64_t deadline_us;
 };
 
 idm_interrupt *idm_interrupt_new(void) { return av_mallocz(sizeof(idm_interrupt)); }
@@ -25,17 +24,9 @@ int idm_interrupt_is_cancelled(const idm_interrupt *interrupt) {
     return __atomic_load_n(&interrupt->cancelled, __ATOMIC_RELAXED);
 }
 
-void idm_interrupt_set_deadline_after(idm_interrupt *interrupt, int64_t microseconds) {
-    int64_t deadline = microseconds > 0 ? av_gettime_relative() + microseconds : 0;
-    __atomic_store_n(&interrupt->deadline_us, deadline, __ATOMIC_RELAXED);
-}
-
 static int idm_interrupt_callback(void *opaque) {
     idm_interrupt *interrupt = opaque;
-    if (!interrupt) return 0;
-    if (__atomic_load_n(&interrupt->cancelled, __ATOMIC_RELAXED)) return 1;
-    int64_t deadline = __atomic_load_n(&interrupt->deadline_us, __ATOMIC_RELAXED);
-    return deadline > 0 && av_gettime_relative() > deadline;
+    return interrupt && __atomic_load_n(&interrupt->cancelled, __ATOMIC_RELAXED);
 }
 
 static AVIOInterruptCB idm_interrupt_cb(idm_interrupt *interrupt) {

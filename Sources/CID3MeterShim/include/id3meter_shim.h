@@ -6,16 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Cancellation and an overall deadline for blocking libavformat I/O,
-/// polled by libavformat's interrupt callback. Owned by the caller.
+/// Cancellation of blocking libavformat I/O, polled by libavformat's interrupt callback.
+/// Owned by the caller.
 typedef struct idm_interrupt idm_interrupt;
 
 idm_interrupt *idm_interrupt_new(void);
 void idm_interrupt_free(idm_interrupt *interrupt);
 void idm_interrupt_cancel(idm_interrupt *interrupt);
 int idm_interrupt_is_cancelled(const idm_interrupt *interrupt);
-/// 0 removes the deadline.
-void idm_interrupt_set_deadline_after(idm_interrupt *interrupt, int64_t microseconds);
 
 /// An open demuxer. Owned by the caller, released with idm_input_close.
 typedef struct idm_input idm_input;

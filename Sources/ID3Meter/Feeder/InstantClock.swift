@@ -24,8 +24,4 @@ public final class InstantClock: Clock, Sendable {
         current.withLock { $0 = max($0, deadline) }
         await Task.yield()
     }
-
-    public func advance(by duration: Duration) {
-        current.withLock { $0 = $0.advanced(by: duration) }
-    }
 }

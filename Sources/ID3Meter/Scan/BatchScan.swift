@@ -1,7 +1,7 @@
 /// What a batch does with one input's events, on the thread that scans it: formatting records
 /// and building reports there keeps that work parallel and stores only its outcome, not the
 /// events, until the outcome's turn to be delivered.
-public protocol ScanCollector {
+public protocol ScanCollector: SendableMetatype {
     associatedtype Outcome: Sendable
     mutating func add(_ event: ScanEvent)
     func finish() -> Outcome

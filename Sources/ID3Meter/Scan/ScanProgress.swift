@@ -37,7 +37,7 @@ public final class ScanProgress: Sendable {
 
     public func finish(_ input: String) {
         state.withLock { state in
-            for key in state.inFlight.keys where key.drop { $0 != "#" }.dropFirst() == input {
+            for key in state.inFlight.keys where key.drop(while: { $0 != "#" }).dropFirst() == input {
                 state.bytesDone += state.inFlight.removeValue(forKey: key) ?? 0
             }
             state.inputsDone += 1

@@ -1,10 +1,11 @@
 import CID3MeterShim
 import Foundation
 
-/// Cancellation and a deadline for blocking libavformat I/O: libavformat polls it while it
-/// waits on the network, so a stalled server cannot hang a read forever.
+/// Cancellation of blocking libavformat I/O: libavformat polls it while it waits on the network,
+/// so stopping the meter never waits on a stalled server. (Stalls themselves end with the I/O
+/// timeout, libavformat's rw_timeout.)
 public final class Interrupt: @unchecked Sendable {
-    // The shim reads and writes the flag and deadline atomically; the pointer never changes.
+    // The shim reads and writes the flag atomically; the pointer never changes.
     let pointer: OpaquePointer
 
     public init() {
@@ -26,10 +27,5 @@ public final class Interrupt: @unchecked Sendable {
             left -= 0.05
         }
         return !isCancelled
-    }
-
-    /// Makes blocking I/O give up `seconds` from now; `nil` removes the deadline.
-    public func setDeadline(after seconds: Double?) {
-        idm_interrupt_set_deadline_after(pointer, seconds.map { Int64($0 * 1_000_000) } ?? 0)
     }
 }
