@@ -82,4 +82,29 @@ struct MeterCommandTests {
         #expect(process.terminationStatus == 1)
         #expect(message.contains("/nonexistent/live.m3u8"))
     }
+
+    @Test func outputFileAndDuration() throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("meter.jsonl").path
+        let started = Date()
+        // The spec HLS plays its first tag at once and the next 10 s later: --duration 1 ends between them.
+        let run = try Command.run(["--duration", "1", "--format", "jsonl", "--output", file, Samples.path("spec/hls/index.m3u8")])
+        #expect(run.status == 0)
+        #expect(Date().timeIntervalSince(started) < 5)
+        let lines = try records(Data(run.stdout.utf8))
+        #expect(lines.filter { $0["type"] as? String == "send_id3" }.count == 1)
+        #expect(lines.last?["event"] as? Int == 2002)
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written == run.stdout, "the file holds the same JSON lines")
+    }
+
+    @Test func aPlainTransportStreamFileIsMeteredToo() throws {
+        let run = try Command.run(["--speed", "max", "--format", "jsonl", Samples.path("spec/v23-184.ts")])
+        #expect(run.status == 0)
+        let sends = try records(Data(run.stdout.utf8)).filter { $0["type"] as? String == "send_id3" }
+        let expected = try Samples.expected("spec/v23-184.expected.jsonl").filter(\.nielsen)
+        #expect(sends.map { $0["payload"] as? String } == expected.map(\.owner))
+        #expect(sends.map { ($0["pts"] as? NSNumber)?.int64Value } == expected.map(\.pts))
+    }
 }
