@@ -28,16 +28,9 @@ struct LiveSourceTests {
     }
 
     @Test func segmentsThatLeftTheWindowAreReportedAsAGap() async throws {
-        let stream = LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 2)
-        let reloads = Mutex(0)
         // The first load shows segments 0-1; every later one shows 5-6 and the end.
-        let server = try LocalHTTPServer { request in
-            guard request.path == "live.m3u8" else { return stream.respond(to: request, at: .distantFuture) }
-            let count = reloads.withLock { $0 += 1; return $0 }
-            let first = count == 1 ? 0 : 5
-            let lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:\(first)",
-                         "#EXTINF:1,", "seg\(first).ts", "#EXTINF:1,", "seg\(first + 1).ts"] + (count == 1 ? [] : ["#EXT-X-ENDLIST"])
-            return LocalHTTPServer.Response(body: Array((lines.joined(separator: "\n") + "\n").utf8))
+        let server = try ScriptedPlaylistServer.start(stream: LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 2)) { load in
+            load == 1 ? ScriptedPlaylistServer.playlist(0...1, ended: false) : ScriptedPlaylistServer.playlist(5...6, ended: true)
         }
         defer { server.stop() }
         var events: [SourceEvent] = []

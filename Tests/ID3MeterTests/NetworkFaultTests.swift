@@ -104,17 +104,13 @@ struct NetworkFaultTests {
 
     /// A reload that returns garbage (a truncated or broken playlist) is retried; the stream goes on.
     @Test func anInvalidPlaylistReloadIsRetried() async throws {
-        let stream = LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 6)
-        let reloads = Mutex(0)
-        // Counted by request, not by the clock: segments 0-1, then garbage, then 0-3 and the end.
-        let server = try LocalHTTPServer { request in
-            guard request.path == "live.m3u8" else { return stream.respond(to: request, at: .distantFuture) }
-            let count = reloads.withLock { $0 += 1; return $0 }
-            if count == 2 { return LocalHTTPServer.Response(body: Array("<html><body>upstream error</bo".utf8)) }
-            let last = count == 1 ? 1 : 3
-            let lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:0"]
-                + (0...last).flatMap { ["#EXTINF:1,", "seg\($0).ts"] } + (count == 1 ? [] : ["#EXT-X-ENDLIST"])
-            return LocalHTTPServer.Response(body: Array((lines.joined(separator: "\n") + "\n").utf8))
+        // Segments 0-1, then garbage, then 0-3 and the end.
+        let server = try ScriptedPlaylistServer.start(stream: LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 6)) { load in
+            switch load {
+            case 1: ScriptedPlaylistServer.playlist(0...1, ended: false)
+            case 2: "<html><body>upstream error</bo"
+            default: ScriptedPlaylistServer.playlist(0...3, ended: true)
+            }
         }
         defer { server.stop() }
         var events: [SourceEvent] = []

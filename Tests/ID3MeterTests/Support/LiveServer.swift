@@ -54,3 +54,28 @@ final class LiveServer: @unchecked Sendable {
     func url(_ path: String) -> String { server.url(path) }
     func stop() { server.stop() }
 }
+
+/// A server whose media playlist (`live.m3u8`) follows a script, by the number of the load (from
+/// 1) rather than by the clock; segments come from `stream`, all published.
+enum ScriptedPlaylistServer {
+    static func start(stream: LiveStream, playlist: @escaping @Sendable (Int) -> String) throws -> LocalHTTPServer {
+        let loads = Counter()
+        return try LocalHTTPServer { request in
+            guard request.path == "live.m3u8" else { return stream.respond(to: request, at: .distantFuture) }
+            return LocalHTTPServer.Response(body: Array(playlist(loads.next()).utf8))
+        }
+    }
+
+    /// A media playlist of 1 s segments `segN.ts`.
+    static func playlist(_ sequences: ClosedRange<Int>, ended: Bool) -> String {
+        let lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:\(sequences.lowerBound)"]
+            + sequences.flatMap { ["#EXTINF:1,", "seg\($0).ts"] } + (ended ? ["#EXT-X-ENDLIST"] : [])
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func next() -> Int { lock.withLock { count += 1; return count } }
+    }
+}
