@@ -53,8 +53,17 @@ samples: deps ffmpeg
 	    -f lavfi -i "sine=frequency=1000:sample_rate=48000" -t $$seconds \
 	    -c:v mpeg2video -qscale:v 31 -g 60 -c:a aac -b:a 16k -ac 1 -f mpegts $(SAMPLE_BUILD)/base$$seconds.ts; \
 	done
-	rm -rf samples/ts samples/hls samples/spec samples/qa
-	$(SWIFT) run id3-sample-gen write --output samples --long-base $(SAMPLE_BUILD)/base40.ts --short-base $(SAMPLE_BUILD)/base20.ts
+	for pair in adts:aac mp3:libmp3lame ac3:ac3 eac3:eac3; do format=$${pair%%:*}; codec=$${pair##*:}; \
+	  ffmpeg -nostdin -loglevel error -y -f lavfi -i "sine=frequency=500:sample_rate=48000" -t 6 -ac 1 \
+	    -c:a $$codec -b:a 64k -f $$format $(SAMPLE_BUILD)/tone.$$format; \
+	  ffprobe -v error -select_streams a -show_entries packet=pts,size,pos -of csv=p=0 \
+	    $(SAMPLE_BUILD)/tone.$$format > $(SAMPLE_BUILD)/tone.$$format.csv; \
+	  ffprobe -v error -select_streams a -show_entries stream=time_base -of csv=p=0 \
+	    $(SAMPLE_BUILD)/tone.$$format > $(SAMPLE_BUILD)/tone.$$format.tb; \
+	done
+	rm -rf samples/ts samples/hls samples/spec samples/qa samples/packed
+	$(SWIFT) run id3-sample-gen write --output samples --long-base $(SAMPLE_BUILD)/base40.ts --short-base $(SAMPLE_BUILD)/base20.ts \
+	  --audio $(SAMPLE_BUILD)
 	cp $(SAMPLE_BUILD)/base2.ts samples/ts/no-id3.ts
 	@du -sh samples
 

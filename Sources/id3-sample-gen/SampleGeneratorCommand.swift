@@ -31,8 +31,13 @@ struct WriteSamples: ParsableCommand {
     @Option(help: "A 20 s audio/video MPEG-TS file to remux.")
     var shortBase: String
 
+    @Option(help: "Folder with tone.FORMAT elementary streams (adts, mp3, ac3, eac3) and their ffprobe packet lists.")
+    var audio: String?
+
     func run() throws {
-        try SampleSet(output: URL(fileURLWithPath: output), longBase: longBase, shortBase: shortBase).writeAll()
+        let output = URL(fileURLWithPath: output)
+        try SampleSet(output: output, longBase: longBase, shortBase: shortBase).writeAll()
+        if let audio { try PackedAudioSamples(audio: URL(fileURLWithPath: audio), output: output).write() }
     }
 }
 

@@ -36,6 +36,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         let executor = BlockingExecutor(label: "source")
         if Scanner.isPlaylist(input) {
             await produceHLS(executor: executor, yield)
+        } else if Scanner.isPackedAudio(input) {
+            await producePackedAudio(executor: executor, yield)
         } else {
             await produceMedia(executor: executor, yield)
         }
@@ -81,6 +83,19 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 events.compactMap(\.sourceEvent).forEach(yield)
             }
         }
+    }
+
+    /// A single packed audio file: read whole, one chunk (its tags carry their own times).
+    private func producePackedAudio(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
+        let (input, scanner) = (input, scanner)
+        let events = await executor.run { () -> [ScanEvent] in
+            var events: [ScanEvent] = []
+            scanner.scan(input) { events.append($0) }
+            return events
+        }
+        yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: nil, isLive: false)))
+        yield(.chunk(MediaChunk(origin: TagOrigin(source: input), duration: nil, tags: events.compactMap(\.tag))))
+        events.compactMap(\.sourceEvent).forEach(yield)
     }
 
     private func produceMedia(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {

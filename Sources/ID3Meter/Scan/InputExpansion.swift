@@ -4,8 +4,8 @@ import Glibc
 #endif
 
 /// Turns what the user named into inputs to scan: files, URLs, `-` (a list of inputs on
-/// standard input, one a line), quoted globs, and folders. A folder contributes its `*.ts` and
-/// `*.m3u8` files, recursively, but each tag only once: playlists another playlist in the
+/// standard input, one a line), quoted globs, and folders. A folder contributes its `*.ts`,
+/// `*.m3u8` and packed audio files, recursively, but each tag only once: playlists another playlist in the
 /// folder refers to, and segments any playlist refers to, are read through that playlist.
 public enum InputExpansion {
     public static func expand(_ arguments: [String], scanner: Scanner,
@@ -26,7 +26,7 @@ public enum InputExpansion {
             if !Location.hasScheme(argument), FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory),
                isDirectory.boolValue {
                 let found = folderInputs(argument, scanner: scanner)
-                if found.isEmpty { failures.append(InputFailure(source: argument, reason: "no .ts or .m3u8 files in this folder")) }
+                if found.isEmpty { failures.append(InputFailure(source: argument, reason: "no .ts, .m3u8 or packed audio files in this folder")) }
                 inputs += found
             } else {
                 inputs.append(argument)
@@ -56,7 +56,7 @@ public enum InputExpansion {
         let root = URL(fileURLWithPath: folder)
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .map { $0.standardizedFileURL.path }
-            .filter { ["ts", "m3u8"].contains(($0 as NSString).pathExtension.lowercased()) }
+            .filter { ["ts", "m3u8", "aac", "mp3", "ac3", "ec3", "eac3"].contains(($0 as NSString).pathExtension.lowercased()) }
             .sorted()
         var referenced = Set<String>()
         for playlist in files where Scanner.isPlaylist(playlist) {

@@ -30,6 +30,8 @@ public struct Scanner: Sendable {
             scanPlaylist(input, emit: emit)
         } else if let parts = partitions(of: input) {
             scanInParts(input, parts: parts, emit: emit)
+        } else if Self.isPackedAudio(input) {
+            scanPackedAudio(input, emit: emit)
         } else {
             let origin = TagOrigin(source: input)
             do {
@@ -61,7 +63,7 @@ public struct Scanner: Sendable {
             segmentsRead += 1
             bytes += read.byteCount
             progress?.update(input, bytes: bytes)
-            if read.streams.contains(where: \.isTimedID3) { foundTimedID3 = true }
+            if read.hasTimedID3 { foundTimedID3 = true }
         }
         if segmentsRead > 0, !foundTimedID3 {
             emit(.failure(InputFailure(source: input, reason: "none of its segments has \(Self.noTimedID3.dropFirst(3))")))
@@ -73,10 +75,36 @@ public struct Scanner: Sendable {
         public var origin: TagOrigin
         /// With frame rates when probed.
         public var streams: [MediaInput.Stream]
+        /// A timed-ID3 stream in MPEG-TS, or any ID3 tag in packed audio.
+        public var hasTimedID3: Bool
         public var byteCount: Int64
     }
 
     /// Emits the tags of one segment of `input`; `nil` when it could not be read (and a failure was emitted).
+    /// A single packed audio file or URL (.aac, .mp3, .ac3, .ec3), or a local file that starts like one.
+    public static func isPackedAudio(_ location: String) -> Bool {
+        let path = Location.hasScheme(location) ? (URL(string: location)?.path ?? location) : location
+        if ["aac", "mp3", "ac3", "ec3", "eac3"].contains((path as NSString).pathExtension.lowercased()) { return true }
+        guard !Location.hasScheme(location), let handle = FileHandle(forReadingAtPath: location) else { return false }
+        defer { try? handle.close() }
+        return PackedAudioReader.isPackedAudio([UInt8]((try? handle.read(upToCount: 1_024)) ?? Data()))
+    }
+
+    private func scanPackedAudio(_ input: String, emit: (ScanEvent) -> Void) {
+        let bytes: [UInt8]
+        do { bytes = try fetcher.fetchRetrying(input) } catch {
+            emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)")))
+            return
+        }
+        var found = false
+        PackedAudioReader.read(bytes, origin: TagOrigin(source: input)) { event in
+            if case .tag = event { found = true }
+            emit(event)
+        }
+        progress?.update(input, bytes: Int64(bytes.count))
+        if !found { emit(.failure(InputFailure(source: input, reason: "no ID3 tag in this packed audio"))) }
+    }
+
     public func readSegment(_ segment: Segment, of input: String, loader: SegmentLoader, probeStreams: Bool = false,
                             emit: (ScanEvent) -> Void) -> SegmentRead? {
         var origin = TagOrigin(source: input, segment: SegmentOrigin(
@@ -84,12 +112,22 @@ public struct Scanner: Sendable {
             discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime))
         do {
             let bytes = try loader.load(segment)
+            if PackedAudioReader.isPackedAudio(bytes) {
+                var found = false
+                PackedAudioReader.read(bytes, origin: origin) { event in
+                    if case .tag = event { found = true }
+                    emit(event)
+                }
+                if let segment = origin.segment { emit(.segment(segment)) }
+                return SegmentRead(origin: origin, streams: [], hasTimedID3: found, byteCount: Int64(bytes.count))
+            }
             origin.segment?.startPTS = SegmentStartPTS.find(in: bytes)
             let format = TransportStreamSync.offset(in: bytes) == 0 ? "mpegts" : nil
             let demuxer = try MediaInput(bytes: bytes, format: format, interrupt: fetcher.interrupt, probeStreams: probeStreams)
             readPackets(of: demuxer, origin: origin, emit: emit)
             if let segment = origin.segment { emit(.segment(segment)) }
-            return SegmentRead(origin: origin, streams: demuxer.streams, byteCount: Int64(bytes.count))
+            return SegmentRead(origin: origin, streams: demuxer.streams, hasTimedID3: demuxer.streams.contains(where: \.isTimedID3),
+                               byteCount: Int64(bytes.count))
         } catch let error as SegmentLoadError {
             emit(.failure(InputFailure(source: input, segment: segment.uri,
                                        reason: "media sequence \(segment.mediaSequence) skipped: \(error.reason)")))
