@@ -81,8 +81,8 @@ fuzz: deps
 	  -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 	rm -rf $(FUZZ_BUILD)/seeds && $(SWIFT) run id3-sample-gen seeds --output $(FUZZ_BUILD)/seeds
 	mkdir -p fuzz/findings
-	for target in id3 nielsen playlist; do mkdir -p $(FUZZ_BUILD)/corpus/$$target; done
-	printf 'id3\nnielsen\nplaylist\n' | xargs -P 2 -I{} sh -c 'FUZZ_TARGET={} $(FUZZ_BUILD)/release/id3-meter-fuzz \
+	for target in id3 nielsen playlist packed; do mkdir -p $(FUZZ_BUILD)/corpus/$$target; done
+	printf 'id3\nnielsen\nplaylist\npacked\n' | xargs -P 2 -I{} sh -c 'FUZZ_TARGET={} $(FUZZ_BUILD)/release/id3-meter-fuzz \
 	  $(FUZZ_BUILD)/corpus/{} $(FUZZ_BUILD)/seeds/{} -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 	  -artifact_prefix=fuzz/findings/{}- -print_final_stats=1 > $(FUZZ_BUILD)/{}.log 2>&1; \
 	  echo "{}: exit $$?, $$(grep -h -E "stat::number_of_executed_units|cov:" $(FUZZ_BUILD)/{}.log | tail -2 | tr "\n" " ")"'

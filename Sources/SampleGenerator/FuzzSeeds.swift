@@ -2,11 +2,12 @@ import Foundation
 import ID3Meter
 
 /// Starting inputs for the fuzzers, from what the samples are made of: every scheduled ID3
-/// packet whole and as FFmpeg 5.1 cuts it, Nielsen owner strings, and the sample playlists.
+/// packet whole and as FFmpeg 5.1 cuts it, Nielsen owner strings, the sample playlists, and the
+/// packed audio segments.
 public enum FuzzSeeds {
     public static func write(to output: URL, samples: URL) throws {
         let manager = FileManager.default
-        for folder in ["id3", "nielsen", "playlist"] {
+        for folder in ["id3", "nielsen", "playlist", "packed"] {
             try manager.createDirectory(at: output.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         var index = 0
@@ -26,6 +27,11 @@ public enum FuzzSeeds {
             .filter { $0.pathExtension == "m3u8" } ?? []
         for (number, playlist) in playlists.enumerated() {
             try manager.copyItem(at: playlist, to: output.appendingPathComponent("playlist/\(number).m3u8"))
+        }
+        let packed = manager.enumerator(at: samples.appendingPathComponent("packed"), includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.lastPathComponent.hasPrefix("seg") } ?? []
+        for (number, segment) in packed.enumerated() {
+            try manager.copyItem(at: segment, to: output.appendingPathComponent("packed/\(number).bin"))
         }
     }
 }

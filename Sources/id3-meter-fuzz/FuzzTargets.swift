@@ -1,12 +1,12 @@
 // libFuzzer harnesses for the parsers that read untrusted bytes. One binary, the target chosen
-// by FUZZ_TARGET (id3, nielsen, playlist). Built with `make fuzz` (-sanitize=fuzzer,address and
+// by FUZZ_TARGET (id3, nielsen, playlist, packed). Built with `make fuzz` (-sanitize=fuzzer,address and
 // -DFUZZING), libFuzzer supplies main; in an ordinary build this is a replayer that runs each
 // file named on the command line through the target, for regression tests of past findings.
 import Foundation
 import ID3Meter
 
 enum FuzzTarget: String, CaseIterable {
-    case id3, nielsen, playlist
+    case id3, nielsen, playlist, packed
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -21,6 +21,9 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .playlist:
             _ = try? PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: "http://fuzz/a/index.m3u8")
+        case .packed:
+            // A packed audio segment: frame walking, resynchronisation, tags and their times.
+            Scanner.readPackedAudio(bytes) { _ in }
         }
     }
 

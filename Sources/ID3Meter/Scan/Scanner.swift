@@ -90,6 +90,11 @@ public struct Scanner: Sendable {
         return PackedAudioReader.isPackedAudio([UInt8]((try? handle.read(upToCount: 1_024)) ?? Data()))
     }
 
+    /// The events of packed audio bytes, for callers outside the module (the fuzz harness).
+    public static func readPackedAudio(_ bytes: [UInt8], emit: (ScanEvent) -> Void) {
+        PackedAudioReader.read(bytes, origin: TagOrigin(source: "bytes"), emit: emit)
+    }
+
     private func scanPackedAudio(_ input: String, emit: (ScanEvent) -> Void) {
         let bytes: [UInt8]
         do { bytes = try fetcher.fetchRetrying(input) } catch {
