@@ -67,31 +67,3 @@ struct BatchScanTests {
         #expect(try Command.run(["scan", "--jobs", "0", "x.ts"]).status == 2)
     }
 }
-
-@Suite("One file in parallel parts")
-struct PartitionedFileScanTests {
-    /// Tiny partitions put range boundaries inside PES packets (tags cut into 60-byte TS
-    /// payloads, 3000-byte tags over many packets): every tag must still come exactly once.
-    @Test(arguments: [2, 3, 5, 8])
-    func partsFindExactlyTheTagsOfAWholeRead(parts: Int) throws {
-        for name in ["spec/standard-60", "spec/unsync-60", "ts/nielsen"] {
-            var scanner = Scanner(filePartitions: parts)
-            scanner.partitionThreshold = 0
-            #expect((scanner.partitions(of: Samples.path("\(name).ts"))?.count ?? 0) >= parts)
-            var events: [ScanEvent] = []
-            scanner.scan(Samples.path("\(name).ts")) { events.append($0) }
-            #expect(events.failures == [])
-            let expected = try Samples.expected("\(name).expected.jsonl").map(FoundFrame.init)
-            #expect(events.frames() == expected, "\(name) in \(parts) parts")
-        }
-    }
-
-    @Test func smallFilesAndOtherContainersAreReadWhole() {
-        let scanner = Scanner(filePartitions: 4)
-        #expect(scanner.partitions(of: Samples.path("ts/nielsen.ts")) == nil, "under the 64 MB threshold")
-        var anyFile = Scanner(filePartitions: 4)
-        anyFile.partitionThreshold = 0
-        #expect(anyFile.partitions(of: Samples.path("hls/master.m3u8")) == nil)
-        #expect(anyFile.partitions(of: "http://127.0.0.1:1/a.ts") == nil)
-    }
-}

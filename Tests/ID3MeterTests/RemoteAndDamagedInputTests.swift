@@ -38,10 +38,11 @@ struct RemoteAndDamagedInputTests {
     }
 
     @Test func theDemuxerListsStreamsAndTheDeclaredFrameRate() throws {
-        let input = try MediaInput(url: Samples.path("ts/nielsen.ts"), probeStreams: true)
-        let video = try #require(input.streams.first { $0.isVideo })
-        #expect(video.frameRate == MediaInput.FrameRate(numerator: 30_000, denominator: 1_001))
-        #expect(input.streams.filter(\.isTimedID3).count == 1)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("ts/nielsen.ts"))))
+        let streams = try StreamProbe.streams(in: Array(bytes.prefix(StreamProbe.prefixBytes)))
+        let video = try #require(streams.first { $0.isVideo })
+        #expect(video.frameRate == StreamProbe.FrameRate(numerator: 30_000, denominator: 1_001))
+        #expect(streams.filter(\.isTimedID3).count == 1)
     }
 
     /// Truncated and bit-flipped copies: no crash, no hang, and the tags before the damage survive.

@@ -55,7 +55,7 @@ struct ScanCommandTests {
         let result = try run(["scan", "--format", "jsonl", missing, empty, random, noID3, Samples.path("ts/nielsen.ts")])
         #expect(result.status == 1)
         #expect(try jsonLines(result.stdout).count == 4, "the good input is still scanned")
-        for (input, reason) in [(missing, "No such file"), (empty, "cannot open"), (random, "cannot open"), (noID3, "no timed-ID3 stream")] {
+        for (input, reason) in [(missing, "No such file"), (empty, "it is empty"), (random, "not MPEG-TS"), (noID3, "no timed-ID3 stream")] {
             #expect(result.stderr.split(separator: "\n").contains { $0.hasPrefix("error: \(input): ") && $0.contains(reason) },
                     "stderr names \(input) and says \(reason): \(result.stderr)")
         }

@@ -39,7 +39,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         } else if Scanner.isPackedAudio(input) {
             await producePackedAudio(executor: executor, yield)
         } else {
-            await produceMedia(executor: executor, yield)
+            await produceTransportStream(executor: executor, yield)
         }
     }
 
@@ -52,7 +52,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             yield(.failure(InputFailure(source: input, reason: error.reason)))
             return
         }
-        let loader = SegmentLoader(fetcher: scanner.fetcher)
+        let reader = SegmentReader(source: input, fetcher: scanner.fetcher)
         let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, clock: clock,
                                         executor: executor) { error in
             yield(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)")))
@@ -66,9 +66,9 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             case .segment(let segment):
                 // Probing the video touches decoder code and memory; only when the variant declares no rate.
                 let probe = !opened && resolved.variant?.frameRate == nil
-                let (events, read) = await executor.run { () -> ([ScanEvent], Scanner.SegmentRead?) in
+                let (events, read) = await executor.run { () -> ([ScanEvent], SegmentReader.SegmentRead?) in
                     var events: [ScanEvent] = []
-                    let read = scanner.readSegment(segment, of: input, loader: loader, probeStreams: probe) { events.append($0) }
+                    let read = reader.read(segment, probeStreams: probe) { events.append($0) }
                     return (events, read)
                 }
                 if !opened {
@@ -77,12 +77,26 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                     yield(.opened(SourceInfo(variantFrameRate: resolved.variant?.frameRate, videoFrameRate: videoRate,
                                              isLive: !resolved.playlist.hasEndList)))
                 }
-                if let read {
-                    yield(.chunk(MediaChunk(origin: read.origin, duration: segment.duration, tags: events.compactMap(\.tag))))
-                }
-                events.compactMap(\.sourceEvent).forEach(yield)
+                Self.deliver(events, origin: read?.origin, duration: read.map { _ in segment.duration }, yield)
             }
         }
+        let rest = await executor.run { () -> [ScanEvent] in
+            var events: [ScanEvent] = []
+            reader.finish { events.append($0) }
+            return events
+        }
+        Self.deliver(rest, origin: nil, duration: nil, yield)
+    }
+
+    /// A segment's events: its tags as one chunk (also when it failed but completed a tag the
+    /// segment before it started), the rest as they are.
+    private static func deliver(_ events: [ScanEvent], origin: TagOrigin?, duration: Double?,
+                                _ yield: @Sendable (SourceEvent) -> Void) {
+        let tags = events.compactMap(\.tag)
+        if let origin = origin ?? tags.first?.origin {
+            yield(.chunk(MediaChunk(origin: origin, duration: duration, tags: tags)))
+        }
+        events.compactMap(\.sourceEvent).forEach(yield)
     }
 
     /// A single packed audio file: read whole, one chunk (its tags carry their own times).
@@ -98,33 +112,33 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         events.compactMap(\.sourceEvent).forEach(yield)
     }
 
-    private func produceMedia(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
+    /// MPEG-TS from a file or a stream (http, udp, srt): each timed-ID3 packet is a chunk.
+    private func produceTransportStream(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
         let (input, fetcher) = (input, scanner.fetcher)
-        let media: MediaInput
+        let stream: ByteStream, prefix: [UInt8]
         do {
-            media = try await executor.run { () throws(AVError) in
-                try MediaInput(url: input, interrupt: fetcher.interrupt, ioTimeout: fetcher.ioTimeout, probeStreams: true)
-            }
+            (stream, prefix) = try await executor.run { () throws(InputFailure) in try TransportStreamReader.open(input, fetcher: fetcher) }
         } catch {
-            yield(.failure(InputFailure(source: input, reason: "cannot open: \(error)")))
+            yield(.failure(error))
             return
         }
-        let videoRate = media.streams.first { $0.isVideo }?.frameRate?.framesPerSecond
+        let streams = (try? StreamProbe.streams(in: prefix, interrupt: fetcher.interrupt)) ?? []
+        let videoRate = streams.first { $0.isVideo }?.frameRate?.framesPerSecond
         yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: videoRate, isLive: false)))
         let origin = TagOrigin(source: input)
-        while !Task.isCancelled {
-            let packet: TimedID3Packet?
+        await executor.run {
+            var demuxer = TimedID3Demuxer()
             do {
-                packet = try await executor.run { () throws(AVError) in try media.nextPacket() }
+                try TransportStreamReader.read(stream, prefix: prefix, demuxer: &demuxer) { event in
+                    let events = event.scanEvents { _ in origin }
+                    let tags = events.compactMap(\.tag)
+                    if !tags.isEmpty { yield(.chunk(MediaChunk(origin: origin, duration: nil, tags: tags))) }
+                    events.compactMap(\.sourceEvent).forEach(yield)
+                }
             } catch {
                 yield(.failure(InputFailure(source: input, reason: "read error: \(error)")))
-                return
             }
-            guard let packet else { return }
-            let contents = ID3PacketParser.parse(packet.bytes)
-            let tags = contents.tags.map { TimedTag(tag: $0, pts: packet.pts, origin: origin) }
-            yield(.chunk(MediaChunk(origin: origin, duration: nil, tags: tags)))
-            if let error = contents.error { yield(.malformed(error, pts: packet.pts, origin: origin)) }
+            if !demuxer.hasTimedID3Stream { yield(.failure(InputFailure(source: input, reason: Scanner.noTimedID3))) }
         }
     }
 }

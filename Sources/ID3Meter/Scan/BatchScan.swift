@@ -25,9 +25,6 @@ public struct BatchScan: Sendable {
     public func run<Collector: ScanCollector>(_ inputs: [String], collector: @escaping @Sendable (Int, String) -> Collector,
                                               deliver: (_ index: Int, Collector.Outcome) -> Void) async {
         scanner.progress?.start(inputs: inputs)
-        var partitioned = scanner
-        partitioned.filePartitions = max(1, jobs / max(1, min(jobs, inputs.count)))
-        let scanner = partitioned
         await withTaskGroup(of: (Int, Collector.Outcome).self) { group in
             var started = 0
             func startNext() {

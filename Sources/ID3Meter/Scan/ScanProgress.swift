@@ -30,16 +30,14 @@ public final class ScanProgress: Sendable {
         state.withLock { $0 = State(inputs: inputs.count, bytesKnown: known) }
     }
 
-    /// `bytes` read so far from `input` (cumulative), or from one `part` of it read in parallel.
-    public func update(_ input: String, part: Int = 0, bytes: Int64) {
-        state.withLock { $0.inFlight["\(part)#\(input)"] = bytes }
+    /// `bytes` read so far from `input` (cumulative).
+    public func update(_ input: String, bytes: Int64) {
+        state.withLock { $0.inFlight[input] = bytes }
     }
 
     public func finish(_ input: String) {
         state.withLock { state in
-            for key in state.inFlight.keys where key.drop(while: { $0 != "#" }).dropFirst() == input {
-                state.bytesDone += state.inFlight.removeValue(forKey: key) ?? 0
-            }
+            state.bytesDone += state.inFlight.removeValue(forKey: input) ?? 0
             state.inputsDone += 1
         }
     }

@@ -1,23 +1,18 @@
 import Foundation
 
-/// Reads every ID3 tag from one input, in stream order: a TS file or URL straight through
-/// libavformat, or an HLS playlist segment by segment (one variant of a master playlist).
+/// Reads every ID3 tag from one input, in stream order: MPEG-TS from a file or any URL
+/// libavformat opens (http, udp, srt), packed audio, or an HLS playlist segment by segment
+/// (one variant of a master playlist).
 public struct Scanner: Sendable {
     public var variant: VariantChoice
     public var fetcher: Fetcher
     /// Told the bytes read from each input as the scan goes.
     public var progress: ScanProgress?
-    /// Threads one large local MPEG-TS file may be demuxed with, in byte ranges.
-    public var filePartitions: Int
-    /// Files smaller than this are read in one piece.
-    public var partitionThreshold: Int64 = 64 << 20
 
-    public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher(), progress: ScanProgress? = nil,
-                filePartitions: Int = 1) {
+    public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher(), progress: ScanProgress? = nil) {
         self.variant = variant
         self.fetcher = fetcher
         self.progress = progress
-        self.filePartitions = filePartitions
     }
 
     public static func isPlaylist(_ location: String) -> Bool {
@@ -28,22 +23,29 @@ public struct Scanner: Sendable {
     public func scan(_ input: String, emit: (ScanEvent) -> Void) {
         if Self.isPlaylist(input) {
             scanPlaylist(input, emit: emit)
-        } else if let parts = partitions(of: input) {
-            scanInParts(input, parts: parts, emit: emit)
         } else if Self.isPackedAudio(input) {
             scanPackedAudio(input, emit: emit)
         } else {
-            let origin = TagOrigin(source: input)
-            do {
-                let media = try MediaInput(url: input, interrupt: fetcher.interrupt, ioTimeout: fetcher.ioTimeout)
-                readPackets(of: media, origin: origin, emit: emit)
-                if !media.streams.contains(where: \.isTimedID3) {
-                    emit(.failure(InputFailure(source: input, reason: Self.noTimedID3)))
-                }
-            } catch {
-                emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)")))
-            }
+            scanTransportStream(input, emit: emit)
         }
+    }
+
+    private func scanTransportStream(_ input: String, emit: (ScanEvent) -> Void) {
+        let origin = TagOrigin(source: input)
+        let opened: (stream: ByteStream, prefix: [UInt8])
+        do { opened = try TransportStreamReader.open(input, fetcher: fetcher) } catch {
+            emit(.failure(error))
+            return
+        }
+        var demuxer = TimedID3Demuxer()
+        do {
+            try TransportStreamReader.read(opened.stream, prefix: opened.prefix, demuxer: &demuxer, progress: { progress?.update(input, bytes: $0) }) { event in
+                event.scanEvents { _ in origin }.forEach(emit)
+            }
+        } catch {
+            emit(.failure(InputFailure(source: input, reason: "read error: \(error)")))
+        }
+        if !demuxer.hasTimedID3Stream { emit(.failure(InputFailure(source: input, reason: Self.noTimedID3))) }
     }
 
     private func scanPlaylist(_ input: String, emit: (ScanEvent) -> Void) {
@@ -54,33 +56,23 @@ public struct Scanner: Sendable {
             emit(.failure(InputFailure(source: input, reason: error.reason)))
             return
         }
-        let loader = SegmentLoader(fetcher: fetcher)
+        let reader = SegmentReader(source: input, fetcher: fetcher)
         var segmentsRead = 0
         var foundTimedID3 = false
         var bytes: Int64 = 0
         for segment in media.segments {
-            guard let read = readSegment(segment, of: input, loader: loader, emit: emit) else { continue }
+            guard let read = reader.read(segment, emit: emit) else { continue }
             segmentsRead += 1
             bytes += read.byteCount
             progress?.update(input, bytes: bytes)
             if read.hasTimedID3 { foundTimedID3 = true }
         }
+        reader.finish(emit: emit)
         if segmentsRead > 0, !foundTimedID3 {
             emit(.failure(InputFailure(source: input, reason: "none of its segments has \(Self.noTimedID3.dropFirst(3))")))
         }
     }
 
-    /// What reading a segment found besides its tags.
-    public struct SegmentRead: Sendable {
-        public var origin: TagOrigin
-        /// With frame rates when probed.
-        public var streams: [MediaInput.Stream]
-        /// A timed-ID3 stream in MPEG-TS, or any ID3 tag in packed audio.
-        public var hasTimedID3: Bool
-        public var byteCount: Int64
-    }
-
-    /// Emits the tags of one segment of `input`; `nil` when it could not be read (and a failure was emitted).
     /// A single packed audio file or URL (.aac, .mp3, .ac3, .ec3), or a local file that starts like one.
     public static func isPackedAudio(_ location: String) -> Bool {
         let path = Location.hasScheme(location) ? (URL(string: location)?.path ?? location) : location
@@ -110,40 +102,7 @@ public struct Scanner: Sendable {
         if !found { emit(.failure(InputFailure(source: input, reason: "no ID3 tag in this packed audio"))) }
     }
 
-    public func readSegment(_ segment: Segment, of input: String, loader: SegmentLoader, probeStreams: Bool = false,
-                            emit: (ScanEvent) -> Void) -> SegmentRead? {
-        var origin = TagOrigin(source: input, segment: SegmentOrigin(
-            uri: segment.uri, mediaSequence: segment.mediaSequence,
-            discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime))
-        do {
-            let bytes = try loader.load(segment)
-            if PackedAudioReader.isPackedAudio(bytes) {
-                var found = false
-                PackedAudioReader.read(bytes, origin: origin) { event in
-                    if case .tag = event { found = true }
-                    emit(event)
-                }
-                if let segment = origin.segment { emit(.segment(segment)) }
-                return SegmentRead(origin: origin, streams: [], hasTimedID3: found, byteCount: Int64(bytes.count))
-            }
-            origin.segment?.startPTS = SegmentStartPTS.find(in: bytes)
-            let format = TransportStreamSync.offset(in: bytes) == 0 ? "mpegts" : nil
-            let demuxer = try MediaInput(bytes: bytes, format: format, interrupt: fetcher.interrupt, probeStreams: probeStreams)
-            readPackets(of: demuxer, origin: origin, emit: emit)
-            if let segment = origin.segment { emit(.segment(segment)) }
-            return SegmentRead(origin: origin, streams: demuxer.streams, hasTimedID3: demuxer.streams.contains(where: \.isTimedID3),
-                               byteCount: Int64(bytes.count))
-        } catch let error as SegmentLoadError {
-            emit(.failure(InputFailure(source: input, segment: segment.uri,
-                                       reason: "media sequence \(segment.mediaSequence) skipped: \(error.reason)")))
-        } catch {
-            emit(.failure(InputFailure(source: input, segment: segment.uri,
-                                       reason: "media sequence \(segment.mediaSequence) skipped: cannot demux: \(error)")))
-        }
-        return nil
-    }
-
-    static let noTimedID3 = "no timed-ID3 stream (MPEG-TS stream_type 0x15 with an ID3 metadata descriptor)"
+    static let noTimedID3 = "no timed-ID3 stream (an MPEG-TS PID of stream_type 0x15, or one declared as ID3)"
 
     /// The media playlist behind `location`, going through a master playlist when it is one.
     public func loadMediaPlaylist(_ location: String) throws(SegmentLoadError) -> MediaPlaylist {
@@ -178,27 +137,5 @@ public struct Scanner: Sendable {
         } catch {
             throw SegmentLoadError(reason: "playlist \(location): \(error)")
         }
-    }
-
-    /// Emits the tags of every timed-ID3 packet that `keep` accepts. `part` and `prefixBytes`
-    /// place a byte range of a file read in parts, for the progress.
-    func readPackets(of media: MediaInput, origin: TagOrigin, part: Int = 0, prefixBytes: Int64 = 0,
-                     keep: (TimedID3Packet) -> Bool = { _ in true }, emit: (ScanEvent) -> Void) {
-        func reportProgress() {
-            if origin.segment == nil { progress?.update(origin.source, part: part, bytes: max(0, media.position - prefixBytes)) }
-        }
-        do {
-            while let packet = try media.nextPacket() {
-                reportProgress()
-                guard keep(packet) else { continue }
-                let contents = ID3PacketParser.parse(packet.bytes)
-                for tag in contents.tags { emit(.tag(TimedTag(tag: tag, pts: packet.pts, origin: origin))) }
-                if let error = contents.error { emit(.malformed(error, pts: packet.pts, origin: origin)) }
-            }
-        } catch {
-            let failure = InputFailure(source: origin.source, segment: origin.segment?.uri, reason: "read error: \(error)")
-            emit(.failure(failure))
-        }
-        reportProgress()
     }
 }

@@ -47,11 +47,7 @@ public struct Fetcher: Sendable {
     }
 
     public func fetch(_ location: String) throws(AVError) -> [UInt8] {
-        var bytes: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        try AVError.check(idm_fetch(location, interrupt.pointer, Int64(ioTimeout * 1_000_000), &bytes, &size))
-        defer { idm_free(bytes) }
-        return bytes.map { [UInt8](UnsafeBufferPointer(start: $0, count: size)) } ?? []
+        try ByteStream(url: location, interrupt: interrupt, ioTimeout: ioTimeout).readAll()
     }
 }
 

@@ -1,19 +1,14 @@
-/// The payload of one timed-ID3 access unit, as the demuxer hands it over.
+/// The bytes of one timed-ID3 access unit, as the demuxer hands them over: normally one PES
+/// payload, or the PES payloads joined into one tag.
 public struct TimedID3Packet: Sendable {
     public var bytes: [UInt8]
-    /// 90 kHz ticks, 33 bits, as carried in the stream; `nil` when the packet has none.
+    /// 90 kHz ticks, 33 bits, as carried in the stream; `nil` when no PES on the PID had one.
     public var pts: Int64?
-    /// Same clock; timed ID3 rarely carries a DTS, and libavformat then repeats the PTS.
-    public var dts: Int64?
-    public var streamIndex: Int
-    /// Where the packet starts in its file, when known.
-    public var position: Int64?
-
-    public init(bytes: [UInt8], pts: Int64?, dts: Int64?, streamIndex: Int, position: Int64? = nil) {
-        self.bytes = bytes
-        self.pts = pts
-        self.dts = dts
-        self.streamIndex = streamIndex
-        self.position = position
-    }
+    public var pid: Int
+    /// Where the packet's first PES starts in its input.
+    public var position: Int64
+    /// The caller's label for the bytes it started in (an HLS segment).
+    public var unit: Int
+    /// What was unusual about the way it was carried, for the tags' notes.
+    public var notes: [String]
 }

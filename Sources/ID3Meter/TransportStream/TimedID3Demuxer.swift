@@ -1,0 +1,185 @@
+/// Reads the timed-ID3 PES packets of an MPEG-TS byte stream from its TS packets, skipping
+/// everything else. libavformat 5.1 cannot be used for this: it drops the first 5 bytes of
+/// every stream_type 0x15 PES (a continuation PES loses tag bytes for good) and makes no
+/// stream of a 0x15 PID without a metadata descriptor.
+///
+/// Bytes come in pieces of any size (a file read in chunks, HLS segments one after another,
+/// a UDP stream); state carries across pieces, so a tag cut by a segment boundary is joined.
+public struct TimedID3Demuxer: Sendable {
+    /// What the demuxer reports, in stream order.
+    public enum Event: Sendable {
+        case packet(TimedID3Packet)
+        /// Bytes lost to damage; `unit` is where it was found.
+        case damage(reason: String, unit: Int)
+    }
+
+    private enum Role: UInt8 { case other, pat, pmt, timedID3 }
+
+    private var roles = [Role](repeating: .other, count: 8192)
+    private var sections: [Int: [UInt8]] = [:]
+    private var pes: [Int: PESPacket] = [:]
+    private var joiners: [Int: TagJoiner] = [:]
+    private var continuity: [Int: UInt8] = [:]
+    private var lostSyncBytes = 0
+    /// The label the next bytes get; packets keep the label of the bytes they started in.
+    public var unit = 0
+    /// A PMT declared at least one timed-ID3 PID.
+    public private(set) var hasTimedID3Stream = false
+
+    public init() { roles[0] = .pat }
+
+    /// Demuxes the whole TS packets at the front of `bytes`, which start at `offset` in the input,
+    /// and returns how many bytes it used; the caller passes the rest again with more bytes.
+    /// With `isFinal` everything is used.
+    public mutating func demux(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int64, isFinal: Bool,
+                               emit: (Event) -> Void) -> Int {
+        let size = TransportStreamSync.packetSize
+        var index = 0
+        while bytes.count - index >= size {
+            guard bytes[index] == 0x47 else {
+                guard let next = Self.nextSync(in: bytes, after: index, isFinal: isFinal) else { break }
+                lostSyncBytes += next - index
+                index = next
+                continue
+            }
+            reportLostSync(emit)
+            let pid = Int(bytes[index + 1] & 0x1F) << 8 | Int(bytes[index + 2])
+            if roles[pid] != .other {
+                handle(UnsafeBufferPointer(rebasing: bytes[index..<index + size]), pid: pid, at: offset + Int64(index), emit: emit)
+            }
+            index += size
+        }
+        if isFinal {
+            lostSyncBytes += bytes.count - index
+            reportLostSync(emit)
+            return bytes.count
+        }
+        return index
+    }
+
+    /// Hands over what is still in progress, as it is: at the end of the input, or at a
+    /// discontinuity, after which nothing can continue it.
+    public mutating func flush(emit: (Event) -> Void) {
+        for pid in pes.keys.sorted() { finishPES(pid: pid, emit: emit) }
+        for pid in joiners.keys.sorted() { joiners[pid]?.release { emit(.packet($0)) } }
+        continuity.removeAll()
+        sections.removeAll()
+    }
+
+    /// At the end of one piece (an HLS segment): a PES of undeclared length is done when its
+    /// tags are whole, so it is not held until the next piece starts another. Continuity
+    /// counters need not run on into the next segment.
+    public mutating func endOfUnit(emit: (Event) -> Void) {
+        continuity.removeAll()
+        for pid in pes.keys.sorted() {
+            guard let packet = pes[pid], packet.declaredLength == nil,
+                  case .success(let parsed) = packet.parsed(), TagJoiner.missingBytes(Array(parsed.payload)) == 0 else { continue }
+            finishPES(pid: pid, emit: emit)
+        }
+    }
+
+    private mutating func handle(_ packet: UnsafeBufferPointer<UInt8>, pid: Int, at position: Int64, emit: (Event) -> Void) {
+        let startsUnit = packet[1] & 0x40 != 0
+        let control = packet[3] >> 4 & 0x3
+        var payloadStart = 4
+        if control & 0x2 != 0 { payloadStart += 1 + Int(packet[4]) }
+        guard control & 0x1 != 0, payloadStart < packet.count else { return }
+        let payload = packet[payloadStart...]
+        switch roles[pid] {
+        case .pat, .pmt: collectSection(payload, pid: pid, startsSection: startsUnit)
+        case .timedID3: collectPES(payload, pid: pid, startsPES: startsUnit, counter: packet[3] & 0x0F,
+                                   discontinuityFlagged: control & 0x2 != 0 && packet[4] > 0 && packet[5] & 0x80 != 0,
+                                   at: position, emit: emit)
+        case .other: break
+        }
+    }
+
+    // MARK: PSI
+
+    private mutating func collectSection(_ payload: Slice<UnsafeBufferPointer<UInt8>>, pid: Int, startsSection: Bool) {
+        if startsSection {
+            let pointer = Int(payload[payload.startIndex])
+            guard 1 + pointer < payload.count else { return }
+            sections[pid] = Array(payload[(payload.startIndex + 1 + pointer)...])
+        } else if sections[pid] != nil {
+            sections[pid]! += payload
+        }
+        guard let section = sections[pid], section.count >= 3 else { return }
+        let length = 3 + (Int(section[1] & 0x0F) << 8 | Int(section[2]))
+        guard section.count >= length else { return }
+        sections[pid] = nil
+        if roles[pid] == .pat {
+            for pmt in ProgramTables.pmtPIDs(inPAT: section) where roles[pmt] == .other { roles[pmt] = .pmt }
+        } else {
+            for stream in ProgramTables.streams(inPMT: section) where stream.isTimedID3 && roles[stream.pid] == .other {
+                roles[stream.pid] = .timedID3
+                hasTimedID3Stream = true
+                var joiner = joiners[stream.pid] ?? TagJoiner(pid: stream.pid)
+                joiner.isUndeclared = !stream.declaresID3
+                joiners[stream.pid] = joiner
+            }
+        }
+    }
+
+    // MARK: PES
+
+    private mutating func collectPES(_ payload: Slice<UnsafeBufferPointer<UInt8>>, pid: Int, startsPES: Bool, counter: UInt8,
+                                     discontinuityFlagged: Bool, at position: Int64, emit: (Event) -> Void) {
+        if let last = continuity[pid] {
+            if counter == last { return }   // a repeated packet (§2.4.3.3)
+            if counter != (last + 1) & 0x0F, !discontinuityFlagged {
+                let lost = pes.removeValue(forKey: pid)
+                emit(.damage(reason: "continuity error on PID \(TagJoiner.hex(pid)): packets lost"
+                                 + (lost == nil ? "" : "; the PES they belonged to was dropped"), unit: lost?.unit ?? unit))
+            }
+        }
+        continuity[pid] = counter
+        if startsPES {
+            finishPES(pid: pid, emit: emit)
+            pes[pid] = PESPacket(bytes: Array(payload), position: position, unit: unit)
+        } else if pes[pid] != nil {
+            pes[pid]!.bytes += payload
+        } else {
+            return   // the rest of a PES that started before these bytes: nothing to time it by
+        }
+        if pes[pid]!.isComplete || pes[pid]!.bytes.count > TagJoiner.maximumTagBytes { finishPES(pid: pid, emit: emit) }
+    }
+
+    private mutating func finishPES(pid: Int, emit: (Event) -> Void) {
+        guard let packet = pes.removeValue(forKey: pid) else { return }
+        switch packet.parsed() {
+        case .success(let (payload, pts)):
+            joiners[pid, default: TagJoiner(pid: pid)].accept(payload, pts: pts, position: packet.position, unit: packet.unit) {
+                emit(.packet($0))
+            }
+        case .failure(let error):
+            emit(.damage(reason: "PID \(TagJoiner.hex(pid)): \(error.reason)", unit: packet.unit))
+        }
+    }
+
+    // MARK: Sync
+
+    private mutating func reportLostSync(_ emit: (Event) -> Void) {
+        guard lostSyncBytes > 0 else { return }
+        emit(.damage(reason: "lost MPEG-TS sync: \(lostSyncBytes) bytes skipped", unit: unit))
+        lostSyncBytes = 0
+    }
+
+    /// The next offset after `index` where a sync byte is followed by another a packet later;
+    /// `nil` when more bytes are needed to tell.
+    private static func nextSync(in bytes: UnsafeBufferPointer<UInt8>, after index: Int, isFinal: Bool) -> Int? {
+        let size = TransportStreamSync.packetSize
+        var candidate = index + 1
+        while candidate < bytes.count {
+            if bytes[candidate] == 0x47 {
+                if candidate + size < bytes.count {
+                    if bytes[candidate + size] == 0x47 { return candidate }
+                } else {
+                    return isFinal ? candidate : (candidate > index + 1 ? candidate : nil)
+                }
+            }
+            candidate += 1
+        }
+        return isFinal ? bytes.count : (bytes.count - index > size ? bytes.count - size : nil)
+    }
+}
