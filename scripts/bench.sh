@@ -16,12 +16,12 @@ RUNS=${BENCH_RUNS:-3}
 command -v /usr/bin/time >/dev/null || { apt-get install -y -q time >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q time >/dev/null; }; }
 
 mkdir -p "$CORPUS/segments"
-stamp="$COPIES-$SEGMENTS-$PER_SEGMENT-$(stat -c %s samples/ts/nielsen.ts)"
+stamp="continuous-$COPIES-$SEGMENTS-$PER_SEGMENT-$(stat -c %s samples/ts/nielsen.ts)"
 if [ "$(cat "$CORPUS/stamp" 2>/dev/null)" != "$stamp" ]; then
   echo "building the corpus in $CORPUS/"
   rm -f "$CORPUS/big.ts" "$CORPUS"/segments/*
-  for _ in $(seq "$COPIES"); do cat samples/ts/nielsen.ts; done > "$CORPUS/big.ts"
-  for _ in $(seq "$PER_SEGMENT"); do cat samples/ts/nielsen.ts; done > "$CORPUS/segment.ts"
+  scripts/ts_concat.py "$CORPUS/big.ts" samples/ts/nielsen.ts "$COPIES"
+  scripts/ts_concat.py "$CORPUS/segment.ts" samples/ts/nielsen.ts "$PER_SEGMENT"
   for i in $(seq -w 1 "$SEGMENTS"); do cp "$CORPUS/segment.ts" "$CORPUS/segments/seg$i.ts"; done
   echo "$stamp" > "$CORPUS/stamp"
 fi

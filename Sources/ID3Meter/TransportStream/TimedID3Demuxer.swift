@@ -16,7 +16,11 @@ public struct TimedID3Demuxer: Sendable {
     private enum Role: UInt8 { case other, pat, pmt, timedID3 }
 
     private var roles = [Role](repeating: .other, count: 8192)
-    private var sections: [Int: [UInt8]] = [:]
+    /// Sections being gathered, by PID.
+    private var sections = [[UInt8]?](repeating: nil, count: 8192)
+    /// The last table read on each PSI PID: tables repeat every 100 ms or so, and one that
+    /// has not changed is not parsed again.
+    private var lastSections = [[UInt8]?](repeating: nil, count: 8192)
     private var pes: [Int: PESPacket] = [:]
     private var joiners: [Int: TagJoiner] = [:]
     private var continuity: [Int: UInt8] = [:]
@@ -63,7 +67,10 @@ public struct TimedID3Demuxer: Sendable {
         for pid in pes.keys.sorted() { finishPES(pid: pid, emit: emit) }
         for pid in joiners.keys.sorted() { joiners[pid]?.release { emit(.packet($0)) } }
         continuity.removeAll()
-        sections.removeAll()
+        for pid in roles.indices where roles[pid] == .pat || roles[pid] == .pmt {
+            sections[pid] = nil
+            lastSections[pid] = nil
+        }
     }
 
     /// At the end of one piece (an HLS segment): a PES of undeclared length is done when its
@@ -98,16 +105,22 @@ public struct TimedID3Demuxer: Sendable {
 
     private mutating func collectSection(_ payload: Slice<UnsafeBufferPointer<UInt8>>, pid: Int, startsSection: Bool) {
         if startsSection {
-            let pointer = Int(payload[payload.startIndex])
-            guard 1 + pointer < payload.count else { return }
-            sections[pid] = Array(payload[(payload.startIndex + 1 + pointer)...])
+            let start = payload.startIndex + 1 + Int(payload[payload.startIndex])
+            guard start < payload.endIndex else { return }
+            if let last = lastSections[pid], payload.endIndex - start >= last.count,
+               payload[start..<start + last.count].elementsEqual(last) {
+                sections[pid] = nil
+                return
+            }
+            sections[pid] = Array(payload[start...])
         } else if sections[pid] != nil {
-            sections[pid]! += payload
+            sections[pid]!.append(contentsOf: payload)
         }
         guard let section = sections[pid], section.count >= 3 else { return }
         let length = 3 + (Int(section[1] & 0x0F) << 8 | Int(section[2]))
         guard section.count >= length else { return }
         sections[pid] = nil
+        lastSections[pid] = Array(section.prefix(length))
         if roles[pid] == .pat {
             for pmt in ProgramTables.pmtPIDs(inPAT: section) where roles[pmt] == .other { roles[pmt] = .pmt }
         } else {
