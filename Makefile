@@ -61,7 +61,7 @@ samples: deps ffmpeg
 	  ffprobe -v error -select_streams a -show_entries stream=time_base -of csv=p=0 \
 	    $(SAMPLE_BUILD)/tone.$$format > $(SAMPLE_BUILD)/tone.$$format.tb; \
 	done
-	rm -rf samples/ts samples/hls samples/spec samples/qa samples/packed
+	rm -rf samples/ts samples/hls samples/spec samples/qa samples/packed samples/quirks
 	$(SWIFT) run id3-sample-gen write --output samples --long-base $(SAMPLE_BUILD)/base40.ts --short-base $(SAMPLE_BUILD)/base20.ts \
 	  --audio $(SAMPLE_BUILD)
 	cp $(SAMPLE_BUILD)/base2.ts samples/ts/no-id3.ts

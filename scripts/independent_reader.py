@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """An independent reader of timed ID3 in MPEG-TS, sharing no code with id3-meter or libavformat.
 
-Reads each TS file named (or each segment of a local HLS media playlist), finds the PIDs that
-the PMT declares with stream_type 0x15, reassembles their PES packets, and prints one JSON line
-per Nielsen PRIV frame: {"pts": ..., "payload": ...}. Used by `make verify` to cross-check
-`id3-meter scan`.
+Reads each TS file named (or the segments of a local HLS media playlist, as one stream), finds
+the PIDs that the PMT declares with stream_type 0x15 (descriptor or not), reassembles their PES
+packets, joins a tag continued in PES packets without a PTS, gives a PES without a PTS the PID's
+previous PTS, and prints one JSON line per Nielsen PRIV frame: {"pts": ..., "payload": ...}.
+Used by `make verify` to cross-check `id3-meter scan`.
 """
 import json
 import os
@@ -25,7 +26,7 @@ def payload_of(packet):
 
 
 def pes_units(data):
-    """Yields (pts, payload) for each PES on a PID the PMT declares as stream_type 0x15."""
+    """Yields (pid, pts, payload) for each PES on a PID the PMT declares as stream_type 0x15."""
     pmt_pids, id3_pids, buffers = set(), set(), {}
     for packet in packets(data):
         pid = ((packet[1] & 0x1F) << 8) | packet[2]
@@ -49,12 +50,38 @@ def pes_units(data):
         elif pid in id3_pids:
             if unit_start:
                 if pid in buffers:
-                    yield finish(buffers.pop(pid))
+                    yield (pid,) + finish(buffers.pop(pid))
                 buffers[pid] = bytearray(payload)
             elif pid in buffers:
                 buffers[pid] += payload
-    for buffer in buffers.values():
-        yield finish(buffer)
+    for pid, buffer in buffers.items():
+        yield (pid,) + finish(buffer)
+
+
+def missing(payload):
+    """Bytes the tags at the start of `payload` declare beyond its end."""
+    offset = 0
+    while payload[offset:offset + 3] == b"ID3" and offset + 10 <= len(payload):
+        version, flags = payload[offset + 3], payload[offset + 5]
+        offset += 10 + syncsafe(payload[offset + 6:offset + 10]) + (10 if version == 4 and flags & 0x10 else 0)
+    return max(0, offset - len(payload))
+
+
+def tags(data):
+    """Yields (pts, bytes) per tag: PES payloads, joined where a tag continues in the next PES."""
+    pending, last_pts = {}, {}
+    for pid, pts, payload in pes_units(data):
+        if pid in pending and not payload.startswith(b"ID3"):
+            pending[pid][1].extend(payload)
+        else:
+            if pid in pending:
+                yield pending.pop(pid)
+            pending[pid] = (pts if pts is not None else last_pts.get(pid), bytearray(payload))
+        if pts is not None:
+            last_pts[pid] = pts
+        if not missing(pending[pid][1]):
+            yield pending.pop(pid)
+    yield from pending.values()
 
 
 def finish(pes):
@@ -110,8 +137,10 @@ def files(argument):
 
 
 for argument in sys.argv[1:]:
+    stream = b""
     for path in files(argument):
         with open(path, "rb") as f:
-            for pts, payload in pes_units(f.read()):
-                for owner in nielsen_owners(payload):
-                    print(json.dumps({"pts": pts, "payload": owner}))
+            stream += f.read()
+    for pts, payload in tags(stream):
+        for owner in nielsen_owners(bytes(payload)):
+            print(json.dumps({"pts": pts, "payload": owner}))

@@ -23,6 +23,24 @@ public struct SampleSet {
         try writeSpecFiles()
         try writeSpecHLS()
         try writeQASample()
+        try writeQuirks()
+    }
+
+    /// MPEG-TS quirks (see `TransportStreamQuirks`): a file, and an HLS VOD whose tags cross
+    /// segment boundaries.
+    private func writeQuirks() throws {
+        let folder = try directory("quirks")
+        let file = TransportStreamQuirks.file()
+        try Data(file.bytes).write(to: folder.appendingPathComponent("quirks.ts"))
+        try writeExpected(file.expected, to: folder.appendingPathComponent("quirks.expected.jsonl"))
+        let hls = try directory("quirks/hls")
+        let cut = TransportStreamQuirks.segments()
+        for (index, segment) in cut.segments.enumerated() {
+            try Data(segment).write(to: hls.appendingPathComponent("seg\(index).ts"))
+        }
+        let entries = cut.segments.indices.map { HLSWriter.Entry(uri: "seg\($0).ts", duration: 10) }
+        try HLSWriter.mediaPlaylist(entries).write(to: hls.appendingPathComponent("index.m3u8"), atomically: true, encoding: .utf8)
+        try writeExpected(cut.expected, to: hls.appendingPathComponent("expected.jsonl"))
     }
 
     /// One of each defect the QA report finds, beside the list of where they were planted.

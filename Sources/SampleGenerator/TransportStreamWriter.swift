@@ -1,11 +1,26 @@
 /// A small MPEG-TS writer that follows Apple's "Timed Metadata for HTTP Live Streaming"
 /// to the letter, independent of libavformat: PAT, a PMT with the metadata_pointer and
 /// metadata descriptors, ID3 in PES packets with stream_type 0x15 and stream_id 0xBD.
-/// It can cut each PES into payloads of any size, to test reassembly.
+/// It can cut each PES into payloads of any size, to test reassembly, and write the quirks
+/// found in the field: timed-ID3 PIDs without the metadata descriptor, several of them, PES
+/// packets without a PTS.
 public struct TransportStreamWriter {
     public static let pmtPID = 0x1000
     public static let id3PID = 0x0102
     public static let fillerPID = 0x0100
+
+    /// A timed-ID3 PID in the PMT, with or without its metadata descriptor.
+    public struct MetadataPID: Sendable {
+        public var pid: Int
+        public var hasDescriptor: Bool
+
+        public init(pid: Int, hasDescriptor: Bool = true) {
+            self.pid = pid
+            self.hasDescriptor = hasDescriptor
+        }
+    }
+
+    public var metadataPIDs = [MetadataPID(pid: id3PID)]
 
     /// PES bytes per TS packet, 1 to 184; the rest of each packet is adaptation-field stuffing.
     public var payloadPerPacket: Int
@@ -27,19 +42,22 @@ public struct TransportStreamWriter {
         let pointer: [UInt8] = [0x25, 0x0F, 0xFF, 0xFF] + id3 + [0xFF] + id3 + [0x00, 0x1F, 0x00, 0x01]
         // §2.6.60: metadata_descriptor with the same identifiers.
         let metadata: [UInt8] = [0x26, 0x0D, 0xFF, 0xFF] + id3 + [0xFF] + id3 + [0x00, 0x0F]
-        let esInfo = metadata
+        let pcrPID = metadataPIDs.first?.pid ?? Self.id3PID
         var pmtBody: [UInt8] = [0x00, 0x01, 0xC1, 0x00, 0x00,
-                                0xE0 | UInt8(Self.id3PID >> 8), UInt8(Self.id3PID & 0xFF),
+                                0xE0 | UInt8(pcrPID >> 8), UInt8(pcrPID & 0xFF),
                                 0xF0, UInt8(pointer.count)] + pointer
         if hasFillerPID { pmtBody += [0x1B, 0xE0 | UInt8(Self.fillerPID >> 8), UInt8(Self.fillerPID & 0xFF), 0xF0, 0x00] }
-        pmtBody += [0x15, 0xE0 | UInt8(Self.id3PID >> 8), UInt8(Self.id3PID & 0xFF), 0xF0, UInt8(esInfo.count)] + esInfo
+        for stream in metadataPIDs {
+            let esInfo = stream.hasDescriptor ? metadata : []
+            pmtBody += [0x15, 0xE0 | UInt8(stream.pid >> 8), UInt8(stream.pid & 0xFF), 0xF0, UInt8(esInfo.count)] + esInfo
+        }
         let pmt: [UInt8] = [0x02, 0xB0, UInt8(pmtBody.count + 4)] + pmtBody
         return section(pid: 0, pat) + section(pid: Self.pmtPID, pmt)
     }
 
-    /// One timed-ID3 PES packet carrying `payload` at `pts`, as TS packets.
-    public mutating func pes(pts: Int64, payload: [UInt8]) -> [UInt8] {
-        pes(pid: Self.id3PID, streamID: 0xBD, pts: pts, payload: payload)
+    /// One timed-ID3 PES packet carrying `payload` at `pts` (none when `nil`), as TS packets.
+    public mutating func pes(pts: Int64?, payload: [UInt8], pid: Int = id3PID) -> [UInt8] {
+        pes(pid: pid, streamID: 0xBD, pts: pts, payload: payload)
     }
 
     /// A video PES of `size` zero bytes on the filler PID.
@@ -47,12 +65,12 @@ public struct TransportStreamWriter {
         pes(pid: Self.fillerPID, streamID: 0xE0, pts: pts, payload: [UInt8](repeating: 0, count: size))
     }
 
-    private mutating func pes(pid: Int, streamID: UInt8, pts: Int64, payload: [UInt8]) -> [UInt8] {
-        let headerData = Self.ptsField(pts)
+    private mutating func pes(pid: Int, streamID: UInt8, pts: Int64?, payload: [UInt8]) -> [UInt8] {
+        let headerData = pts.map(Self.ptsField) ?? []
         let length = 3 + headerData.count + payload.count
         var pes: [UInt8] = [0x00, 0x00, 0x01, streamID,
                             length > 0xFFFF ? 0 : UInt8(length >> 8), length > 0xFFFF ? 0 : UInt8(length & 0xFF),
-                            0x84, 0x80, UInt8(headerData.count)] + headerData
+                            0x84, pts == nil ? 0x00 : 0x80, UInt8(headerData.count)] + headerData
         pes += payload
         var packets: [UInt8] = []
         var offset = 0

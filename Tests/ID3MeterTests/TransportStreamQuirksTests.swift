@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+import SampleGenerator
+
+/// MPEG-TS as muxers in the field write it (samples/quirks, from `TransportStreamQuirks`):
+/// every tag the generator wrote, at the time a player gives it.
+@Suite("MPEG-TS quirks")
+struct TransportStreamQuirksTests {
+    static func bytes(_ relative: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: Samples.path(relative))))
+    }
+
+    @Test func undeclaredPIDJoinedPESInheritedPTSAndASecondPID() throws {
+        let events = Samples.scan(Samples.path("quirks/quirks.ts"))
+        #expect(events.failures == [])
+        #expect(events.malformed == [])
+        let expected = try Samples.expected("quirks/quirks.expected.jsonl")
+        #expect(events.frames() == expected.map(FoundFrame.init))
+        let notes = events.tags.map(\.tag.notes)
+        #expect(notes.filter { $0.contains("tag joined from 2 PES packets") }.count == 4, "the first PID's Nielsen tags")
+        #expect(notes.contains { $0.contains("PES without PTS: time taken from the previous PES on PID 0x0102") })
+        #expect(notes.filter { $0.contains("timed-ID3 PID 0x0102 has no metadata descriptor in the PMT") }.count
+                == events.tags.filter { $0.tag.notes.contains { $0.hasPrefix("PES without") || $0.hasPrefix("tag joined") } }.count)
+    }
+
+    /// Why the demuxing is done in Swift: libavformat 5.1 makes no stream of the PID without a descriptor.
+    @Test func libavformatSeesOnlyTheDeclaredPID() throws {
+        let streams = try StreamProbe.streams(in: Self.bytes("quirks/quirks.ts"))
+        #expect(streams.filter(\.isTimedID3).count == 1)
+    }
+
+    @Test func tagsCutBySegmentBoundariesAreJoinedAndBelongWhereTheyStart() throws {
+        let events = Samples.scan(Samples.path("quirks/hls/index.m3u8"))
+        #expect(events.failures == [])
+        #expect(events.malformed == [])
+        let expected = try Samples.expected("quirks/hls/expected.jsonl")
+        #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
+    }
+
+    /// A segment read on its own has half a tag at its edge: reported, never passed off as whole.
+    @Test func aSegmentAloneReportsItsCutTag() throws {
+        let events = Samples.scan(Samples.path("quirks/hls/seg0.ts"))
+        let expected = try Samples.expected("quirks/hls/expected.jsonl").filter { $0.segment == "seg0.ts" }
+        #expect(events.frames().count == expected.count - 1)
+        #expect(events.failures.contains { $0.reason.contains("PES cut short") })
+    }
+
+    /// Bytes arriving in pieces of any size (a UDP stream, a file read in chunks) demux alike.
+    @Test(arguments: ["quirks/quirks.ts", "spec/standard-60.ts", "ts/nielsen.ts"])
+    func piecesOfAnySizeDemuxLikeTheWhole(sample: String) throws {
+        let bytes = try Self.bytes(sample)
+        func demux(pieces: [Int]) -> [String] {
+            var demuxer = TimedID3Demuxer()
+            var found: [String] = []
+            var buffer: [UInt8] = []
+            var offset = 0
+            for (index, size) in pieces.enumerated() {
+                buffer += bytes[offset..<min(bytes.count, offset + size)]
+                offset = min(bytes.count, offset + size)
+                let isFinal = index == pieces.count - 1
+                let used = buffer.withUnsafeBufferPointer { demuxer.demux($0, at: 0, isFinal: isFinal) { event in
+                    if case .packet(let packet) = event { found.append("\(packet.pts ?? -1) \(packet.bytes.count) \(packet.bytes.hashValue)") }
+                    else { found.append("\(event)") }
+                } }
+                buffer.removeFirst(used)
+            }
+            demuxer.flush { if case .packet(let packet) = $0 { found.append("\(packet.pts ?? -1) \(packet.bytes.count)") } }
+            return found
+        }
+        let whole = demux(pieces: [bytes.count])
+        var random = SeededRandom(seed: 17)
+        var pieces: [Int] = []
+        while pieces.reduce(0, +) < bytes.count { pieces.append(Int.random(in: 1...5_000, using: &random)) }
+        #expect(!whole.isEmpty)
+        #expect(demux(pieces: pieces) == whole)
+    }
+
+    @Test func theMeterDeliversEveryNielsenTagOfTheQuirks() throws {
+        let server = try LocalHTTPServer(serving: Samples.folder)
+        defer { server.stop() }
+        for (input, truth) in [(Samples.path("quirks/quirks.ts"), "quirks/quirks.expected.jsonl"),
+                               (server.url("quirks/hls/index.m3u8"), "quirks/hls/expected.jsonl")] {
+            let run = try Command.run(["--speed", "max", "--fps", "30", "--format", "jsonl", input])
+            #expect(run.status == 0, "\(run.stderr)")
+            let sends = run.stdout.split(separator: "\n")
+                .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .filter { $0["type"] as? String == "send_id3" }
+            let expected = try Samples.expected(truth).filter(\.nielsen).sorted { $0.pts < $1.pts }
+            #expect(sends.map { $0["payload"] as? String } == expected.map(\.owner), "\(input)")
+            #expect(sends.map { ($0["pts"] as? NSNumber)?.int64Value } == expected.map(\.pts), "\(input)")
+        }
+    }
+}
