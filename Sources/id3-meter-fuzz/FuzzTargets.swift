@@ -1,12 +1,12 @@
 // libFuzzer harnesses for the parsers that read untrusted bytes. One binary, the target chosen
-// by FUZZ_TARGET (id3, nielsen, playlist, packed). Built with `make fuzz` (-sanitize=fuzzer,address and
+// by FUZZ_TARGET (id3, nielsen, playlist, packed, emsg, ts). Built with `make fuzz` (-sanitize=fuzzer,address and
 // -DFUZZING), libFuzzer supplies main; in an ordinary build this is a replayer that runs each
 // file named on the command line through the target, for regression tests of past findings.
 import Foundation
 import ID3Meter
 
 enum FuzzTarget: String, CaseIterable {
-    case id3, nielsen, playlist, packed
+    case id3, nielsen, playlist, packed, emsg, ts
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -23,7 +23,20 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: "http://fuzz/a/index.m3u8")
         case .packed:
             // A packed audio segment: frame walking, resynchronisation, tags and their times.
-            Scanner.readPackedAudio(bytes) { _ in }
+            WholeFileForm.packedAudio.read(bytes, origin: TagOrigin(source: "fuzz")) { _ in }
+        case .emsg:
+            // fMP4: boxes, init segment timescales, tfdt, emsg v0/v1 and the ID3 inside.
+            WholeFileForm.fragmentedMP4.read(bytes, origin: TagOrigin(source: "fuzz")) { _ in }
+        case .ts:
+            // MPEG-TS: sync, PSI sections, PES and tags joined across them, fed in two pieces.
+            var demuxer = TimedID3Demuxer()
+            let split = bytes.count / 3
+            let rest = bytes.withUnsafeBufferPointer { buffer in
+                let used = demuxer.demux(UnsafeBufferPointer(rebasing: buffer[..<split]), at: 0, isFinal: false) { _ in }
+                return Array(buffer[used...])
+            }
+            _ = rest.withUnsafeBufferPointer { demuxer.demux($0, at: 0, isFinal: true) { _ in } }
+            demuxer.flush { _ in }
         }
     }
 

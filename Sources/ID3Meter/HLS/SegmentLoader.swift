@@ -5,19 +5,20 @@ public struct SegmentLoadError: Error, Sendable {
     public var reason: String
 }
 
-/// Fetches a segment's bytes and undoes AES-128 (RFC 8216 §5.2), caching keys by URI.
+/// Fetches a segment's bytes and undoes AES-128 (RFC 8216 §5.2), caching keys and
+/// initialisation segments (`EXT-X-MAP`) by URI.
 ///
 /// Not thread-safe (the key cache): Sendable only so that a `BlockingExecutor`, which runs one
 /// call at a time, can own it.
 public final class SegmentLoader: @unchecked Sendable {
     private let fetcher: Fetcher
     private var keys: [String: [UInt8]] = [:]
+    private var initSegments: [String: [UInt8]] = [:]
 
     public init(fetcher: Fetcher) { self.fetcher = fetcher }
 
     public func load(_ segment: Segment) throws(SegmentLoadError) -> [UInt8] {
         let fail = SegmentLoadError.init(reason:)
-        if segment.mapURI != nil { throw fail("fMP4 segments (EXT-X-MAP) are not supported yet") }
         if segment.byteRange != nil { throw fail("EXT-X-BYTERANGE segments are not supported yet") }
         var bytes: [UInt8]
         do { bytes = try fetcher.fetchRetrying(segment.uri) } catch { throw fail("cannot fetch: \(error)") }
@@ -31,6 +32,17 @@ public final class SegmentLoader: @unchecked Sendable {
             throw fail("AES-128 decryption failed (wrong key or IV, or the segment is not encrypted)")
         }
         bytes.removeLast(Int(padding))
+        return bytes
+    }
+
+    /// The initialisation segment at `uri`, fetched once.
+    public func initSegment(at uri: String) throws(SegmentLoadError) -> [UInt8] {
+        if let bytes = initSegments[uri] { return bytes }
+        let bytes: [UInt8]
+        do { bytes = try fetcher.fetchRetrying(uri) } catch {
+            throw SegmentLoadError(reason: "cannot fetch its initialisation segment \(uri): \(error)")
+        }
+        initSegments[uri] = bytes
         return bytes
     }
 

@@ -49,5 +49,15 @@ struct ByteReader {
         return slice.reduce(0) { $0 << 7 | UInt64($1) }
     }
 
+    /// Big-endian unsigned integer of `count` bytes as an Int (clamped).
+    mutating func readInt(_ count: Int) -> Int? { readUInt(count).map { Int(clamping: $0) } }
+
+    /// A NUL-terminated UTF-8 string (ISO BMFF's `string`), the NUL consumed.
+    mutating func readCString() -> String? {
+        guard let length = bytes[offset..<end].firstIndex(of: 0).map({ $0 - offset }), let text = read(length) else { return nil }
+        offset += 1
+        return String(decoding: text, as: UTF8.self)
+    }
+
     func rest() -> ArraySlice<UInt8> { bytes[offset..<end] }
 }

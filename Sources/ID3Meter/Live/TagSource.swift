@@ -36,8 +36,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         let executor = BlockingExecutor(label: "source")
         if Scanner.isPlaylist(input) {
             await produceHLS(executor: executor, yield)
-        } else if Scanner.isPackedAudio(input) {
-            await producePackedAudio(executor: executor, yield)
+        } else if WholeFileForm.of(input) != nil {
+            await produceWholeFile(executor: executor, yield)
         } else {
             await produceTransportStream(executor: executor, yield)
         }
@@ -99,8 +99,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         events.compactMap(\.sourceEvent).forEach(yield)
     }
 
-    /// A single packed audio file: read whole, one chunk (its tags carry their own times).
-    private func producePackedAudio(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
+    /// A packed audio or fragmented MP4 file: read whole, one chunk (its tags carry their own times).
+    private func produceWholeFile(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
         let (input, scanner) = (input, scanner)
         let events = await executor.run { () -> [ScanEvent] in
             var events: [ScanEvent] = []

@@ -56,7 +56,7 @@ public enum InputExpansion {
         let root = URL(fileURLWithPath: folder)
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .map { $0.standardizedFileURL.path }
-            .filter { ["ts", "m3u8", "aac", "mp3", "ac3", "ec3", "eac3"].contains(($0 as NSString).pathExtension.lowercased()) }
+            .filter { (["ts", "m3u8"] + WholeFileForm.allExtensions).contains(($0 as NSString).pathExtension.lowercased()) }
             .sorted()
         var referenced = Set<String>()
         for playlist in files where Scanner.isPlaylist(playlist) {

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Reads every ID3 tag from one input, in stream order: MPEG-TS from a file or any URL
-/// libavformat opens (http, udp, srt), packed audio, or an HLS playlist segment by segment
-/// (one variant of a master playlist).
+/// libavformat opens (http, udp, srt), packed audio or fragmented MP4 files, or an HLS
+/// playlist segment by segment (one variant of a master playlist).
 public struct Scanner: Sendable {
     public var variant: VariantChoice
     public var fetcher: Fetcher
@@ -23,8 +23,8 @@ public struct Scanner: Sendable {
     public func scan(_ input: String, emit: (ScanEvent) -> Void) {
         if Self.isPlaylist(input) {
             scanPlaylist(input, emit: emit)
-        } else if Self.isPackedAudio(input) {
-            scanPackedAudio(input, emit: emit)
+        } else if let form = WholeFileForm.of(input) {
+            scanWholeFile(input, form: form, emit: emit)
         } else {
             scanTransportStream(input, emit: emit)
         }
@@ -73,33 +73,19 @@ public struct Scanner: Sendable {
         }
     }
 
-    /// A single packed audio file or URL (.aac, .mp3, .ac3, .ec3), or a local file that starts like one.
-    public static func isPackedAudio(_ location: String) -> Bool {
-        let path = Location.hasScheme(location) ? (URL(string: location)?.path ?? location) : location
-        if ["aac", "mp3", "ac3", "ec3", "eac3"].contains((path as NSString).pathExtension.lowercased()) { return true }
-        guard !Location.hasScheme(location), let handle = FileHandle(forReadingAtPath: location) else { return false }
-        defer { try? handle.close() }
-        return PackedAudioReader.isPackedAudio([UInt8]((try? handle.read(upToCount: 1_024)) ?? Data()))
-    }
-
-    /// The events of packed audio bytes, for callers outside the module (the fuzz harness).
-    public static func readPackedAudio(_ bytes: [UInt8], emit: (ScanEvent) -> Void) {
-        PackedAudioReader.read(bytes, origin: TagOrigin(source: "bytes"), emit: emit)
-    }
-
-    private func scanPackedAudio(_ input: String, emit: (ScanEvent) -> Void) {
+    private func scanWholeFile(_ input: String, form: WholeFileForm, emit: (ScanEvent) -> Void) {
         let bytes: [UInt8]
         do { bytes = try fetcher.fetchRetrying(input) } catch {
             emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)")))
             return
         }
         var found = false
-        PackedAudioReader.read(bytes, origin: TagOrigin(source: input)) { event in
+        form.read(bytes, origin: TagOrigin(source: input)) { event in
             if case .tag = event { found = true }
             emit(event)
         }
         progress?.update(input, bytes: Int64(bytes.count))
-        if !found { emit(.failure(InputFailure(source: input, reason: "no ID3 tag in this packed audio"))) }
+        if !found { emit(.failure(InputFailure(source: input, reason: form.noTagReason))) }
     }
 
     static let noTimedID3 = "no timed-ID3 stream (an MPEG-TS PID of stream_type 0x15, or one declared as ID3)"

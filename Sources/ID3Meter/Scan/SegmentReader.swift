@@ -10,7 +10,7 @@ public final class SegmentReader: @unchecked Sendable {
         public var origin: TagOrigin
         /// With frame rates, when probed.
         public var streams: [StreamProbe.Stream]
-        /// A timed-ID3 stream in MPEG-TS, or any ID3 tag in packed audio.
+        /// A timed-ID3 stream in MPEG-TS, or any ID3 tag in packed audio or fMP4.
         public var hasTimedID3: Bool
         public var byteCount: Int64
     }
@@ -41,16 +41,29 @@ public final class SegmentReader: @unchecked Sendable {
             finish(emit: emit)
         }
         previous = segment
-        let bytes: [UInt8]
-        do { bytes = try loader.load(segment) } catch {
+        let bytes: [UInt8], initSegment: [UInt8]?
+        do {
+            bytes = try loader.load(segment)
+            initSegment = try segment.mapURI.map { uri throws(SegmentLoadError) in try loader.initSegment(at: uri) }
+        } catch {
             finish(emit: emit)
             emit(.failure(InputFailure(source: source, segment: segment.uri,
                                        reason: "media sequence \(segment.mediaSequence) skipped: \(error.reason)")))
             return nil
         }
+        // Packed audio and fMP4 segments stand alone; only MPEG-TS carries state across.
+        let readAlone: (((ScanEvent) -> Void) -> Void)?
         if PackedAudioReader.isPackedAudio(bytes) {
+            readAlone = { PackedAudioReader.read(bytes, origin: origin, emit: $0) }
+        } else if initSegment != nil || FragmentReader.isFragmentedMP4(bytes) {
+            let timescales = initSegment.flatMap(TrackTimescales.init(initSegment:))
+            readAlone = { FragmentReader.read(bytes, timescales: timescales, origin: origin, emit: $0) }
+        } else {
+            readAlone = nil
+        }
+        if let readAlone {
             var found = false
-            PackedAudioReader.read(bytes, origin: origin) { event in
+            readAlone { event in
                 if case .tag = event { found = true }
                 emit(event)
             }

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Inputs read whole rather than streamed: a packed audio file, or a fragmented MP4 file
+/// (initialisation and fragments in one, or a lone media segment).
+public enum WholeFileForm: Sendable, CaseIterable {
+    case packedAudio
+    case fragmentedMP4
+
+    var extensions: [String] {
+        switch self {
+        case .packedAudio: ["aac", "mp3", "ac3", "ec3", "eac3"]
+        case .fragmentedMP4: ["mp4", "m4s", "m4a", "m4v", "cmfv", "cmfa"]
+        }
+    }
+
+    static var allExtensions: [String] { allCases.flatMap(\.extensions) }
+
+    /// The form of `location`, by its extension, or for a local file by its first bytes.
+    public static func of(_ location: String) -> WholeFileForm? {
+        let path = Location.hasScheme(location) ? (URL(string: location)?.path ?? location) : location
+        let suffix = (path as NSString).pathExtension.lowercased()
+        if let form = allCases.first(where: { $0.extensions.contains(suffix) }) { return form }
+        guard !Location.hasScheme(location), let handle = FileHandle(forReadingAtPath: location) else { return nil }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 1_024)) ?? Data())
+        return allCases.first { $0.recognises(head) }
+    }
+
+    func recognises(_ bytes: [UInt8]) -> Bool {
+        switch self {
+        case .packedAudio: PackedAudioReader.isPackedAudio(bytes)
+        case .fragmentedMP4: FragmentReader.isFragmentedMP4(bytes)
+        }
+    }
+
+    /// Emits the tags of a whole file's bytes.
+    public func read(_ bytes: [UInt8], origin: TagOrigin, emit: (ScanEvent) -> Void) {
+        switch self {
+        case .packedAudio: PackedAudioReader.read(bytes, origin: origin, emit: emit)
+        case .fragmentedMP4: FragmentReader.read(bytes, timescales: nil, origin: origin, emit: emit)
+        }
+    }
+
+    var noTagReason: String {
+        switch self {
+        case .packedAudio: "no ID3 tag in this packed audio"
+        case .fragmentedMP4: "no emsg box carrying ID3 in this fragmented MP4"
+        }
+    }
+}
