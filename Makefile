@@ -44,7 +44,7 @@ verify: deps python
 	$(SWIFT) build
 	scripts/verify.sh
 
-# Base audio/video from the ffmpeg CLI; the ID3 streams from id3-sample-gen (libavformat's muxer
+# Base audio/video (TS and fMP4 HLS) from the ffmpeg CLI; the ID3 streams from id3-sample-gen (libavformat's muxer
 # and an independent TS writer), each sample beside the list of tags written into it.
 samples: deps ffmpeg
 	mkdir -p $(SAMPLE_BUILD)
@@ -61,9 +61,19 @@ samples: deps ffmpeg
 	  ffprobe -v error -select_streams a -show_entries stream=time_base -of csv=p=0 \
 	    $(SAMPLE_BUILD)/tone.$$format > $(SAMPLE_BUILD)/tone.$$format.tb; \
 	done
-	rm -rf samples/ts samples/hls samples/spec samples/qa samples/packed samples/quirks
+	rm -rf $(SAMPLE_BUILD)/fmp4 && mkdir -p $(SAMPLE_BUILD)/fmp4
+	ffmpeg -nostdin -loglevel error -y -f lavfi -i "testsrc=size=160x90:rate=30000/1001" \
+	  -f lavfi -i "sine=frequency=1000:sample_rate=48000" -t 14 -c:v mpeg2video -qscale:v 31 -g 60 -bf 0 \
+	  -c:a aac -b:a 16k -ac 1 -f hls -hls_segment_type fmp4 -hls_time 6 -hls_playlist_type vod \
+	  -hls_fmp4_init_filename init.mp4 -hls_segment_filename $(SAMPLE_BUILD)/fmp4/seg%d.m4s $(SAMPLE_BUILD)/fmp4/index.m3u8
+	ffprobe -v error -show_entries stream=time_base -of csv=p=0 $(SAMPLE_BUILD)/fmp4/init.mp4 > $(SAMPLE_BUILD)/fmp4/init.tb
+	for segment in $(SAMPLE_BUILD)/fmp4/seg*.m4s; do \
+	  cat $(SAMPLE_BUILD)/fmp4/init.mp4 $$segment | ffprobe -v error -ignore_editlist 1 \
+	    -show_entries packet=stream_index,dts -of csv=p=0 -i - | awk -F, '!seen[$$1]++' > $${segment%.m4s}.csv; \
+	done
+	rm -rf samples/ts samples/hls samples/spec samples/qa samples/packed samples/quirks samples/fmp4
 	$(SWIFT) run id3-sample-gen write --output samples --long-base $(SAMPLE_BUILD)/base40.ts --short-base $(SAMPLE_BUILD)/base20.ts \
-	  --audio $(SAMPLE_BUILD)
+	  --audio $(SAMPLE_BUILD) --fmp4 $(SAMPLE_BUILD)/fmp4
 	cp $(SAMPLE_BUILD)/base2.ts samples/ts/no-id3.ts
 	@du -sh samples
 

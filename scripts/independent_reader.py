@@ -5,10 +5,14 @@ Reads each TS file named (or the segments of a local HLS media playlist, as one 
 the PIDs that the PMT declares with stream_type 0x15 (descriptor or not), reassembles their PES
 packets, joins a tag continued in PES packets without a PTS, gives a PES without a PTS the PID's
 previous PTS, and prints one JSON line per Nielsen PRIV frame: {"pts": ..., "payload": ...}.
+For fMP4/CMAF (a playlist with EXT-X-MAP), reads the emsg boxes with an ID3 scheme: version 1
+at presentation_time / timescale, version 0 at the following fragment's earliest tfdt (in the
+track timescales from the init segment) plus presentation_time_delta / timescale.
 Used by `make verify` to cross-check `id3-meter scan`.
 """
 import json
 import os
+import struct
 import sys
 
 
@@ -128,19 +132,102 @@ def nielsen_owners(payload):
                     yield owner
 
 
+def boxes(data, start=0, end=None):
+    end = len(data) if end is None else end
+    while start + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[start:start + 8])
+        header = 8
+        if size == 1:
+            size, header = struct.unpack(">Q", data[start + 8:start + 16])[0], 16
+        elif size == 0:
+            size = end - start
+        if size < header or start + size > end:
+            return
+        yield kind.decode("latin-1"), start + header, start + size
+        start += size
+
+
+def child(data, start, end, kind):
+    return next(((s, e) for k, s, e in boxes(data, start, end) if k == kind), None)
+
+
+def timescales(init):
+    scales = {}
+    for kind, start, end in boxes(init):
+        if kind != "moov":
+            continue
+        for kind2, s2, e2 in boxes(init, start, end):
+            if kind2 != "trak":
+                continue
+            tkhd, mdia = child(init, s2, e2, "tkhd"), child(init, s2, e2, "mdia")
+            mdhd = child(init, mdia[0], mdia[1], "mdhd")
+            skip = 20 if init[tkhd[0]] == 1 else 12
+            track = struct.unpack(">I", init[tkhd[0] + skip:tkhd[0] + skip + 4])[0]
+            skip = 20 if init[mdhd[0]] == 1 else 12
+            scales[track] = struct.unpack(">I", init[mdhd[0] + skip:mdhd[0] + skip + 4])[0]
+    return scales
+
+
+def emsg_tags(segment, scales):
+    """Yields (pts, payload) for each emsg with an ID3 scheme."""
+    top = list(boxes(segment))
+    starts = {}
+    for index, (kind, start, end) in enumerate(top):
+        if kind == "moof":
+            times = []
+            for kind2, s2, e2 in boxes(segment, start, end):
+                if kind2 == "traf":
+                    tfhd, tfdt = child(segment, s2, e2, "tfhd"), child(segment, s2, e2, "tfdt")
+                    track = struct.unpack(">I", segment[tfhd[0] + 4:tfhd[0] + 8])[0]
+                    wide = segment[tfdt[0]] == 1
+                    base = struct.unpack(">Q" if wide else ">I", segment[tfdt[0] + 4:tfdt[0] + (12 if wide else 8)])[0]
+                    times.append(base * 90000 // scales[track])
+            starts[index] = min(times)
+    for index, (kind, start, end) in enumerate(top):
+        if kind != "emsg":
+            continue
+        version, body = segment[start], segment[start + 4:end]
+        if version == 0:
+            scheme, value, rest = body.split(b"\0", 2)
+            scale, delta = struct.unpack(">II", rest[:8])
+            following = [i for i in sorted(starts) if i > index] or sorted(starts)[-1:]
+            pts, data = starts[following[0]] + delta * 90000 // scale, rest[16:]
+        else:
+            scale, time = struct.unpack(">IQ", body[:12])
+            scheme, value, data = body[20:].split(b"\0", 2)
+            pts = time * 90000 // scale
+        if scheme in (b"https://aomedia.org/emsg/ID3", b"www.nielsen.com:id3:v1"):
+            yield pts % (1 << 33), data
+
+
 def files(argument):
+    """The files to read, and the init segment when the playlist has one."""
     if argument.endswith(".m3u8"):
         folder = os.path.dirname(argument)
+        init = None
+        paths = []
         with open(argument) as playlist:
-            return [os.path.join(folder, line.strip()) for line in playlist if line.strip() and not line.startswith("#")]
-    return [argument]
+            for line in map(str.strip, playlist):
+                if line.startswith("#EXT-X-MAP:"):
+                    init = os.path.join(folder, line.split('URI="', 1)[1].split('"', 1)[0])
+                elif line and not line.startswith("#"):
+                    paths.append(os.path.join(folder, line))
+        return paths, init
+    return [argument], None
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 for argument in sys.argv[1:]:
-    stream = b""
-    for path in files(argument):
-        with open(path, "rb") as f:
-            stream += f.read()
-    for pts, payload in tags(stream):
+    paths, init = files(argument)
+    if init:
+        scales = timescales(read(init))
+        found = [tag for path in paths for tag in emsg_tags(read(path), scales)]
+    else:
+        found = tags(b"".join(read(path) for path in paths))
+    for pts, payload in found:
         for owner in nielsen_owners(bytes(payload)):
             print(json.dumps({"pts": pts, "payload": owner}))

@@ -34,10 +34,14 @@ struct WriteSamples: ParsableCommand {
     @Option(help: "Folder with tone.FORMAT elementary streams (adts, mp3, ac3, eac3) and their ffprobe packet lists.")
     var audio: String?
 
+    @Option(help: "Folder with an fMP4 HLS from the ffmpeg CLI (init.mp4, seg*.m4s, index.m3u8) and ffprobe's first dts per segment.")
+    var fmp4: String?
+
     func run() throws {
         let output = URL(fileURLWithPath: output)
         try SampleSet(output: output, longBase: longBase, shortBase: shortBase).writeAll()
         if let audio { try PackedAudioSamples(audio: URL(fileURLWithPath: audio), output: output).write() }
+        if let fmp4 { try FragmentedMP4Samples(media: URL(fileURLWithPath: fmp4), output: output).write() }
     }
 }
 

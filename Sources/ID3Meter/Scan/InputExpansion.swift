@@ -64,7 +64,7 @@ public enum InputExpansion {
             case .master(let master):
                 referenced.formUnion(master.variants.map(\.uri) + master.renditions.compactMap(\.uri))
             case .media(let media):
-                referenced.formUnion(media.segments.map(\.uri))
+                referenced.formUnion(media.segments.flatMap { [$0.uri] + ($0.mapURI.map { [$0] } ?? []) })
             case nil:
                 break  // scanned as an input, it reports its own error
             }

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+import SampleGenerator
+
+/// fMP4/CMAF from the ffmpeg CLI with emsg boxes put in by the generator; the ground truth's
+/// times come from ffprobe's decode times, not from id3-meter's box reader.
+@Suite("fMP4 emsg")
+struct FragmentedMP4Tests {
+    static func file(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: Samples.path("fmp4/\(name)"))))
+    }
+
+    @Test func everyID3EmsgOfAnHLSPlaylistWithItsTime() throws {
+        let events = Samples.scan(Samples.path("fmp4/index.m3u8"))
+        #expect(events.failures == [])
+        #expect(events.malformed == [])
+        let expected = try Samples.expected("fmp4/expected.jsonl")
+        #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
+        #expect(events.tags.first?.tag.notes.contains("emsg v1 www.nielsen.com:id3:v1") == true)
+    }
+
+    /// Init segment and fragments in one file: the `moov` inside gives the timescales.
+    @Test func aWholeFragmentedFile() throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let whole = folder.appendingPathComponent("whole.mp4")
+        try Data(try ["init.mp4", "seg0.m4s", "seg1.m4s", "seg2.m4s"].flatMap(Self.file)).write(to: whole)
+        let events = Samples.scan(whole.path)
+        #expect(events.failures == [])
+        let expected = try Samples.expected("fmp4/expected.jsonl").map { FoundFrame(pts: $0.pts, id: $0.id, label: $0.owner ?? $0.description, segment: nil) }
+        #expect(events.frames() == expected)
+    }
+
+    /// A media segment without its init segment: version 1 times stand, version 0 ones cannot be known.
+    @Test func aLoneSegmentTimesOnlyVersion1() throws {
+        var events: [ScanEvent] = []
+        FragmentReader.read(try Self.file("seg1.m4s"), timescales: nil, origin: TagOrigin(source: "seg1.m4s")) { events.append($0) }
+        let expected = try Samples.expected("fmp4/expected.jsonl").filter { $0.segment == "seg1.m4s" }
+        #expect(events.tags.map(\.pts) == [expected[0].pts, nil, nil])
+        #expect(events.tags[1].tag.notes.contains { $0.hasPrefix("no time: the fragment's start is unknown") })
+    }
+
+    @Test func initSegmentTimescalesByTrack() throws {
+        #expect(TrackTimescales(initSegment: try Self.file("init.mp4")) == TrackTimescales(byTrackID: [1: 30_000, 2: 48_000]))
+        #expect(TrackTimescales(initSegment: try Self.file("seg0.m4s")) == nil)
+    }
+
+    /// Truncated and damaged boxes: reasons, never a crash; the intact emsg before them survives.
+    @Test func damagedBoxes() throws {
+        let tag = ID3TagSpec(frames: [.priv(owner: "www.nielsen.com/x", data: [0x41])]).bytes()
+        let good = FragmentedMP4Samples.emsg(version: 1, scheme: "www.nielsen.com:id3:v1", value: "1", timescale: 1_000,
+                                             time: 2_000, id: 1, data: tag)
+        var truncated = FragmentedMP4Samples.emsg(version: 0, scheme: "https://aomedia.org/emsg/ID3", value: "", timescale: 1_000,
+                                                  time: 0, id: 2, data: [])
+        truncated = Array(truncated.prefix(20))
+        truncated.replaceSubrange(0..<4, with: [0, 0, 0, 20])
+        let unknownVersion: [UInt8] = [0, 0, 0, 12] + Array("emsg".utf8) + [7, 0, 0, 0]
+        let oversized: [UInt8] = [0, 0, 0x10, 0] + Array("emsg".utf8) + [1, 0, 0, 0]
+        var events: [ScanEvent] = []
+        FragmentReader.read(good + truncated + unknownVersion + oversized, timescales: nil, origin: TagOrigin(source: "x")) {
+            events.append($0)
+        }
+        #expect(events.tags.map(\.pts) == [180_000])
+        #expect(events.malformed.map(\.reason) == ["emsg box: truncated version 0 fields", "emsg box: unknown version 7"])
+    }
+
+    @Test func theMeterPlaysEmsgTagsOverHTTP() throws {
+        let server = try LocalHTTPServer(serving: Samples.folder)
+        defer { server.stop() }
+        let run = try Command.run(["--speed", "max", "--fps", "30", "--format", "jsonl", server.url("fmp4/index.m3u8")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let sends = run.stdout.split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["type"] as? String == "send_id3" }
+        let expected = try Samples.expected("fmp4/expected.jsonl").filter(\.nielsen).sorted { $0.pts < $1.pts }
+        #expect(sends.map { $0["payload"] as? String } == expected.map(\.owner))
+        #expect(sends.map { ($0["pts"] as? NSNumber)?.int64Value } == expected.map(\.pts))
+    }
+}
