@@ -81,9 +81,10 @@ bench: build ffmpeg python
 	scripts/bench.sh
 	scripts/bench-live.sh
 
-# libFuzzer on each parser for FUZZ_SECONDS (default 600), two at a time. Findings land in
+# libFuzzer on each parser for FUZZ_SECONDS (default 600), two at a time (FUZZ_TARGETS picks some). Findings land in
 # fuzz/findings/; once fixed, move them to fuzz/regressions/TARGET/, which the tests replay.
 FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= id3 nielsen playlist packed emsg ts
 FUZZ_BUILD := .build-fuzz
 fuzz: deps
 	$(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) --product id3-meter-fuzz \
@@ -91,8 +92,8 @@ fuzz: deps
 	  -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 	rm -rf $(FUZZ_BUILD)/seeds && $(SWIFT) run id3-sample-gen seeds --output $(FUZZ_BUILD)/seeds
 	mkdir -p fuzz/findings
-	for target in id3 nielsen playlist packed; do mkdir -p $(FUZZ_BUILD)/corpus/$$target; done
-	printf 'id3\nnielsen\nplaylist\npacked\n' | xargs -P 2 -I{} sh -c 'FUZZ_TARGET={} $(FUZZ_BUILD)/release/id3-meter-fuzz \
+	for target in $(FUZZ_TARGETS); do mkdir -p $(FUZZ_BUILD)/corpus/$$target; done
+	printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I{} sh -c 'FUZZ_TARGET={} $(FUZZ_BUILD)/release/id3-meter-fuzz \
 	  $(FUZZ_BUILD)/corpus/{} $(FUZZ_BUILD)/seeds/{} -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 	  -artifact_prefix=fuzz/findings/{}- -print_final_stats=1 > $(FUZZ_BUILD)/{}.log 2>&1; \
 	  echo "{}: exit $$?, $$(grep -h -E "stat::number_of_executed_units|cov:" $(FUZZ_BUILD)/{}.log | tail -2 | tr "\n" " ")"'

@@ -2,12 +2,13 @@ import Foundation
 import ID3Meter
 
 /// Starting inputs for the fuzzers, from what the samples are made of: every scheduled ID3
-/// packet whole and as FFmpeg 5.1 cuts it, Nielsen owner strings, the sample playlists, and the
-/// packed audio segments.
+/// packet whole and as FFmpeg 5.1 cuts it, Nielsen owner strings, the sample playlists, the
+/// packed audio segments, fMP4 init and media segment openings (emsg), and MPEG-TS samples in
+/// pieces the fuzzer's length limit takes whole.
 public enum FuzzSeeds {
     public static func write(to output: URL, samples: URL) throws {
         let manager = FileManager.default
-        for folder in ["id3", "nielsen", "playlist", "packed"] {
+        for folder in ["id3", "nielsen", "playlist", "packed", "emsg", "ts"] {
             try manager.createDirectory(at: output.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         var index = 0
@@ -33,7 +34,25 @@ public enum FuzzSeeds {
         for (number, segment) in packed.enumerated() {
             try manager.copyItem(at: segment, to: output.appendingPathComponent("packed/\(number).bin"))
         }
+        let fmp4 = samples.appendingPathComponent("fmp4")
+        let initSegment = try Data(contentsOf: fmp4.appendingPathComponent("init.mp4"))
+        for number in 0..<3 {
+            let segment = try Data(contentsOf: fmp4.appendingPathComponent("seg\(number).m4s"))
+            try (initSegment + segment.prefix(seedLength - initSegment.count)).write(to: output.appendingPathComponent("emsg/\(number)-whole.bin"))
+            try segment.prefix(seedLength / 2).write(to: output.appendingPathComponent("emsg/\(number)-segment.bin"))
+        }
+        for sample in ["quirks/quirks.ts", "quirks/hls/seg0.ts", "quirks/hls/seg1.ts", "spec/standard-60.ts", "qa/defects.ts"] {
+            let bytes = try Data(contentsOf: samples.appendingPathComponent(sample))
+            let pieceLength = seedLength / 188 * 188
+            for (number, start) in stride(from: 0, to: min(bytes.count, 8 * pieceLength), by: pieceLength).enumerated() {
+                try bytes[start..<min(bytes.count, start + pieceLength)]
+                    .write(to: output.appendingPathComponent("ts/\(sample.replacingOccurrences(of: "/", with: "-"))-\(number).bin"))
+            }
+        }
     }
+
+    /// The fuzzers' -max_len.
+    static let seedLength = 8_192
 }
 
 private extension ID3FrameSpec {
