@@ -24,6 +24,30 @@ public struct SampleSet {
         try writeSpecHLS()
         try writeQASample()
         try writeQuirks()
+        try writeRenditions()
+    }
+
+    /// Master playlists whose tags ride in an audio rendition (EXT-X-MEDIA TYPE=AUDIO), over
+    /// the media of other samples: one where only the rendition carries ID3 (a video variant
+    /// without, the packed AAC sample as the audio), one where variant and DEFAULT rendition
+    /// carry the same tags (each must be reported once).
+    private func writeRenditions() throws {
+        let folder = try directory("renditions")
+        try HLSWriter.mediaPlaylist([HLSWriter.Entry(uri: "../ts/no-id3.ts", duration: 2)])
+            .write(to: folder.appendingPathComponent("video.m3u8"), atomically: true, encoding: .utf8)
+        func master(variant: String, renditions: [(name: String, uri: String, isDefault: Bool)]) -> String {
+            (["#EXTM3U", "#EXT-X-VERSION:4"]
+                + renditions.map { rendition in
+                    "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"\(rendition.name)\",DEFAULT=\(rendition.isDefault ? "YES" : "NO"),"
+                        + "AUTOSELECT=YES,URI=\"\(rendition.uri)\""
+                }
+                + ["#EXT-X-STREAM-INF:BANDWIDTH=300000,FRAME-RATE=29.970,AUDIO=\"audio\"", variant]).joined(separator: "\n") + "\n"
+        }
+        try master(variant: "video.m3u8", renditions: [("English", "../packed/aac/index.m3u8", true)])
+            .write(to: folder.appendingPathComponent("audio-carries.m3u8"), atomically: true, encoding: .utf8)
+        try master(variant: "../spec/hls/index.m3u8", renditions: [("Other", "../packed/mp3/index.m3u8", false),
+                                                                   ("Main", "../spec/hls/index.m3u8", true)])
+            .write(to: folder.appendingPathComponent("both-carry.m3u8"), atomically: true, encoding: .utf8)
     }
 
     /// MPEG-TS quirks (see `TransportStreamQuirks`): a file, and an HLS VOD whose tags cross

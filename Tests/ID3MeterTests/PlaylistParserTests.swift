@@ -21,7 +21,7 @@ struct PlaylistParserTests {
         #expect(master.variants.map(\.frameRate) == [29.97, 25])
         #expect(master.variants[0].codecs == "avc1.4d401f,mp4a.40.2")
         #expect(master.variants[0].audioGroup == "aud")
-        #expect(master.renditions == [Rendition(type: "AUDIO", groupID: "aud", name: "English, main", uri: "http://host/live/audio/en.m3u8")])
+        #expect(master.renditions == [Rendition(type: "AUDIO", groupID: "aud", name: "English, main", uri: "http://host/live/audio/en.m3u8", isDefault: false)])
         #expect(VariantChoice.lowestBandwidth.pick(from: master.variants)?.bandwidth == 500_000)
         #expect(VariantChoice.highestBandwidth.pick(from: master.variants)?.bandwidth == 2_000_000)
         #expect(VariantChoice("0")?.pick(from: master.variants)?.bandwidth == 2_000_000)

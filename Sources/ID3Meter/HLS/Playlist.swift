@@ -9,6 +9,13 @@ public enum Playlist: Sendable {
 public struct MasterPlaylist: Sendable {
     public var variants: [Variant]
     public var renditions: [Rendition]
+
+    /// The audio rendition a player would play with `variant`: its group's DEFAULT, else the
+    /// group's first with a URI of its own (one without is muxed into the variant).
+    public func audioRendition(for variant: Variant) -> Rendition? {
+        let group = renditions.filter { $0.type == "AUDIO" && $0.groupID == variant.audioGroup && $0.uri != nil }
+        return group.first(where: \.isDefault) ?? group.first
+    }
 }
 
 /// `EXT-X-STREAM-INF`: one encoding of the presentation.
@@ -27,6 +34,7 @@ public struct Rendition: Sendable, Equatable {
     public var groupID: String
     public var name: String
     public var uri: String?
+    public var isDefault: Bool
 }
 
 public struct MediaPlaylist: Sendable {

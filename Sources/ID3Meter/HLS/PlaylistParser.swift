@@ -33,7 +33,8 @@ public enum PlaylistParser {
                 let attributes = AttributeList(value)
                 renditions.append(Rendition(type: attributes["TYPE"] ?? "", groupID: attributes["GROUP-ID"] ?? "",
                                             name: attributes["NAME"] ?? "",
-                                            uri: attributes["URI"].map { Location.resolve($0, against: location) }))
+                                            uri: attributes["URI"].map { Location.resolve($0, against: location) },
+                                            isDefault: attributes["DEFAULT"] == "YES"))
             } else if !line.isEmpty, !line.hasPrefix("#"), let (attributes, tagLine) = pending {
                 guard let bandwidth = attributes.integer("BANDWIDTH") else {
                     throw PlaylistError(reason: "EXT-X-STREAM-INF without BANDWIDTH", line: tagLine)

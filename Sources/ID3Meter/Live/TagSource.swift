@@ -45,12 +45,23 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
     private func produceHLS(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
         let (input, scanner) = (input, scanner)
-        let resolved: (location: String, variant: Variant?, playlist: MediaPlaylist)
+        var resolved: Scanner.ResolvedPlaylist
         do {
             resolved = try await executor.run { () throws(SegmentLoadError) in try scanner.resolveMediaPlaylist(input) }
         } catch {
             yield(.failure(InputFailure(source: input, reason: error.reason)))
             return
+        }
+        // Tags ride in the audio rendition when the variant's segments have no timed ID3.
+        if let audio = resolved.audio?.uri, let first = resolved.playlist.segments.first {
+            let rendition = await executor.run { () -> MediaPlaylist? in
+                guard SegmentReader(source: input, fetcher: scanner.fetcher).read(first, emit: { _ in })?.hasTimedID3 == false else { return nil }
+                return try? scanner.loadMediaPlaylist(audio)
+            }
+            if let rendition {
+                resolved.location = audio
+                resolved.playlist = rendition
+            }
         }
         let reader = SegmentReader(source: input, fetcher: scanner.fetcher)
         let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, clock: clock,

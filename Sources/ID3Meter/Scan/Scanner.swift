@@ -48,26 +48,41 @@ public struct Scanner: Sendable {
         if !demuxer.hasTimedID3Stream { emit(.failure(InputFailure(source: input, reason: Self.noTimedID3))) }
     }
 
+    /// The chosen variant's segments and, when it has one, its audio rendition's, in turn; a tag
+    /// found in both (same PTS, same frames) is reported once.
     private func scanPlaylist(_ input: String, emit: (ScanEvent) -> Void) {
-        let media: MediaPlaylist
+        let resolved: ResolvedPlaylist
         do {
-            media = try loadMediaPlaylist(input)
+            resolved = try resolveMediaPlaylist(input)
         } catch {
             emit(.failure(InputFailure(source: input, reason: error.reason)))
             return
         }
-        let reader = SegmentReader(source: input, fetcher: fetcher)
+        var playlists = [resolved.playlist]
+        if let audio = resolved.audio?.uri {
+            do { playlists.append(try loadMediaPlaylist(audio)) } catch {
+                emit(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)")))
+            }
+        }
+        var seen = Set<String>()
+        func emitOnce(_ event: ScanEvent) {
+            if playlists.count > 1, case .tag(let timed) = event, !seen.insert("\(timed.pts ?? -1) \(timed.tag.frames)").inserted { return }
+            emit(event)
+        }
+        let readers = playlists.map { _ in SegmentReader(source: input, fetcher: fetcher) }
         var segmentsRead = 0
         var foundTimedID3 = false
         var bytes: Int64 = 0
-        for segment in media.segments {
-            guard let read = reader.read(segment, emit: emit) else { continue }
-            segmentsRead += 1
-            bytes += read.byteCount
-            progress?.update(input, bytes: bytes)
-            if read.hasTimedID3 { foundTimedID3 = true }
+        for index in 0..<(playlists.map(\.segments.count).max() ?? 0) {
+            for (playlist, reader) in zip(playlists, readers) where index < playlist.segments.count {
+                guard let read = reader.read(playlist.segments[index], emit: emitOnce) else { continue }
+                segmentsRead += 1
+                bytes += read.byteCount
+                progress?.update(input, bytes: bytes)
+                if read.hasTimedID3 { foundTimedID3 = true }
+            }
         }
-        reader.finish(emit: emit)
+        readers.forEach { $0.finish(emit: emitOnce) }
         if segmentsRead > 0, !foundTimedID3 {
             emit(.failure(InputFailure(source: input, reason: "none of its segments has \(Self.noTimedID3.dropFirst(3))")))
         }
@@ -95,19 +110,27 @@ public struct Scanner: Sendable {
         try resolveMediaPlaylist(location).playlist
     }
 
-    /// The media playlist behind `location`, its own location, and the variant chosen when
-    /// `location` is a master playlist.
-    public func resolveMediaPlaylist(_ location: String) throws(SegmentLoadError)
-        -> (location: String, variant: Variant?, playlist: MediaPlaylist) {
+    /// A media playlist reached from what the user named.
+    public struct ResolvedPlaylist: Sendable {
+        public var location: String
+        /// The variant chosen, when `location` is a master playlist.
+        public var variant: Variant?
+        public var playlist: MediaPlaylist
+        /// The variant's audio rendition with a playlist of its own, which may carry the tags instead.
+        public var audio: Rendition?
+    }
+
+    public func resolveMediaPlaylist(_ location: String) throws(SegmentLoadError) -> ResolvedPlaylist {
         switch try loadPlaylist(location) {
         case .media(let media):
-            return (location, nil, media)
+            return ResolvedPlaylist(location: location, playlist: media)
         case .master(let master):
             guard let chosen = variant.pick(from: master.variants) else {
                 throw SegmentLoadError(reason: "master playlist has \(master.variants.count) variants; cannot pick \(variant)")
             }
             switch try loadPlaylist(chosen.uri) {
-            case .media(let media): return (chosen.uri, chosen, media)
+            case .media(let media):
+                return ResolvedPlaylist(location: chosen.uri, variant: chosen, playlist: media, audio: master.audioRendition(for: chosen))
             case .master: throw SegmentLoadError(reason: "variant \(chosen.uri) is a master playlist, not a media playlist")
             }
         }
