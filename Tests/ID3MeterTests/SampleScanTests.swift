@@ -84,7 +84,7 @@ struct SampleScanTests {
         let names = expansion.inputs.map { $0.replacingOccurrences(of: Samples.folder.path + "/", with: "") }
         // Playlists referred to by others (the renditions' masters) are read through them, not again.
         #expect(names == ["fmp4/index.m3u8", "hls/master.m3u8", "packed/ac3/index.m3u8", "packed/ec3/index.m3u8",
-                          "qa/defects.ts", "quirks/hls/index.m3u8", "quirks/quirks.ts",
+                          "packed/mp3/index.m3u8", "qa/defects.ts", "quirks/hls/index.m3u8", "quirks/quirks.ts",
                           "renditions/audio-carries.m3u8", "renditions/both-carry.m3u8",
                           "spec/standard-60.ts", "spec/unsync-60.ts", "spec/v23-184.ts",
                           "ts/nielsen-unsync.ts", "ts/nielsen-v23.ts", "ts/nielsen.ts"])

@@ -62,7 +62,9 @@ public enum InputExpansion {
         for playlist in files where Scanner.isPlaylist(playlist) {
             switch try? scanner.loadPlaylist(playlist) {
             case .master(let master):
-                referenced.formUnion(master.variants.map(\.uri) + master.renditions.compactMap(\.uri))
+                // Variants carry the same tags; only the rendition read with the chosen one is covered.
+                let rendition = scanner.variant.pick(from: master.variants).flatMap(master.audioRendition(for:))?.uri
+                referenced.formUnion(master.variants.map(\.uri) + (rendition.map { [$0] } ?? []))
             case .media(let media):
                 referenced.formUnion(media.segments.flatMap { [$0.uri] + ($0.mapURI.map { [$0] } ?? []) })
             case nil:
