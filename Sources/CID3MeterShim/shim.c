@@ -142,7 +142,11 @@ idm_stream_info idm_input_stream_info(const idm_input *input, int index) {
 int idm_stream_open(idm_stream **out, const char *url, idm_interrupt *interrupt, int64_t io_timeout_us) {
     AVIOInterruptCB cb = idm_interrupt_cb(interrupt);
     AVDictionary *options = NULL;
-    if (io_timeout_us > 0) av_dict_set_int(&options, "rw_timeout", io_timeout_us, 0);
+    if (io_timeout_us > 0) {
+        av_dict_set_int(&options, "rw_timeout", io_timeout_us, 0);
+        // udp waits on its own clock, not rw_timeout (microseconds too).
+        if (!strncmp(url, "udp:", 4)) av_dict_set_int(&options, "timeout", io_timeout_us, 0);
+    }
     AVIOContext *io = NULL;
     int error = avio_open2(&io, url, AVIO_FLAG_READ, &cb, &options);
     av_dict_free(&options);

@@ -43,7 +43,9 @@ public struct Scanner: Sendable {
                 event.scanEvents { _ in origin }.forEach(emit)
             }
         } catch {
-            emit(.failure(InputFailure(source: input, reason: "read error: \(error)")))
+            // udp and srt report a silence as long as the timeout as an I/O error.
+            let silent = ["udp:", "srt:"].contains { input.hasPrefix($0) } ? " (no data for \(fetcher.ioTimeout) s)" : ""
+            emit(.failure(InputFailure(source: input, reason: "read error: \(error)\(silent)")))
         }
         if !demuxer.hasTimedID3Stream { emit(.failure(InputFailure(source: input, reason: Self.noTimedID3))) }
     }

@@ -35,8 +35,9 @@ public final class ByteStream: @unchecked Sendable {
         try read(upTo: Int.max)
     }
 
-    /// Bytes up to `limit`, fewer only at the end.
-    public func read(upTo limit: Int) throws(AVError) -> [UInt8] {
+    /// Bytes up to `limit`, fewer only at the end; with `keepingBytesBeforeAnError`, also when a
+    /// read fails after some bytes came (a live stream falling silent: the next read fails again).
+    public func read(upTo limit: Int, keepingBytesBeforeAnError: Bool = false) throws(AVError) -> [UInt8] {
         let chunk = 256 << 10
         let expected = size.map { Int(clamping: $0) + 1 } ?? chunk
         var bytes = [UInt8](repeating: 0, count: min(limit, expected, 1 << 30))
@@ -44,8 +45,14 @@ public final class ByteStream: @unchecked Sendable {
         while filled < limit {
             if filled == bytes.count { bytes += [UInt8](repeating: 0, count: min(limit - filled, max(chunk, bytes.count))) }
             let count = bytes.count
-            let got = try bytes.withUnsafeMutableBufferPointer { buffer throws(AVError) in
-                try read(into: UnsafeMutableBufferPointer(rebasing: buffer[filled..<count]))
+            let got: Int
+            do {
+                got = try bytes.withUnsafeMutableBufferPointer { buffer throws(AVError) in
+                    try read(into: UnsafeMutableBufferPointer(rebasing: buffer[filled..<count]))
+                }
+            } catch {
+                if keepingBytesBeforeAnError, filled > 0 { break }
+                throw error
             }
             if got == 0 { break }
             filled += got

@@ -9,7 +9,7 @@ enum TransportStreamReader {
         let stream: ByteStream, prefix: [UInt8]
         do {
             stream = try ByteStream(url: url, interrupt: fetcher.interrupt, ioTimeout: fetcher.ioTimeout)
-            prefix = try stream.read(upTo: StreamProbe.prefixBytes)
+            prefix = try stream.read(upTo: StreamProbe.prefixBytes, keepingBytesBeforeAnError: true)
         } catch {
             throw InputFailure(source: url, reason: "cannot open: \(error)")
         }
@@ -21,7 +21,7 @@ enum TransportStreamReader {
         return (stream, prefix)
     }
 
-    /// Reads to the end (or a read error, which is thrown after what came before is emitted).
+    /// Reads to the end, or to a read error, which is thrown once what came before is demuxed.
     /// `prefix` is bytes already taken from the stream's front (a probe), demuxed first.
     static func read(_ stream: ByteStream, prefix: [UInt8] = [], demuxer: inout TimedID3Demuxer,
                      progress: (Int64) -> Void = { _ in }, emit: (TimedID3Demuxer.Event) -> Void) throws(AVError) {
@@ -29,10 +29,16 @@ enum TransportStreamReader {
         var filled = prefix.count
         var offset: Int64 = 0
         var atEnd = false
+        var failure: AVError?
         while !atEnd {
             let count = buffer.count
-            let got = try buffer.withUnsafeMutableBufferPointer { bytes throws(AVError) in
-                try stream.read(into: UnsafeMutableBufferPointer(rebasing: bytes[filled..<min(count, filled + chunkSize)]))
+            var got = 0
+            do {
+                got = try buffer.withUnsafeMutableBufferPointer { bytes throws(AVError) in
+                    try stream.read(into: UnsafeMutableBufferPointer(rebasing: bytes[filled..<min(count, filled + chunkSize)]))
+                }
+            } catch {
+                failure = error   // what came before is still demuxed
             }
             atEnd = got == 0
             filled += got
@@ -48,5 +54,6 @@ enum TransportStreamReader {
             if buffer.count < filled + chunkSize { buffer += [UInt8](repeating: 0, count: chunkSize) }
         }
         demuxer.flush(emit: emit)
+        if let failure { throw failure }
     }
 }
