@@ -37,6 +37,24 @@ struct StreamInputTests {
         #expect(events.failures.first?.reason.contains("read error") == true)
     }
 
+    /// The meter on a UDP feed: every Nielsen tag sent, in PTS order, until the feed falls silent.
+    @Test func theMeterOnAUDPFeed() throws {
+        let port = Self.freePort()
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("quirks/quirks.ts"))))
+        let (process, out, _) = try Command.launch(["--speed", "max", "--fps", "30", "--timeout", "2", "--format", "jsonl",
+                                                    "udp://127.0.0.1:\(port)"])
+        Thread.sleep(forTimeInterval: 1)
+        try StreamSender.send(bytes, to: "udp://127.0.0.1:\(port)")
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let sends = String(decoding: output, as: UTF8.self).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["type"] as? String == "send_id3" }
+        let expected = try Samples.expected("quirks/quirks.expected.jsonl").filter(\.nielsen).sorted { $0.pts < $1.pts }
+        #expect(sends.map { $0["payload"] as? String } == expected.map(\.owner))
+        #expect(sends.map { ($0["pts"] as? NSNumber)?.int64Value } == expected.map(\.pts))
+    }
+
     @Test func transportStreamOverSRT() throws {
         let port = Self.freePort()
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("spec/standard-60.ts"))))

@@ -128,7 +128,9 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         let (input, fetcher) = (input, scanner.fetcher)
         let stream: ByteStream, prefix: [UInt8]
         do {
-            (stream, prefix) = try await executor.run { () throws(InputFailure) in try TransportStreamReader.open(input, fetcher: fetcher) }
+            (stream, prefix) = try await executor.run { () throws(InputFailure) in
+                try TransportStreamReader.open(input, fetcher: fetcher, prefixBytes: StreamProbe.prefixBytes)
+            }
         } catch {
             yield(.failure(error))
             return

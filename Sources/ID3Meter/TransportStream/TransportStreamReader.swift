@@ -4,12 +4,14 @@ import Foundation
 enum TransportStreamReader {
     static let chunkSize = 1 << 20
 
-    /// Opens `url` and reads its first bytes, enough to probe it and to tell it is MPEG-TS.
-    static func open(_ url: String, fetcher: Fetcher) throws(InputFailure) -> (stream: ByteStream, prefix: [UInt8]) {
+    /// Opens `url` and reads its first `prefixBytes`, enough to tell it is MPEG-TS (and, if asked
+    /// for more, to probe its streams).
+    static func open(_ url: String, fetcher: Fetcher, prefixBytes: Int = 4_096) throws(InputFailure)
+        -> (stream: ByteStream, prefix: [UInt8]) {
         let stream: ByteStream, prefix: [UInt8]
         do {
             stream = try ByteStream(url: url, interrupt: fetcher.interrupt, ioTimeout: fetcher.ioTimeout)
-            prefix = try stream.read(upTo: StreamProbe.prefixBytes, keepingBytesBeforeAnError: true)
+            prefix = try stream.read(upTo: prefixBytes, keepingBytesBeforeAnError: true)
         } catch {
             throw InputFailure(source: url, reason: "cannot open: \(error)")
         }
