@@ -125,33 +125,15 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
     /// MPEG-TS from a file or a stream (http, udp, srt): each timed-ID3 packet is a chunk.
     private func produceTransportStream(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
-        let (input, fetcher) = (input, scanner.fetcher)
-        let stream: ByteStream, prefix: [UInt8]
-        do {
-            (stream, prefix) = try await executor.run { () throws(InputFailure) in
-                try TransportStreamReader.open(input, fetcher: fetcher, prefixBytes: StreamProbe.prefixBytes)
-            }
-        } catch {
-            yield(.failure(error))
-            return
-        }
-        let streams = (try? StreamProbe.streams(in: prefix, interrupt: fetcher.interrupt)) ?? []
-        let videoRate = streams.first { $0.isVideo }?.frameRate?.framesPerSecond
-        yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: videoRate, isLive: false)))
-        let origin = TagOrigin(source: input)
+        let (input, scanner) = (input, scanner)
         await executor.run {
-            var demuxer = TimedID3Demuxer()
-            do {
-                try TransportStreamReader.read(stream, prefix: prefix, demuxer: &demuxer) { event in
-                    let events = event.scanEvents { _ in origin }
-                    let tags = events.compactMap(\.tag)
-                    if !tags.isEmpty { yield(.chunk(MediaChunk(origin: origin, duration: nil, tags: tags))) }
-                    events.compactMap(\.sourceEvent).forEach(yield)
-                }
-            } catch {
-                yield(.failure(InputFailure(source: input, reason: "read error: \(error)")))
+            scanner.scanTransportStream(input, prefixBytes: StreamProbe.prefixBytes, opened: { prefix in
+                let streams = (try? StreamProbe.streams(in: prefix, interrupt: scanner.fetcher.interrupt)) ?? []
+                let videoRate = streams.first { $0.isVideo }?.frameRate?.framesPerSecond
+                yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: videoRate, isLive: false)))
+            }) { event in
+                Self.deliver([event], origin: nil, duration: nil, yield)
             }
-            if !demuxer.hasTimedID3Stream { yield(.failure(InputFailure(source: input, reason: Scanner.noTimedID3))) }
         }
     }
 }

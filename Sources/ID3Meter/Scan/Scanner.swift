@@ -30,16 +30,21 @@ public struct Scanner: Sendable {
         }
     }
 
-    private func scanTransportStream(_ input: String, emit: (ScanEvent) -> Void) {
+    /// MPEG-TS from a file or any stream libavformat opens. `opened` gets its first
+    /// `prefixBytes` (for a probe) before any event.
+    func scanTransportStream(_ input: String, prefixBytes: Int = 4_096, opened: ([UInt8]) -> Void = { _ in },
+                             emit: (ScanEvent) -> Void) {
         let origin = TagOrigin(source: input)
-        let opened: (stream: ByteStream, prefix: [UInt8])
-        do { opened = try TransportStreamReader.open(input, fetcher: fetcher) } catch {
+        let start: (stream: ByteStream, prefix: [UInt8])
+        do { start = try TransportStreamReader.open(input, fetcher: fetcher, prefixBytes: prefixBytes) } catch {
             emit(.failure(error))
             return
         }
+        opened(start.prefix)
         var demuxer = TimedID3Demuxer()
         do {
-            try TransportStreamReader.read(opened.stream, prefix: opened.prefix, demuxer: &demuxer, progress: { progress?.update(input, bytes: $0) }) { event in
+            try TransportStreamReader.read(start.stream, prefix: start.prefix, demuxer: &demuxer,
+                                           progress: { progress?.update(input, bytes: $0) }) { event in
                 event.scanEvents { _ in origin }.forEach(emit)
             }
         } catch {
@@ -96,11 +101,7 @@ public struct Scanner: Sendable {
             emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)")))
             return
         }
-        var found = false
-        form.read(bytes, origin: TagOrigin(source: input)) { event in
-            if case .tag = event { found = true }
-            emit(event)
-        }
+        let found = form.read(bytes, origin: TagOrigin(source: input), emit: emit)
         progress?.update(input, bytes: Int64(bytes.count))
         if !found { emit(.failure(InputFailure(source: input, reason: form.noTagReason))) }
     }

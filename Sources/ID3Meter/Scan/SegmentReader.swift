@@ -52,21 +52,8 @@ public final class SegmentReader: @unchecked Sendable {
             return nil
         }
         // Packed audio and fMP4 segments stand alone; only MPEG-TS carries state across.
-        let readAlone: (((ScanEvent) -> Void) -> Void)?
-        if PackedAudioReader.isPackedAudio(bytes) {
-            readAlone = { PackedAudioReader.read(bytes, origin: origin, emit: $0) }
-        } else if initSegment != nil || FragmentReader.isFragmentedMP4(bytes) {
-            let timescales = initSegment.flatMap(TrackTimescales.init(initSegment:))
-            readAlone = { FragmentReader.read(bytes, timescales: timescales, origin: origin, emit: $0) }
-        } else {
-            readAlone = nil
-        }
-        if let readAlone {
-            var found = false
-            readAlone { event in
-                if case .tag = event { found = true }
-                emit(event)
-            }
+        if let form = initSegment != nil ? .fragmentedMP4 : WholeFileForm.allCases.first(where: { $0.recognises(bytes) }) {
+            let found = form.read(bytes, initSegment: initSegment, origin: origin, emit: emit)
             if let segment = origin.segment { emit(.segment(segment)) }
             return SegmentRead(origin: origin, streams: [], hasTimedID3: found, byteCount: Int64(bytes.count))
         }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Inputs read whole rather than streamed: a packed audio file, or a fragmented MP4 file
-/// (initialisation and fragments in one, or a lone media segment).
+/// Media read whole rather than streamed: packed audio, or fragmented MP4 (a file with its
+/// initialisation and fragments, a lone media segment, or an HLS segment with its EXT-X-MAP).
 public enum WholeFileForm: Sendable, CaseIterable {
     case packedAudio
     case fragmentedMP4
@@ -33,12 +33,21 @@ public enum WholeFileForm: Sendable, CaseIterable {
         }
     }
 
-    /// Emits the tags of a whole file's bytes.
-    public func read(_ bytes: [UInt8], origin: TagOrigin, emit: (ScanEvent) -> Void) {
-        switch self {
-        case .packedAudio: PackedAudioReader.read(bytes, origin: origin, emit: emit)
-        case .fragmentedMP4: FragmentReader.read(bytes, timescales: nil, origin: origin, emit: emit)
+    /// Emits the tags of a whole file's (or segment's) bytes; `initSegment` is an fMP4 segment's
+    /// `EXT-X-MAP`. Returns whether there was a tag.
+    @discardableResult
+    public func read(_ bytes: [UInt8], initSegment: [UInt8]? = nil, origin: TagOrigin, emit: (ScanEvent) -> Void) -> Bool {
+        var found = false
+        func note(_ event: ScanEvent) {
+            if case .tag = event { found = true }
+            emit(event)
         }
+        switch self {
+        case .packedAudio: PackedAudioReader.read(bytes, origin: origin, emit: note)
+        case .fragmentedMP4:
+            FragmentReader.read(bytes, timescales: initSegment.flatMap(TrackTimescales.init(initSegment:)), origin: origin, emit: note)
+        }
+        return found
     }
 
     var noTagReason: String {

@@ -5,6 +5,7 @@ import CID3MeterShim
 /// `BlockingExecutor`, which runs one call at a time, can own it.
 public final class ByteStream: @unchecked Sendable {
     private var stream: OpaquePointer?
+    /// Held for libavformat, which polls it through a pointer for as long as the stream is open.
     private let interrupt: Interrupt
 
     public init(url: String, interrupt: Interrupt = Interrupt(), ioTimeout: Double = 10) throws(AVError) {

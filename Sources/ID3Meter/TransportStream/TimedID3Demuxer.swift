@@ -61,16 +61,11 @@ public struct TimedID3Demuxer: Sendable {
         return index
     }
 
-    /// Hands over what is still in progress, as it is: at the end of the input, or at a
-    /// discontinuity, after which nothing can continue it.
+    /// Hands over what is still in progress, as it is, at the end of the input (or of a run of
+    /// HLS segments, at a discontinuity), after which nothing can continue it.
     public mutating func flush(emit: (Event) -> Void) {
         for pid in pes.keys.sorted() { finishPES(pid: pid, emit: emit) }
         for pid in joiners.keys.sorted() { joiners[pid]?.release { emit(.packet($0)) } }
-        continuity.removeAll()
-        for pid in roles.indices where roles[pid] == .pat || roles[pid] == .pmt {
-            sections[pid] = nil
-            lastSections[pid] = nil
-        }
     }
 
     /// At the end of one piece (an HLS segment): a PES of undeclared length is done when its

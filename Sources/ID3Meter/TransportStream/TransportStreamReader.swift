@@ -6,7 +6,7 @@ enum TransportStreamReader {
 
     /// Opens `url` and reads its first `prefixBytes`, enough to tell it is MPEG-TS (and, if asked
     /// for more, to probe its streams).
-    static func open(_ url: String, fetcher: Fetcher, prefixBytes: Int = 4_096) throws(InputFailure)
+    static func open(_ url: String, fetcher: Fetcher, prefixBytes: Int) throws(InputFailure)
         -> (stream: ByteStream, prefix: [UInt8]) {
         let stream: ByteStream, prefix: [UInt8]
         do {
@@ -27,6 +27,7 @@ enum TransportStreamReader {
     /// `prefix` is bytes already taken from the stream's front (a probe), demuxed first.
     static func read(_ stream: ByteStream, prefix: [UInt8] = [], demuxer: inout TimedID3Demuxer,
                      progress: (Int64) -> Void = { _ in }, emit: (TimedID3Demuxer.Event) -> Void) throws(AVError) {
+        // The demuxer leaves less than two packets unused, so this always has room for a chunk.
         var buffer = prefix + [UInt8](repeating: 0, count: chunkSize + 2 * TransportStreamSync.packetSize)
         var filled = prefix.count
         var offset: Int64 = 0
@@ -53,7 +54,6 @@ enum TransportStreamReader {
             filled -= used
             offset += Int64(used)
             progress(offset)
-            if buffer.count < filled + chunkSize { buffer += [UInt8](repeating: 0, count: chunkSize) }
         }
         demuxer.flush(emit: emit)
         if let failure { throw failure }

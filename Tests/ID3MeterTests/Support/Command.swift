@@ -1,4 +1,5 @@
 import Foundation
+import SampleGenerator
 
 /// The built `id3-meter` executable, run as a user runs it.
 enum Command {
@@ -6,6 +7,31 @@ enum Command {
         var status: Int32
         var stdout: String
         var stderr: String
+
+        /// The meter's `send_id3` records in its JSON lines output, in the order it sent them.
+        var sends: [Send] { Send.records(in: stdout) }
+    }
+
+    /// One `sendID3` call as the meter records it, comparable with the ground truth.
+    struct Send: Equatable, CustomStringConvertible {
+        var pts: Int64?
+        var payload: String?
+
+        init(pts: Int64?, payload: String?) {
+            self.pts = pts
+            self.payload = payload
+        }
+
+        init(_ expected: ExpectedFrame) { self.init(pts: expected.pts, payload: expected.owner) }
+
+        var description: String { "\(pts.map(String.init) ?? "-") \(payload ?? "")" }
+
+        static func records(in jsonLines: String) -> [Send] {
+            jsonLines.split(separator: "\n")
+                .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .filter { $0["type"] as? String == "send_id3" }
+                .map { Send(pts: ($0["pts"] as? NSNumber)?.int64Value, payload: $0["payload"] as? String) }
+        }
     }
 
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("id3-meter")
