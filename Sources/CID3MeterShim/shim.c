@@ -139,34 +139,65 @@ idm_stream_info idm_input_stream_info(const idm_input *input, int index) {
 
 // MARK: - Byte streams
 
-int idm_stream_open(idm_stream **out, const char *url, idm_interrupt *interrupt, int64_t io_timeout_us) {
-    AVIOInterruptCB cb = idm_interrupt_cb(interrupt);
+struct idm_stream {
+    AVIOContext *io;
+    idm_interrupt *interrupt;
+    int64_t deadline;       // av_gettime_relative() microseconds; 0: none
+    int deadline_passed;
+};
+
+// Polled by libavformat while it waits, so the overall deadline also ends a connect, a
+// listen or a trickling response, not only a silent socket.
+static int idm_stream_interrupt_callback(void *opaque) {
+    idm_stream *stream = opaque;
+    if (idm_interrupt_callback(stream->interrupt)) return 1;
+    if (stream->deadline > 0 && av_gettime_relative() > stream->deadline) {
+        __atomic_store_n(&stream->deadline_passed, 1, __ATOMIC_RELAXED);
+        return 1;
+    }
+    return 0;
+}
+
+int idm_stream_open(idm_stream **out, const char *url, const char *protocols, idm_interrupt *interrupt,
+                    int64_t io_timeout_us, int64_t deadline_us) {
+    idm_stream *stream = av_mallocz(sizeof(idm_stream));
+    if (!stream) return AVERROR(ENOMEM);
+    stream->interrupt = interrupt;
+    stream->deadline = deadline_us > 0 ? av_gettime_relative() + deadline_us : 0;
+    AVIOInterruptCB cb = { idm_stream_interrupt_callback, stream };
     AVDictionary *options = NULL;
+    // Every protocol libavformat opens for this URL, nested ones and redirects included, must be on the list.
+    av_dict_set(&options, "protocol_whitelist", protocols, 0);
     if (io_timeout_us > 0) {
         av_dict_set_int(&options, "rw_timeout", io_timeout_us, 0);
         // udp waits on its own clock, not rw_timeout (microseconds too).
         if (!strncmp(url, "udp:", 4)) av_dict_set_int(&options, "timeout", io_timeout_us, 0);
     }
-    AVIOContext *io = NULL;
-    int error = avio_open2(&io, url, AVIO_FLAG_READ, &cb, &options);
+    int error = avio_open2(&stream->io, url, AVIO_FLAG_READ, &cb, &options);
     av_dict_free(&options);
-    if (error < 0) return error;
-    *out = (idm_stream *)io;
+    if (error < 0) {
+        *out = stream;   // so that the caller can ask whether the deadline passed; closed by it
+        return error;
+    }
+    *out = stream;
     return 0;
 }
 
 int idm_stream_read(idm_stream *stream, uint8_t *buffer, int size) {
-    int count = avio_read_partial((AVIOContext *)stream, buffer, size);
+    int count = avio_read_partial(stream->io, buffer, size);
     return count == 0 ? AVERROR_EOF : count;
 }
 
-int64_t idm_stream_size(idm_stream *stream) { return avio_size((AVIOContext *)stream); }
+int64_t idm_stream_size(idm_stream *stream) { return avio_size(stream->io); }
+
+int idm_stream_deadline_passed(const idm_stream *stream) {
+    return __atomic_load_n(&stream->deadline_passed, __ATOMIC_RELAXED);
+}
 
 void idm_stream_close(idm_stream **stream) {
     if (!stream || !*stream) return;
-    AVIOContext *io = (AVIOContext *)*stream;
-    avio_closep(&io);
-    *stream = NULL;
+    avio_closep(&(*stream)->io);
+    av_freep(stream);
 }
 
 // MARK: - Logs and errors

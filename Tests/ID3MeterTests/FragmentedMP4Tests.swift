@@ -35,7 +35,7 @@ struct FragmentedMP4Tests {
     /// A media segment without its init segment: version 1 times stand, version 0 ones cannot be known.
     @Test func aLoneSegmentTimesOnlyVersion1() throws {
         var events: [ScanEvent] = []
-        FragmentReader.read(try Self.file("seg1.m4s"), timescales: nil, origin: TagOrigin(source: "seg1.m4s")) { events.append($0) }
+        WholeFileForm.fragmentedMP4.read(try Self.file("seg1.m4s"), origin: TagOrigin(source: "seg1.m4s")) { events.append($0) }
         let expected = try Samples.expected("fmp4/expected.jsonl").filter { $0.segment == "seg1.m4s" }
         #expect(events.tags.map(\.pts) == [expected[0].pts, nil, nil])
         #expect(events.tags[1].tag.notes.contains { $0.hasPrefix("no time: the fragment's start is unknown") })
@@ -58,7 +58,7 @@ struct FragmentedMP4Tests {
         let unknownVersion: [UInt8] = [0, 0, 0, 12] + Array("emsg".utf8) + [7, 0, 0, 0]
         let oversized: [UInt8] = [0, 0, 0x10, 0] + Array("emsg".utf8) + [1, 0, 0, 0]
         var events: [ScanEvent] = []
-        FragmentReader.read(good + truncated + unknownVersion + oversized, timescales: nil, origin: TagOrigin(source: "x")) {
+        WholeFileForm.fragmentedMP4.read(good + truncated + unknownVersion + oversized, origin: TagOrigin(source: "x")) {
             events.append($0)
         }
         #expect(events.tags.map(\.pts) == [180_000])

@@ -29,7 +29,7 @@ struct PackedAudioTests {
         let tagEnd = try #require(ID3TagParser.parse(bytes, at: 0).get().byteCount)
         bytes.insert(contentsOf: [0x01, 0x02, 0x03, 0x04, 0x05], at: tagEnd + 100)  // inside the second frame
         var events: [ScanEvent] = []
-        PackedAudioReader.read(bytes, origin: TagOrigin(source: "damaged.ac3")) { events.append($0) }
+        WholeFileForm.packedAudio.read(bytes, origin: TagOrigin(source: "damaged.ac3")) { events.append($0) }
         #expect(events.tags.count == 2, "the tags on both sides of the damage survive")
         #expect(events.malformed.count == 1)
         #expect(events.malformed.first?.reason.contains("bytes that are neither audio frames nor ID3 tags skipped") == true)

@@ -36,10 +36,17 @@ int idm_input_stream_count(const idm_input *input);
 idm_stream_info idm_input_stream_info(const idm_input *input, int index);
 
 /// A byte stream through libavformat's I/O layer: any protocol it speaks (file, http,
-/// https, udp, srt, ...). Owned by the caller, released with idm_stream_close.
+/// https, udp, srt, ...). Owned by the caller, released with idm_stream_close, also when
+/// opening failed.
 typedef struct idm_stream idm_stream;
 
-int idm_stream_open(idm_stream **out, const char *url, idm_interrupt *interrupt, int64_t io_timeout_us);
+/// `protocols` is libavformat's protocol_whitelist (comma-separated): nothing else is opened,
+/// nested protocols and redirects included. `io_timeout_us` ends a silent read; `deadline_us`
+/// (0: none) ends everything, opening included, that long after this call.
+int idm_stream_open(idm_stream **out, const char *url, const char *protocols, idm_interrupt *interrupt,
+                    int64_t io_timeout_us, int64_t deadline_us);
+/// Whether the stream was interrupted because its deadline passed.
+int idm_stream_deadline_passed(const idm_stream *stream);
 /// Up to `size` bytes, returning as soon as some are available; AVERROR_EOF at the end.
 int idm_stream_read(idm_stream *stream, uint8_t *buffer, int size);
 /// The total size when the protocol knows it, else a negative AVERROR.

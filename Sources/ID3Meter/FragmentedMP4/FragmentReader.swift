@@ -4,9 +4,32 @@
 /// `tfdt`, in the track's timescale from the initialisation segment). libavformat 5.1 has no
 /// emsg support, so this is done here.
 ///
+/// Top-level boxes are walked as the bytes arrive: `moov`, `moof` and `emsg` are held whole
+/// (up to `maximumBoxBytes`), everything else (`mdat` above all) is stepped over unread.
+///
 /// Composition offsets and edit lists are not applied to that earliest time, as hls.js does
 /// not apply them to emsg either; the times are in 90 kHz ticks, truncated, 33 bits.
-enum FragmentReader {
+struct FragmentReader: ChunkedReader {
+    /// A box that must be read whole and is larger than this is reported and stepped over.
+    static let maximumBoxBytes = 16 << 20
+    private static let keptTypes: Set<String> = ["moov", "moof", "emsg"]
+
+    private let origin: TagOrigin
+    private var timescales: [Int: Int]
+    /// The front of the box being read: its header, or the whole of a kept box.
+    private var pending: [UInt8] = []
+    /// Content still to step over of a box that is not kept; `nil` once the boxes stopped making sense.
+    private var skipping: Int? = 0
+    /// Messages since the last `moof`, in order: a version 0 one is timed by the next fragment.
+    private var waiting: [Result<EventMessage, ID3ParseError>] = []
+    private var lastFragmentStart: Int64?
+
+    /// `timescales` come from the initialisation segment; a `moov` in the bytes (a whole file) adds to them.
+    init(timescales: TrackTimescales?, origin: TagOrigin) {
+        self.timescales = timescales?.byTrackID ?? [:]
+        self.origin = origin
+    }
+
     /// Whether `bytes` start like ISO BMFF: a box type a file or a media segment begins with.
     static func isFragmentedMP4(_ bytes: [UInt8]) -> Bool {
         guard bytes.count >= 8 else { return false }
@@ -14,44 +37,121 @@ enum FragmentReader {
         return ["ftyp", "styp", "moov", "moof", "emsg", "sidx", "prft"].contains(type)
     }
 
-    /// `timescales` come from the initialisation segment; a `moov` in `bytes` (a whole file) adds to them.
-    static func read(_ bytes: [UInt8], timescales: TrackTimescales?, origin: TagOrigin, emit: (ScanEvent) -> Void) {
-        let boxes = Box.children(of: bytes)
-        var known = timescales?.byTrackID ?? [:]
-        if let own = TrackTimescales(initSegment: bytes) { known.merge(own.byTrackID) { _, own in own } }
-        let fragmentStarts: [(index: Int, ticks: Int64?)] = boxes.indices.filter { boxes[$0].type == "moof" }.map { index in
-            (index, earliestTicks(of: boxes[index], in: bytes, timescales: known))
-        }
-        for (index, box) in boxes.enumerated() where box.type == "emsg" {
-            let message: EventMessage
-            switch EventMessage.parse(bytes, box: box) {
-            case .success(let parsed): message = parsed
-            case .failure(let error):
-                emit(.malformed(error, pts: nil, origin: origin))
+    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
+        var rest = bytes[...]
+        while !rest.isEmpty, let left = skipping {
+            if left > 0 {
+                let step = min(left, rest.count)
+                skipping = left - step
+                rest = rest.dropFirst(step)
                 continue
             }
-            guard message.carriesID3 else { continue }
-            var notes = ["emsg \(message.time.version) \(message.schemeIDURI)"]
-            let pts: Int64?
-            switch message.time {
-            case .absolute(let time):
-                pts = ticks(time, timescale: message.timescale)
-            case .delta(let delta):
-                let fragment = fragmentStarts.first { $0.index > index } ?? fragmentStarts.last
-                if let start = fragment?.ticks, let offset = ticks(delta, timescale: message.timescale) {
-                    pts = start &+ offset
-                } else {
-                    pts = nil
-                    notes.append("no time: the fragment's start is unknown (no moof, tfdt or init segment timescale)")
-                }
-            }
-            let contents = ID3PacketParser.parse(message.messageData)
-            for var tag in contents.tags {
-                tag.notes += notes
-                emit(.tag(TimedTag(tag: tag, pts: pts.map(PTS.asCarried), origin: origin)))
-            }
-            if let error = contents.error { emit(.malformed(error, pts: pts.map(PTS.asCarried), origin: origin)) }
+            let take = max(needed() - pending.count, 1)
+            pending.append(contentsOf: rest.prefix(take))
+            rest = rest.dropFirst(take)
+            walk(emit: emit)
         }
+    }
+
+    mutating func finish(emit: (ScanEvent) -> Void) {
+        if skipping == 0, let header = BoxHeader(pending), header.size == nil, Self.keptTypes.contains(header.type) {
+            process(type: header.type, bytes: pending, contentStart: header.length, emit: emit)
+        }
+        // A box cut short at the end holds nothing that can be read.
+        pending = []
+        flushWaiting(emit: emit)
+    }
+
+    /// How many bytes of the box at the front must be held: its header, or all of a kept box.
+    private func needed() -> Int {
+        guard pending.count >= 8 else { return 8 }
+        guard let header = BoxHeader(pending) else { return 16 }
+        guard Self.keptTypes.contains(header.type) else { return header.length }
+        return header.size.map { $0 <= Self.maximumBoxBytes ? $0 : header.length } ?? Self.maximumBoxBytes + 1
+    }
+
+    /// Reads or steps over the boxes at the front of `pending` while there are bytes for them.
+    private mutating func walk(emit: (ScanEvent) -> Void) {
+        while skipping == 0, let header = BoxHeader(pending) {
+            let kept = Self.keptTypes.contains(header.type)
+            guard let size = header.size else {
+                // Size 0: the box runs to the end of the bytes; a kept one is read then, if it is not too large.
+                if !kept || pending.count > Self.maximumBoxBytes { skipping = nil }
+                return
+            }
+            guard size >= header.length else {
+                skipping = nil   // a box smaller than its header: nothing after it can be placed
+                return
+            }
+            if kept, size <= Self.maximumBoxBytes {
+                guard pending.count >= size else { return }
+                process(type: header.type, bytes: Array(pending[..<size]), contentStart: header.length, emit: emit)
+                pending.removeFirst(size)
+                continue
+            }
+            if kept {
+                emit(.malformed(ID3ParseError(reason: "\(header.type) box of \(size) bytes skipped (over \(Self.maximumBoxBytes) bytes)",
+                                              offset: 0), pts: nil, origin: origin))
+            }
+            if pending.count >= size {
+                pending.removeFirst(size)
+                continue
+            }
+            skipping = size - pending.count
+            pending.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private mutating func process(type: String, bytes: [UInt8], contentStart: Int, emit: (ScanEvent) -> Void) {
+        let box = Box(type: type, content: contentStart..<bytes.count)
+        switch type {
+        case "moov":
+            if let own = TrackTimescales(initSegment: bytes) { timescales.merge(own.byTrackID) { _, own in own } }
+        case "moof":
+            lastFragmentStart = Self.earliestTicks(of: box, in: bytes, timescales: timescales)
+            flushWaiting(emit: emit)
+        default:
+            let message = EventMessage.parse(bytes, box: box)
+            if case .success(let parsed) = message, !parsed.carriesID3 { return }
+            if waiting.isEmpty, case .success(let parsed) = message, case .absolute = parsed.time {
+                deliver(parsed, emit: emit)
+            } else {
+                waiting.append(message)   // after a version 0 message, in order
+            }
+        }
+    }
+
+    /// The waiting messages, timed by the fragment that just started (or, at the end, the last one).
+    private mutating func flushWaiting(emit: (ScanEvent) -> Void) {
+        for message in waiting {
+            switch message {
+            case .success(let message): deliver(message, emit: emit)
+            case .failure(let error): emit(.malformed(error, pts: nil, origin: origin))
+            }
+        }
+        waiting.removeAll()
+    }
+
+    private func deliver(_ message: EventMessage, emit: (ScanEvent) -> Void) {
+        var notes = ["emsg \(message.time.version) \(message.schemeIDURI)"]
+        let pts: Int64?
+        switch message.time {
+        case .absolute(let time):
+            pts = Self.ticks(time, timescale: message.timescale)
+        case .delta(let delta):
+            if let start = lastFragmentStart, let offset = Self.ticks(delta, timescale: message.timescale) {
+                pts = start &+ offset
+            } else {
+                pts = nil
+                notes.append("no time: the fragment's start is unknown (no moof, tfdt or init segment timescale)")
+            }
+        }
+        let contents = ID3PacketParser.parse(message.messageData)
+        for var tag in contents.tags {
+            tag.notes += notes
+            emit(.tag(TimedTag(tag: tag, pts: pts.map(PTS.asCarried), origin: origin)))
+        }
+        if let error = contents.error { emit(.malformed(error, pts: pts.map(PTS.asCarried), origin: origin)) }
     }
 
     /// The earliest `tfdt` among the fragment's tracks, in 90 kHz ticks.
@@ -72,6 +172,29 @@ enum FragmentReader {
         let (wholeTicks, overflow) = Int64(whole).multipliedReportingOverflow(by: PTS.clockRate)
         guard !overflow else { return nil }
         return wholeTicks &+ Int64(part) * PTS.clockRate / Int64(timescale)
+    }
+}
+
+/// A box's size and type from its first bytes (ISO/IEC 14496-12 §4.2).
+private struct BoxHeader {
+    var type: String
+    /// Header bytes: 8, or 16 with a 64-bit size.
+    var length: Int
+    /// `nil`: the box runs to the end of the bytes.
+    var size: Int?
+
+    init?(_ bytes: [UInt8]) {
+        guard bytes.count >= 8 else { return nil }
+        var reader = ByteReader(bytes, from: 0)
+        guard let size32 = reader.readInt(4), reader.skip(4) else { return nil }
+        type = String(decoding: bytes[4..<8], as: UTF8.self)
+        switch size32 {
+        case 0: (length, size) = (8, nil)
+        case 1:
+            guard let large = reader.readInt(8) else { return nil }
+            (length, size) = (16, large)
+        default: (length, size) = (8, size32)
+        }
     }
 }
 

@@ -5,51 +5,73 @@ public struct SegmentLoadError: Error, Sendable {
     public var reason: String
 }
 
-/// Fetches a segment's bytes and undoes AES-128 (RFC 8216 §5.2), caching keys and
-/// initialisation segments (`EXT-X-MAP`) by URI.
+/// Fetches a segment's bytes as they arrive and undoes AES-128 (RFC 8216 §5.2), caching keys
+/// and initialisation sections (`EXT-X-MAP`) by URI. Every reference is checked against
+/// `ReferenceRule` first, from the playlist that made it.
 ///
-/// Not thread-safe (the key cache): Sendable only so that a `BlockingExecutor`, which runs one
+/// Not thread-safe (the caches): Sendable only so that a `BlockingExecutor`, which runs one
 /// call at a time, can own it.
 public final class SegmentLoader: @unchecked Sendable {
     private let fetcher: Fetcher
+    /// The media playlist the segments come from, and its target duration (for deadlines).
+    private let playlist: String
+    private let targetDuration: Double?
     private var keys: [String: [UInt8]] = [:]
     private var initSegments: [String: [UInt8]] = [:]
 
-    public init(fetcher: Fetcher) { self.fetcher = fetcher }
-
-    public func load(_ segment: Segment) throws(SegmentLoadError) -> [UInt8] {
-        let fail = SegmentLoadError.init(reason:)
-        if segment.byteRange != nil { throw fail("EXT-X-BYTERANGE segments are not supported yet") }
-        var bytes: [UInt8]
-        do { bytes = try fetcher.fetchRetrying(segment.uri) } catch { throw fail("cannot fetch: \(error)") }
-        guard let key = segment.key else { return bytes }
-        let keyBytes = try self.key(at: key.uri, for: segment)
-        var iv = key.iv ?? Self.sequenceIV(segment.mediaSequence)
-        guard !bytes.isEmpty, bytes.count % 16 == 0,
-              idm_aes128_cbc(&bytes, bytes.count, keyBytes, &iv, 1) == 0,
-              let padding = bytes.last, (1...16).contains(padding), Int(padding) <= bytes.count,
-              bytes.suffix(Int(padding)).allSatisfy({ $0 == padding }) else {
-            throw fail("AES-128 decryption failed (wrong key or IV, or the segment is not encrypted)")
-        }
-        bytes.removeLast(Int(padding))
-        return bytes
+    public init(fetcher: Fetcher, playlist: String, targetDuration: Double?) {
+        self.fetcher = fetcher
+        self.playlist = playlist
+        self.targetDuration = targetDuration
     }
 
-    /// The initialisation segment at `uri`, fetched once.
+    /// Hands the segment's plaintext to `consume` as it arrives. After a failed attempt the
+    /// segment is read again from the start: `restart` is called first.
+    public func load(_ segment: Segment, restart: () -> Void,
+                     consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(SegmentLoadError) {
+        let fail = SegmentLoadError.init(reason:)
+        if let refusal = ReferenceRule.refusal(of: segment.uri, from: playlist) { throw fail(refusal) }
+        if segment.byteRange != nil { throw fail("EXT-X-BYTERANGE segments are not supported yet") }
+        let key = try segment.key.map { key throws(SegmentLoadError) in
+            SegmentDecryptor(key: try self.key(at: key.uri), iv: key.iv ?? Self.sequenceIV(segment.mediaSequence))
+        }
+        var decryptor = key
+        do {
+            try fetcher.read(segment.uri, as: .segment, targetDuration: targetDuration, restart: {
+                decryptor = key
+                restart()
+            }) { chunk in
+                guard var running = decryptor else { return consume(chunk) }
+                running.decrypt(chunk).withUnsafeBufferPointer(consume)
+                decryptor = running
+            }
+        } catch {
+            throw fail("cannot fetch: \(error)")
+        }
+        guard var running = decryptor else { return }
+        guard let last = running.finish() else {
+            throw fail("AES-128 decryption failed (wrong key or IV, or the segment is not encrypted)")
+        }
+        last.withUnsafeBufferPointer(consume)
+    }
+
+    /// The initialisation section at `uri`, fetched once.
     public func initSegment(at uri: String) throws(SegmentLoadError) -> [UInt8] {
         if let bytes = initSegments[uri] { return bytes }
+        if let refusal = ReferenceRule.refusal(of: uri, from: playlist) { throw SegmentLoadError(reason: refusal) }
         let bytes: [UInt8]
-        do { bytes = try fetcher.fetchRetrying(uri) } catch {
+        do { bytes = try fetcher.fetch(uri, as: .initSection, targetDuration: targetDuration) } catch {
             throw SegmentLoadError(reason: "cannot fetch its initialisation segment \(uri): \(error)")
         }
         initSegments[uri] = bytes
         return bytes
     }
 
-    private func key(at uri: String, for segment: Segment) throws(SegmentLoadError) -> [UInt8] {
+    private func key(at uri: String) throws(SegmentLoadError) -> [UInt8] {
         if let key = keys[uri] { return key }
+        if let refusal = ReferenceRule.refusal(of: uri, from: playlist) { throw SegmentLoadError(reason: "AES-128 key \(refusal)") }
         let key: [UInt8]
-        do { key = try fetcher.fetchRetrying(uri) } catch {
+        do { key = try fetcher.fetch(uri, as: .key, targetDuration: targetDuration) } catch {
             throw SegmentLoadError(reason: "cannot fetch its AES-128 key \(uri): \(error)")
         }
         guard key.count == 16 else {

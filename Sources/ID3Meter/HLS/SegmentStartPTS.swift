@@ -4,6 +4,8 @@
 enum SegmentStartPTS {
     private static let packetSize = TransportStreamSync.packetSize
     private static let packetsToScan = 2_000
+    /// How much of a segment's front `find` looks at.
+    static let bytesScanned = packetsToScan * TransportStreamSync.packetSize
 
     static func find(in bytes: [UInt8]) -> Int64? {
         guard let start = TransportStreamSync.offset(in: bytes) else { return nil }

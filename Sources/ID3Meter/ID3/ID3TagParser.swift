@@ -18,6 +18,16 @@ enum ID3TagParser {
             && bytes[offset] == 0x49 && bytes[offset + 1] == 0x44 && bytes[offset + 2] == 0x33
     }
 
+    /// The whole size the tag at `offset` declares (header, body and footer), from its first 10
+    /// bytes; `nil` when they are not there or the size is not sync-safe.
+    static func declaredByteCount(_ bytes: [UInt8], at offset: Int) -> Int? {
+        guard hasHeader(bytes, at: offset), offset + headerLength <= bytes.count else { return nil }
+        let sizeBytes = bytes[offset + 6..<offset + 10]
+        guard sizeBytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let footer = bytes[offset + 3] == 4 && bytes[offset + 5] & HeaderFlag.footer != 0 ? 10 : 0
+        return headerLength + sizeBytes.reduce(0) { $0 << 7 | Int($1) } + footer
+    }
+
     static func parse(_ bytes: [UInt8], at offset: Int, tolerant: Bool = true) -> Result<ID3Tag, ID3ParseError> {
         var header = ByteReader(bytes, from: offset)
         guard hasHeader(bytes, at: offset), header.skip(3) else {

@@ -56,9 +56,11 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
             let target = Duration.seconds(max(playlist.targetDuration, 0.5))
             try? await clock.sleep(until: loadStarted.advanced(by: changed ? target : target / 2), tolerance: nil)
             while !Task.isCancelled {
-                let location = location, scanner = scanner
+                let location = location, scanner = scanner, targetDuration = playlist.targetDuration
                 do {
-                    playlist = try await executor.run { () throws(SegmentLoadError) in try scanner.loadMediaPlaylist(location) }
+                    playlist = try await executor.run { () throws(SegmentLoadError) in
+                        try scanner.loadMediaPlaylist(location, targetDuration: targetDuration)
+                    }
                     failures = 0
                     break
                 } catch {

@@ -54,21 +54,31 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         }
         // Tags ride in the audio rendition when the variant's segments have no timed ID3.
         if let audio = resolved.audio?.uri, let first = resolved.playlist.segments.first {
-            let rendition = await executor.run { () -> MediaPlaylist? in
-                guard SegmentReader(source: input, fetcher: scanner.fetcher).read(first, emit: { _ in })?.hasTimedID3 == false else { return nil }
-                return try? scanner.loadMediaPlaylist(audio)
+            let variant = resolved
+            let rendition = await executor.run { () -> Result<MediaPlaylist, SegmentLoadError>? in
+                let reader = SegmentReader(source: input, playlist: variant.location, targetDuration: variant.playlist.targetDuration,
+                                           fetcher: scanner.fetcher)
+                guard reader.read(first, emit: { _ in })?.hasTimedID3 == false else { return nil }
+                return Result { () throws(SegmentLoadError) in try scanner.loadMediaPlaylist(audio, referencedBy: input) }
             }
-            if let rendition {
+            switch rendition {
+            case .success(let playlist)?:
                 resolved.location = audio
-                resolved.playlist = rendition
+                resolved.playlist = playlist
+            case .failure(let error)?:
+                yield(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)")))
+            case nil: break
             }
         }
-        let reader = SegmentReader(source: input, fetcher: scanner.fetcher)
+        let reader = SegmentReader(source: input, playlist: resolved.location, targetDuration: resolved.playlist.targetDuration,
+                                   fetcher: scanner.fetcher)
+        let lostLimit = scanner.fetcher.limits.maximumConsecutiveLostSegments
         let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, clock: clock,
                                         executor: executor) { error in
             yield(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)")))
         }
         nonisolated(unsafe) var opened = false
+        nonisolated(unsafe) var lostInARow = 0
         await follower.follow(startingWith: resolved.playlist) { event in
             switch event {
             case .gap(let sequences):
@@ -89,6 +99,12 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                                              isLive: !resolved.playlist.hasEndList)))
                 }
                 Self.deliver(events, origin: read?.origin, duration: read.map { _ in segment.duration }, yield)
+                lostInARow = read == nil ? lostInARow + 1 : 0
+                if lostInARow == lostLimit {
+                    // A live stream may come back: keep following, but say so once per run of losses.
+                    yield(.failure(InputFailure(source: input, reason:
+                        "\(lostInARow) segments in a row could not be read (--max-lost-segments); still following the playlist")))
+                }
             }
         }
         let rest = await executor.run { () -> [ScanEvent] in

@@ -3,8 +3,22 @@
 /// `com.apple.streaming.transportStreamTimestamp` gives the PTS of its first frame; tags further
 /// in are timed by the audio before them (samples / sample rate). libavformat 5.1 keeps only the
 /// first segment's PRIV frames and gives later tags no time, so this is done here.
-enum PackedAudioReader {
+struct PackedAudioReader: ChunkedReader {
     static let timestampOwner = "com.apple.streaming.transportStreamTimestamp"
+    /// A tag declaring more is not waited for: it is reported as malformed and stepped over.
+    static let maximumTagBytes = 16 << 20
+    /// Enough to tell a tag header or a frame header from anything else.
+    private static let lookahead = ID3TagParser.headerLength
+
+    private let origin: TagOrigin
+    /// Bytes not yet walked: less than a tag or a frame.
+    private var pending: [UInt8] = []
+    private var basePTS: Int64?
+    private var samples: Int64 = 0
+    private var sampleRate: Int64?
+    private var skipped = 0
+
+    init(origin: TagOrigin) { self.origin = origin }
 
     /// Whether `bytes` look like packed audio: an ID3 tag, or an audio frame, and no MPEG-TS sync.
     static func isPackedAudio(_ bytes: [UInt8]) -> Bool {
@@ -12,42 +26,55 @@ enum PackedAudioReader {
             && (ID3TagParser.hasHeader(bytes, at: 0) || AudioFrameHeader.parse(bytes, at: 0) != nil)
     }
 
-    /// The tags in stream order, each with its PTS when the segment's timestamp is known.
-    static func read(_ bytes: [UInt8], origin: TagOrigin, emit: (ScanEvent) -> Void) {
-        var offset = 0
-        var basePTS: Int64?
-        var samples: Int64 = 0
-        var sampleRate: Int64?
-        var skipped = 0
-        func pts() -> Int64? {
-            guard let basePTS else { return nil }
-            guard let sampleRate else { return basePTS }
-            return PTS.asCarried(basePTS + samples * PTS.clockRate / sampleRate)
+    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
+        pending.append(contentsOf: bytes)
+        walk(isFinal: false, emit: emit)
+    }
+
+    mutating func finish(emit: (ScanEvent) -> Void) {
+        walk(isFinal: true, emit: emit)
+        if skipped > 0 {
+            emit(.malformed(ID3ParseError(reason: "\(skipped) bytes that are neither audio frames nor ID3 tags skipped", offset: 0),
+                            pts: nil, origin: origin))
         }
-        while offset < bytes.count {
-            if ID3TagParser.hasHeader(bytes, at: offset) {
-                switch ID3TagParser.parse(bytes, at: offset) {
+    }
+
+    private var pts: Int64? {
+        guard let basePTS else { return nil }
+        guard let sampleRate else { return basePTS }
+        return PTS.asCarried(basePTS + samples * PTS.clockRate / sampleRate)
+    }
+
+    /// Steps over tags and frames while they are whole; without `isFinal`, stops where more
+    /// bytes could change what is read.
+    private mutating func walk(isFinal: Bool, emit: (ScanEvent) -> Void) {
+        var offset = 0
+        defer { pending.removeFirst(offset) }
+        while offset < pending.count {
+            if !isFinal, pending.count - offset < Self.lookahead { return }
+            if ID3TagParser.hasHeader(pending, at: offset) {
+                if !isFinal, let size = ID3TagParser.declaredByteCount(pending, at: offset),
+                   size <= Self.maximumTagBytes, offset + size > pending.count { return }
+                switch ID3TagParser.parse(pending, at: offset) {
                 case .success(let tag):
-                    if basePTS == nil, samples == 0, let stamp = timestamp(in: tag) { basePTS = stamp }
-                    emit(.tag(TimedTag(tag: tag, pts: pts(), origin: origin)))
+                    if basePTS == nil, samples == 0, let stamp = Self.timestamp(in: tag) { basePTS = stamp }
+                    emit(.tag(TimedTag(tag: tag, pts: pts, origin: origin)))
                     offset += tag.byteCount
                 case .failure(let error):
-                    emit(.malformed(error, pts: pts(), origin: origin))
+                    emit(.malformed(error, pts: pts, origin: origin))
                     offset += 3
                 }
-            } else if let frame = AudioFrameHeader.parse(bytes, at: offset), offset + frame.length <= bytes.count {
+            } else if let frame = AudioFrameHeader.parse(pending, at: offset), offset + frame.length <= pending.count {
                 samples += Int64(frame.samples)
                 sampleRate = sampleRate ?? Int64(frame.sampleRate)
                 offset += frame.length
+            } else if !isFinal, AudioFrameHeader.parse(pending, at: offset) != nil {
+                return   // a frame still arriving
             } else {
                 // Lost sync: step on to the next byte that starts a frame or a tag.
                 offset += 1
                 skipped += 1
             }
-        }
-        if skipped > 0 {
-            emit(.malformed(ID3ParseError(reason: "\(skipped) bytes that are neither audio frames nor ID3 tags skipped", offset: 0),
-                            pts: nil, origin: origin))
         }
     }
 

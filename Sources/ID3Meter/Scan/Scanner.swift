@@ -65,9 +65,9 @@ public struct Scanner: Sendable {
             emit(.failure(InputFailure(source: input, reason: error.reason)))
             return
         }
-        var playlists = [resolved.playlist]
+        var playlists = [(location: resolved.location, playlist: resolved.playlist)]
         if let audio = resolved.audio?.uri {
-            do { playlists.append(try loadMediaPlaylist(audio)) } catch {
+            do { playlists.append((audio, try loadMediaPlaylist(audio, referencedBy: input))) } catch {
                 emit(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)")))
             }
         }
@@ -76,13 +76,26 @@ public struct Scanner: Sendable {
             if playlists.count > 1, case .tag(let timed) = event, !seen.insert("\(timed.pts ?? -1) \(timed.tag.frames)").inserted { return }
             emit(event)
         }
-        let readers = playlists.map { _ in SegmentReader(source: input, fetcher: fetcher) }
+        let readers = playlists.map {
+            SegmentReader(source: input, playlist: $0.location, targetDuration: $0.playlist.targetDuration, fetcher: fetcher)
+        }
+        var lostInARow = playlists.map { _ in 0 }
         var segmentsRead = 0
         var foundTimedID3 = false
         var bytes: Int64 = 0
-        for index in 0..<(playlists.map(\.segments.count).max() ?? 0) {
-            for (playlist, reader) in zip(playlists, readers) where index < playlist.segments.count {
-                guard let read = reader.read(playlist.segments[index], emit: emitOnce) else { continue }
+        for index in 0..<(playlists.map(\.playlist.segments.count).max() ?? 0) {
+            for (number, (playlist, reader)) in zip(playlists, readers).enumerated()
+            where index < playlist.playlist.segments.count && lostInARow[number] < fetcher.limits.maximumConsecutiveLostSegments {
+                guard let read = reader.read(playlist.playlist.segments[index], emit: emitOnce) else {
+                    lostInARow[number] += 1
+                    if lostInARow[number] == fetcher.limits.maximumConsecutiveLostSegments {
+                        emit(.failure(InputFailure(source: input, reason: "gave up on \(playlist.location) after \(lostInARow[number]) "
+                            + "segments in a row could not be read (--max-lost-segments); "
+                            + "\(playlist.playlist.segments.count - index - 1) more not tried")))
+                    }
+                    continue
+                }
+                lostInARow[number] = 0
                 segmentsRead += 1
                 bytes += read.byteCount
                 progress?.update(input, bytes: bytes)
@@ -96,21 +109,39 @@ public struct Scanner: Sendable {
     }
 
     private func scanWholeFile(_ input: String, form: WholeFileForm, emit: (ScanEvent) -> Void) {
-        let bytes: [UInt8]
-        do { bytes = try fetcher.fetchRetrying(input) } catch {
+        var reader = form.makeReader(origin: TagOrigin(source: input))
+        var found = false
+        func note(_ event: ScanEvent) {
+            if case .tag = event { found = true }
+            emit(event)
+        }
+        var bytes: Int64 = 0
+        do {
+            try fetcher.read(input, as: .input, restart: {
+                reader = form.makeReader(origin: TagOrigin(source: input))
+                bytes = 0
+            }) { chunk in
+                reader.feed(chunk, emit: note)
+                bytes += Int64(chunk.count)
+                progress?.update(input, bytes: bytes)
+            }
+        } catch {
             emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)")))
             return
         }
-        let found = form.read(bytes, origin: TagOrigin(source: input), emit: emit)
-        progress?.update(input, bytes: Int64(bytes.count))
+        reader.finish(emit: note)
         if !found { emit(.failure(InputFailure(source: input, reason: form.noTagReason))) }
     }
 
     static let noTimedID3 = "no timed-ID3 stream (an MPEG-TS PID of stream_type 0x15, or one declared as ID3)"
 
-    /// The media playlist behind `location`, going through a master playlist when it is one.
-    public func loadMediaPlaylist(_ location: String) throws(SegmentLoadError) -> MediaPlaylist {
-        try resolveMediaPlaylist(location).playlist
+    /// The media playlist at `location`; `parent`, the playlist that referenced it, if any, must be allowed to.
+    public func loadMediaPlaylist(_ location: String, referencedBy parent: String? = nil,
+                                  targetDuration: Double? = nil) throws(SegmentLoadError) -> MediaPlaylist {
+        switch try loadPlaylist(location, referencedBy: parent, targetDuration: targetDuration) {
+        case .media(let media): return media
+        case .master: throw SegmentLoadError(reason: "\(location) is a master playlist, not a media playlist")
+        }
     }
 
     /// A media playlist reached from what the user named.
@@ -131,17 +162,17 @@ public struct Scanner: Sendable {
             guard let chosen = variant.pick(from: master.variants) else {
                 throw SegmentLoadError(reason: "master playlist has \(master.variants.count) variants; cannot pick \(variant)")
             }
-            switch try loadPlaylist(chosen.uri) {
-            case .media(let media):
-                return ResolvedPlaylist(location: chosen.uri, variant: chosen, playlist: media, audio: master.audioRendition(for: chosen))
-            case .master: throw SegmentLoadError(reason: "variant \(chosen.uri) is a master playlist, not a media playlist")
-            }
+            let media = try loadMediaPlaylist(chosen.uri, referencedBy: location)
+            return ResolvedPlaylist(location: chosen.uri, variant: chosen, playlist: media, audio: master.audioRendition(for: chosen))
         }
     }
 
-    public func loadPlaylist(_ location: String) throws(SegmentLoadError) -> Playlist {
+    /// The playlist at `location`, read once (whoever follows a playlist tries again itself).
+    public func loadPlaylist(_ location: String, referencedBy parent: String? = nil,
+                             targetDuration: Double? = nil) throws(SegmentLoadError) -> Playlist {
+        if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw SegmentLoadError(reason: refusal) }
         let bytes: [UInt8]
-        do { bytes = try fetcher.fetch(location) } catch {
+        do { bytes = try fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
             throw SegmentLoadError(reason: "cannot fetch playlist \(location): \(error)")
         }
         do {

@@ -1,6 +1,8 @@
-/// Reads the segments of one media playlist in order, keeping what spans them: the MPEG-TS
-/// demuxer's state (a tag cut by a segment boundary is joined across it) and the key cache.
-/// The state is dropped at a discontinuity or a gap in the media sequence.
+/// Reads the segments of one media playlist in order, each as its bytes arrive, keeping what
+/// spans them: the MPEG-TS demuxer's state (a tag cut by a segment boundary is joined across
+/// it) and the key cache. The state is dropped at a discontinuity or a gap in the media sequence.
+/// Memory does not grow with a segment's size: only its first bytes (to tell its form, find its
+/// start PTS and probe its streams) and what a reader needs for the next tag are held.
 ///
 /// Not thread-safe: Sendable only so that a `BlockingExecutor`, which runs one call at a
 /// time, can own it.
@@ -15,6 +17,28 @@ public final class SegmentReader: @unchecked Sendable {
         public var byteCount: Int64
     }
 
+    /// One segment being read.
+    private struct Reading {
+        var origin: TagOrigin
+        /// The first bytes, until the form is known.
+        var prefix: [UInt8] = []
+        var started = false
+        /// Packed audio or fMP4; `nil` for MPEG-TS, which goes through the playlist's demuxer.
+        var reader: (any ChunkedReader)?
+        /// MPEG-TS bytes short of a whole packet, kept for the next chunk.
+        var carry: [UInt8] = []
+        var demuxed: Int64 = 0
+        var byteCount: Int64 = 0
+        var streams: [StreamProbe.Stream] = []
+        var foundTag = false
+        var events: [ScanEvent] = []
+
+        mutating func collect(_ event: ScanEvent) {
+            if case .tag = event { foundTag = true }
+            events.append(event)
+        }
+    }
+
     private let source: String
     private let loader: SegmentLoader
     private let interrupt: Interrupt
@@ -24,16 +48,18 @@ public final class SegmentReader: @unchecked Sendable {
     private var previous: Segment?
     private var unit = 0
 
-    public init(source: String, fetcher: Fetcher) {
+    /// `playlist` is where the segments are listed (references are checked against it).
+    public init(source: String, playlist: String, targetDuration: Double?, fetcher: Fetcher) {
         self.source = source
-        loader = SegmentLoader(fetcher: fetcher)
+        loader = SegmentLoader(fetcher: fetcher, playlist: playlist, targetDuration: targetDuration)
         interrupt = fetcher.interrupt
     }
 
-    /// Emits the tags of `segment`; `nil` when it could not be read (and a failure was emitted).
-    /// `probeStreams` asks libavformat for its streams' frame rates.
+    /// Emits the tags of `segment`; `nil` when it could not be read (and a failure was emitted,
+    /// after whatever its bytes up to the failure held). `probeStreams` asks libavformat for its
+    /// streams' frame rates.
     public func read(_ segment: Segment, probeStreams: Bool = false, emit: (ScanEvent) -> Void) -> SegmentRead? {
-        var origin = TagOrigin(source: source, segment: SegmentOrigin(
+        let origin = TagOrigin(source: source, segment: SegmentOrigin(
             uri: segment.uri, mediaSequence: segment.mediaSequence,
             discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime))
         if let previous, segment.mediaSequence != previous.mediaSequence + 1
@@ -41,36 +67,42 @@ public final class SegmentReader: @unchecked Sendable {
             finish(emit: emit)
         }
         previous = segment
-        let bytes: [UInt8], initSegment: [UInt8]?
-        do {
-            bytes = try loader.load(segment)
-            initSegment = try segment.mapURI.map { uri throws(SegmentLoadError) in try loader.initSegment(at: uri) }
-        } catch {
+        let failed = { (reason: String) in
+            InputFailure(source: self.source, segment: segment.uri, reason: "media sequence \(segment.mediaSequence) skipped: \(reason)")
+        }
+        let initSegment: [UInt8]?
+        do { initSegment = try segment.mapURI.map { uri throws(SegmentLoadError) in try loader.initSegment(at: uri) } } catch {
             finish(emit: emit)
-            emit(.failure(InputFailure(source: source, segment: segment.uri,
-                                       reason: "media sequence \(segment.mediaSequence) skipped: \(error.reason)")))
+            emit(.failure(failed(error.reason)))
             return nil
         }
-        // Packed audio and fMP4 segments stand alone; only MPEG-TS carries state across.
-        if let form = initSegment != nil ? .fragmentedMP4 : WholeFileForm.allCases.first(where: { $0.recognises(bytes) }) {
-            let found = form.read(bytes, initSegment: initSegment, origin: origin, emit: emit)
-            if let segment = origin.segment { emit(.segment(segment)) }
-            return SegmentRead(origin: origin, streams: [], hasTimedID3: found, byteCount: Int64(bytes.count))
-        }
-        origin.segment?.startPTS = SegmentStartPTS.find(in: bytes)
         unit += 1
-        origins[unit] = origin
-        demuxer.unit = unit
-        func deliver(_ event: TimedID3Demuxer.Event) {
-            event.scanEvents { origins[$0] ?? origin }.forEach(emit)
+        let saved = (demuxer, origins)
+        let prefixLength = probeStreams ? StreamProbe.prefixBytes : SegmentStartPTS.bytesScanned
+        var reading = Reading(origin: origin)
+        do {
+            try loader.load(segment, restart: {
+                (demuxer, origins) = saved
+                reading = Reading(origin: origin)
+            }) { chunk in
+                reading.byteCount += Int64(chunk.count)
+                if reading.started { return feed(chunk, &reading) }
+                reading.prefix.append(contentsOf: chunk)
+                if reading.prefix.count >= prefixLength { start(&reading, initSegment: initSegment, probeStreams: probeStreams) }
+            }
+        } catch {
+            end(&reading, initSegment: initSegment, probeStreams: false)
+            reading.events.forEach(emit)
+            finish(emit: emit)
+            emit(.failure(failed(error.reason)))
+            return nil
         }
-        _ = bytes.withUnsafeBufferPointer { demuxer.demux($0, at: 0, isFinal: true, emit: deliver) }
-        demuxer.endOfUnit(emit: deliver)
-        // A tag is not left waiting on more than a few segments; older origins can go.
-        origins = origins.filter { $0.key > unit - 4 }
-        if let segment = origin.segment { emit(.segment(segment)) }
-        let streams = probeStreams ? (try? StreamProbe.streams(in: bytes, interrupt: interrupt)) ?? [] : []
-        return SegmentRead(origin: origin, streams: streams, hasTimedID3: demuxer.hasTimedID3Stream, byteCount: Int64(bytes.count))
+        end(&reading, initSegment: initSegment, probeStreams: probeStreams)
+        reading.events.forEach(emit)
+        if let segment = reading.origin.segment { emit(.segment(segment)) }
+        return SegmentRead(origin: reading.origin, streams: reading.streams,
+                           hasTimedID3: reading.reader == nil ? demuxer.hasTimedID3Stream : reading.foundTag,
+                           byteCount: reading.byteCount)
     }
 
     /// Hands over whatever is still waiting for a continuation that will not come.
@@ -80,5 +112,57 @@ public final class SegmentReader: @unchecked Sendable {
         }
         demuxer = TimedID3Demuxer()
         origins.removeAll()
+    }
+
+    /// The form is told from the first bytes: packed audio and fMP4 segments stand alone; only
+    /// MPEG-TS carries state across segments.
+    private func start(_ reading: inout Reading, initSegment: [UInt8]?, probeStreams: Bool) {
+        reading.started = true
+        let prefix = reading.prefix
+        reading.prefix = []
+        if let form = initSegment != nil ? .fragmentedMP4 : WholeFileForm.allCases.first(where: { $0.recognises(prefix) }) {
+            reading.reader = form.makeReader(initSegment: initSegment, origin: reading.origin)
+        } else {
+            reading.origin.segment?.startPTS = SegmentStartPTS.find(in: prefix)
+            origins[unit] = reading.origin
+            demuxer.unit = unit
+        }
+        if probeStreams { reading.streams = (try? StreamProbe.streams(in: prefix, interrupt: interrupt)) ?? [] }
+        prefix.withUnsafeBufferPointer { feed($0, &reading) }
+    }
+
+    private func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ reading: inout Reading) {
+        if var reader = reading.reader {
+            reader.feed(chunk) { reading.collect($0) }
+            reading.reader = reader
+            return
+        }
+        let origin = reading.origin
+        var events: [ScanEvent] = []
+        reading.carry.append(contentsOf: chunk)
+        let used = reading.carry.withUnsafeBufferPointer { bytes in
+            demuxer.demux(bytes, at: reading.demuxed, isFinal: false) { events += $0.scanEvents { self.origins[$0] ?? origin } }
+        }
+        reading.carry.removeFirst(used)
+        reading.demuxed += Int64(used)
+        events.forEach { reading.collect($0) }
+    }
+
+    private func end(_ reading: inout Reading, initSegment: [UInt8]?, probeStreams: Bool) {
+        if !reading.started { start(&reading, initSegment: initSegment, probeStreams: probeStreams) }
+        if var reader = reading.reader {
+            reader.finish { reading.collect($0) }
+            reading.reader = reader
+            return
+        }
+        let origin = reading.origin
+        var events: [ScanEvent] = []
+        func deliver(_ event: TimedID3Demuxer.Event) { events += event.scanEvents { self.origins[$0] ?? origin } }
+        _ = reading.carry.withUnsafeBufferPointer { demuxer.demux($0, at: reading.demuxed, isFinal: true, emit: deliver) }
+        reading.carry = []
+        demuxer.endOfUnit(emit: deliver)
+        events.forEach { reading.collect($0) }
+        // A tag is not left waiting on more than a few segments; older origins can go.
+        origins = origins.filter { $0.key > unit - 4 }
     }
 }

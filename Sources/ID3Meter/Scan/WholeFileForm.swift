@@ -33,8 +33,15 @@ public enum WholeFileForm: Sendable, CaseIterable {
         }
     }
 
-    /// Emits the tags of a whole file's (or segment's) bytes; `initSegment` is an fMP4 segment's
-    /// `EXT-X-MAP`. Returns whether there was a tag.
+    /// A reader for this form's bytes; `initSegment` is an fMP4 segment's `EXT-X-MAP`.
+    func makeReader(initSegment: [UInt8]? = nil, origin: TagOrigin) -> any ChunkedReader {
+        switch self {
+        case .packedAudio: PackedAudioReader(origin: origin)
+        case .fragmentedMP4: FragmentReader(timescales: initSegment.flatMap(TrackTimescales.init(initSegment:)), origin: origin)
+        }
+    }
+
+    /// Emits the tags of bytes held whole. Returns whether there was a tag.
     @discardableResult
     public func read(_ bytes: [UInt8], initSegment: [UInt8]? = nil, origin: TagOrigin, emit: (ScanEvent) -> Void) -> Bool {
         var found = false
@@ -42,11 +49,9 @@ public enum WholeFileForm: Sendable, CaseIterable {
             if case .tag = event { found = true }
             emit(event)
         }
-        switch self {
-        case .packedAudio: PackedAudioReader.read(bytes, origin: origin, emit: note)
-        case .fragmentedMP4:
-            FragmentReader.read(bytes, timescales: initSegment.flatMap(TrackTimescales.init(initSegment:)), origin: origin, emit: note)
-        }
+        var reader = makeReader(initSegment: initSegment, origin: origin)
+        bytes.withUnsafeBufferPointer { reader.feed($0, emit: note) }
+        reader.finish(emit: note)
         return found
     }
 

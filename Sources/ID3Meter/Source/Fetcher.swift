@@ -1,7 +1,6 @@
-import CID3MeterShim
-
-/// Reads whole resources (playlists, segments, keys) through libavformat's own I/O, so
-/// every protocol it speaks (file, http, https) works the same for playlists and media.
+/// Reads resources (playlists, segments, keys, initialisation sections, whole inputs) through
+/// libavformat's own I/O, so every protocol it speaks works the same for all of them, within
+/// `FetchLimits`: each fetch has a byte limit and an overall deadline besides the idle timeout.
 public struct Fetcher: Sendable {
     /// How often a failed network fetch is tried again, and how long to wait between tries.
     public struct RetryPolicy: Sendable {
@@ -21,40 +20,65 @@ public struct Fetcher: Sendable {
     public var ioTimeout: Double
     public var interrupt: Interrupt
     public var retry: RetryPolicy
+    public var limits: FetchLimits
 
-    public init(ioTimeout: Double = 10, interrupt: Interrupt = Interrupt(), retry: RetryPolicy = RetryPolicy()) {
+    public init(ioTimeout: Double = 10, interrupt: Interrupt = Interrupt(), retry: RetryPolicy = RetryPolicy(),
+                limits: FetchLimits = FetchLimits()) {
         self.ioTimeout = ioTimeout
         self.interrupt = interrupt
         self.retry = retry
+        self.limits = limits
     }
 
-    /// Fetches, trying a network resource again after a failure (a 404 at a live edge, a 503, a
-    /// stalled or refused connection) with exponential backoff. A local file is tried once.
-    public func fetchRetrying(_ location: String) throws(FetchFailure) -> [UInt8] {
-        let attempts = Location.hasScheme(location) && !location.hasPrefix("file:") ? max(retry.attempts, 1) : 1
+    /// Hands `location`'s bytes to `consume` as they arrive. A network resource that fails (a 404
+    /// at a live edge, a 503, a stalled or refused connection) is read again from the start after
+    /// a backoff, `restart` being called first so that the consumer drops what it had; with
+    /// `retrying` off, and for local files, there is one attempt.
+    public func read(_ location: String, as resource: FetchLimits.Resource, targetDuration: Double? = nil,
+                     retrying: Bool = true, restart: () -> Void = {},
+                     consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(FetchFailure) {
+        let network = Location.hasScheme(location) && !location.lowercased().hasPrefix("file:")
+        let attempts = retrying && network ? max(retry.attempts, 1) : 1
         var delay = retry.firstDelay
         for attempt in 1...attempts {
+            if attempt > 1 { restart() }
             do {
-                return try fetch(location)
+                return try readOnce(location, as: resource, targetDuration: targetDuration, consume: consume)
             } catch {
-                if error.isCancelled || attempt == attempts || !interrupt.sleep(delay) {
+                if !error.isWorthRetrying || attempt == attempts || !interrupt.sleep(delay) {
                     throw FetchFailure(error: error, attempts: attempt)
                 }
                 delay = min(delay * 2, retry.maximumDelay)
             }
         }
-        throw FetchFailure(error: AVError(code: idm_error_exit()), attempts: attempts)
     }
 
-    public func fetch(_ location: String) throws(AVError) -> [UInt8] {
-        try ByteStream(url: location, interrupt: interrupt, ioTimeout: ioTimeout).readAll()
+    /// The whole resource: for what is parsed whole (playlists, keys, initialisation sections).
+    public func fetch(_ location: String, as resource: FetchLimits.Resource, targetDuration: Double? = nil,
+                      retrying: Bool = true) throws(FetchFailure) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try read(location, as: resource, targetDuration: targetDuration, retrying: retrying,
+                 restart: { bytes.removeAll() }) { bytes.append(contentsOf: $0) }
+        return bytes
     }
-}
 
-/// A fetch that failed for good: libav's error, after how many tries.
-public struct FetchFailure: Error, Sendable, CustomStringConvertible {
-    public var error: AVError
-    public var attempts: Int
+    private static let chunkSize = 256 << 10
 
-    public var description: String { attempts > 1 ? "\(error) (after \(attempts) attempts)" : "\(error)" }
+    private func readOnce(_ location: String, as resource: FetchLimits.Resource, targetDuration: Double?,
+                          consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(FetchError) {
+        let limit = limits.maximumBytes(for: resource)
+        let stream = try ByteStream(url: location, interrupt: interrupt, ioTimeout: ioTimeout,
+                                    deadline: limits.deadline(for: resource, targetDuration: targetDuration))
+        // A declared size is a claim, used only to refuse early, never to allocate.
+        if let declared = stream.size, declared > limit { throw .tooLarge(resource, limit: limit, declared: declared) }
+        var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
+        var total = 0
+        while true {
+            let got = try buffer.withUnsafeMutableBufferPointer { bytes throws(FetchError) in try stream.read(into: bytes) }
+            if got == 0 { return }
+            total += got
+            if total > limit { throw .tooLarge(resource, limit: limit, declared: nil) }
+            buffer.withUnsafeBufferPointer { consume(UnsafeBufferPointer(rebasing: $0[..<got])) }
+        }
+    }
 }

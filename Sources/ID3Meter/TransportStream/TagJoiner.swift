@@ -49,12 +49,9 @@ struct TagJoiner {
     static func missingBytes(_ bytes: [UInt8]) -> Int {
         var offset = 0
         while offset < bytes.count, ID3TagParser.hasHeader(bytes, at: offset) {
-            guard offset + 10 <= bytes.count else { return offset + 10 - bytes.count }
-            let sizeBytes = bytes[offset + 6..<offset + 10]
-            guard sizeBytes.allSatisfy({ $0 < 0x80 }) else { return 0 }
-            let size = sizeBytes.reduce(0) { $0 << 7 | Int($1) }
-            let footer = bytes[offset + 3] == 4 && bytes[offset + 5] & 0x10 != 0 ? 10 : 0
-            let end = offset + 10 + size + footer
+            guard offset + ID3TagParser.headerLength <= bytes.count else { return offset + ID3TagParser.headerLength - bytes.count }
+            guard let size = ID3TagParser.declaredByteCount(bytes, at: offset) else { return 0 }
+            let end = offset + size
             if end > bytes.count { return end - offset > maximumTagBytes ? 0 : end - bytes.count }
             offset = end
         }

@@ -26,18 +26,18 @@ enum TransportStreamReader {
     /// Reads to the end, or to a read error, which is thrown once what came before is demuxed.
     /// `prefix` is bytes already taken from the stream's front (a probe), demuxed first.
     static func read(_ stream: ByteStream, prefix: [UInt8] = [], demuxer: inout TimedID3Demuxer,
-                     progress: (Int64) -> Void = { _ in }, emit: (TimedID3Demuxer.Event) -> Void) throws(AVError) {
+                     progress: (Int64) -> Void = { _ in }, emit: (TimedID3Demuxer.Event) -> Void) throws(FetchError) {
         // The demuxer leaves less than two packets unused, so this always has room for a chunk.
         var buffer = prefix + [UInt8](repeating: 0, count: chunkSize + 2 * TransportStreamSync.packetSize)
         var filled = prefix.count
         var offset: Int64 = 0
         var atEnd = false
-        var failure: AVError?
+        var failure: FetchError?
         while !atEnd {
             let count = buffer.count
             var got = 0
             do {
-                got = try buffer.withUnsafeMutableBufferPointer { bytes throws(AVError) in
+                got = try buffer.withUnsafeMutableBufferPointer { bytes throws(FetchError) in
                     try stream.read(into: UnsafeMutableBufferPointer(rebasing: bytes[filled..<min(count, filled + chunkSize)]))
                 }
             } catch {
