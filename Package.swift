@@ -39,14 +39,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "id3-meter",
+        .target(
+            name: "ID3MeterCommands",
             dependencies: [
                 "ID3Meter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "id3-meter", dependencies: ["ID3MeterCommands"]),
         .target(
             name: "SampleGenerator",
             dependencies: ["CLibAV", "ID3Meter"],
@@ -66,7 +67,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "id3-meter-fuzz",
-            dependencies: ["ID3Meter"]
+            dependencies: ["ID3Meter", "ID3MeterCommands"]
         ),
         .testTarget(
             name: "ID3MeterTests",

@@ -2,6 +2,7 @@
 public enum FeederNotice: Sendable {
     case frameRate(FrameRateChoice)
     case failure(InputFailure)
+    case warning(InputFailure)
     case malformed(ID3ParseError, pts: Int64?, origin: TagOrigin)
 }
 
@@ -71,6 +72,8 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
                 playout?.append(chunk, at: elapsed())
             case .source(.failure(let failure)):
                 notice(.failure(failure))
+            case .source(.warning(let warning)):
+                notice(.warning(warning))
             case .source(.malformed(let error, let pts, let origin)):
                 notice(.malformed(error, pts: pts, origin: origin))
             case .sourceEnded:

@@ -10,19 +10,24 @@ public struct FrameRateChoice: Sendable, Equatable {
     }
 
     public static let fallbackRate = 30_000.0 / 1_001
+    /// Rates a frame clock may run at: a declared rate outside them is a mistake (or an attack:
+    /// `inf` has no frame duration, `1e-300` would never reach a tag), so the next choice is taken.
+    public static let allowedRates = 1.0...300.0
 
     public var framesPerSecond: Double
     public var origin: Origin
+    /// Declared rates passed over because they were out of `allowedRates`.
+    public var rejected: [String] = []
 
     public init(info: SourceInfo?, option: Double?) {
-        if let rate = info?.variantFrameRate, rate > 0 {
-            (framesPerSecond, origin) = (rate, .variant)
-        } else if let rate = info?.videoFrameRate, rate > 0 {
-            (framesPerSecond, origin) = (rate, .video)
-        } else if let option, option > 0 {
-            (framesPerSecond, origin) = (option, .option)
-        } else {
-            (framesPerSecond, origin) = (Self.fallbackRate, .fallback)
+        let candidates: [(Double?, Origin)] = [(info?.variantFrameRate, .variant), (info?.videoFrameRate, .video), (option, .option)]
+        for case let (rate?, origin) in candidates {
+            if Self.allowedRates.contains(rate) {
+                (framesPerSecond, self.origin) = (rate, origin)
+                return
+            }
+            rejected.append("\(origin.rawValue) \(rate) is not from 1 to 300 fps")
         }
+        (framesPerSecond, origin) = (Self.fallbackRate, .fallback)
     }
 }

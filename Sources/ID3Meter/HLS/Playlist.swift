@@ -50,6 +50,8 @@ public struct MediaPlaylist: Sendable {
 public struct Segment: Sendable, Equatable {
     public var uri: String
     public var duration: Double
+    /// What was wrong with its playlist entry and how it was read anyway.
+    public var note: String?
     public var mediaSequence: Int
     public var discontinuitySequence: Int
     /// `EXT-X-PROGRAM-DATE-TIME` of the segment's first sample, given or carried forward.

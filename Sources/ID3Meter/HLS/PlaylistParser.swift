@@ -36,8 +36,13 @@ public enum PlaylistParser {
                                             uri: attributes["URI"].map { Location.resolve($0, against: location) },
                                             isDefault: attributes["DEFAULT"] == "YES"))
             } else if !line.isEmpty, !line.hasPrefix("#"), let (attributes, tagLine) = pending {
-                guard let bandwidth = attributes.integer("BANDWIDTH") else {
+                guard let text = attributes["BANDWIDTH"] else {
                     throw PlaylistError(reason: "EXT-X-STREAM-INF without BANDWIDTH", line: tagLine)
+                }
+                guard let bandwidth = Int(text), bandwidth >= 0 else {
+                    let tooLarge = !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber }
+                    throw PlaylistError(reason: "EXT-X-STREAM-INF BANDWIDTH '\(text)' " + (tooLarge ? "is too large (over 2^63 - 1)" : "is not a decimal integer"),
+                                        line: tagLine)
                 }
                 variants.append(Variant(uri: Location.resolve(line, against: location), bandwidth: bandwidth,
                                         frameRate: attributes.decimal("FRAME-RATE"), resolution: attributes["RESOLUTION"],
@@ -51,7 +56,7 @@ public enum PlaylistParser {
     private static func parseMedia(_ lines: [String], location: String) throws(PlaylistError) -> MediaPlaylist {
         var playlist = MediaPlaylist(targetDuration: 0, mediaSequence: 0, discontinuitySequence: 0,
                                      hasEndList: false, playlistType: nil, segments: [])
-        var duration: Double?
+        var extinf: (seconds: Double, line: Int)?
         var discontinuities = 0
         var key: EncryptionKey?
         var mapURI: String?
@@ -61,7 +66,9 @@ public enum PlaylistParser {
         for (index, line) in lines.enumerated() {
             let lineNumber = index + 1
             if let value = line.tagValue("#EXT-X-TARGETDURATION") {
-                guard let target = Self.seconds(value) else { throw PlaylistError(reason: "bad EXT-X-TARGETDURATION '\(value)'", line: lineNumber) }
+                guard let target = Self.seconds(value), target <= Self.maximumTargetDuration else {
+                    throw PlaylistError(reason: "bad EXT-X-TARGETDURATION '\(value)' (0 to \(Int(Self.maximumTargetDuration)) s)", line: lineNumber)
+                }
                 playlist.targetDuration = target
             } else if let value = line.tagValue("#EXT-X-MEDIA-SEQUENCE") {
                 guard let sequence = Self.sequenceNumber(value) else { throw PlaylistError(reason: "bad EXT-X-MEDIA-SEQUENCE '\(value)'", line: lineNumber) }
@@ -72,14 +79,15 @@ public enum PlaylistParser {
             } else if let value = line.tagValue("#EXTINF") {
                 let seconds = value.prefix { $0 != "," }
                 guard let parsed = Self.seconds(seconds) else { throw PlaylistError(reason: "bad EXTINF duration '\(seconds)'", line: lineNumber) }
-                duration = parsed
+                extinf = (parsed, lineNumber)
             } else if line == "#EXT-X-DISCONTINUITY" {
                 discontinuities += 1
                 // A date does not carry across a discontinuity; only a new tag gives one.
                 nextProgramDateTime = nil
             } else if let value = line.tagValue("#EXT-X-PROGRAM-DATE-TIME") {
                 guard let date = ProgramDateTime.parse(value) else {
-                    throw PlaylistError(reason: "bad EXT-X-PROGRAM-DATE-TIME '\(value)'", line: lineNumber)
+                    throw PlaylistError(reason: "bad EXT-X-PROGRAM-DATE-TIME '\(value)' (an ISO 8601 date from 1970 to 9999 with a time zone)",
+                                        line: lineNumber)
                 }
                 programDateTime = date
             } else if let value = line.tagValue("#EXT-X-KEY") {
@@ -93,15 +101,23 @@ public enum PlaylistParser {
             } else if line == "#EXT-X-ENDLIST" {
                 playlist.hasEndList = true
             } else if !line.isEmpty, !line.hasPrefix("#") {
-                guard let segmentDuration = duration else { throw PlaylistError(reason: "segment '\(line)' has no EXTINF", line: lineNumber) }
+                guard let (segmentDuration, extinfLine) = extinf else { throw PlaylistError(reason: "segment '\(line)' has no EXTINF", line: lineNumber) }
                 let date = programDateTime ?? nextProgramDateTime
+                // RFC 8216 §4.3.3.1: a rounded EXTINF is at most the target duration. One far past it
+                // would have the frame clock play media that is not there.
+                var note: String?
+                var duration = segmentDuration
+                if playlist.targetDuration > 0, segmentDuration > 2 * playlist.targetDuration + 1 {
+                    note = "line \(extinfLine): EXTINF \(segmentDuration) s is far over EXT-X-TARGETDURATION \(playlist.targetDuration) s; taken as \(playlist.targetDuration) s"
+                    duration = playlist.targetDuration
+                }
                 playlist.segments.append(Segment(
-                    uri: Location.resolve(line, against: location), duration: segmentDuration,
+                    uri: Location.resolve(line, against: location), duration: duration, note: note,
                     mediaSequence: playlist.mediaSequence + playlist.segments.count,
                     discontinuitySequence: playlist.discontinuitySequence + discontinuities,
                     programDateTime: date, key: key, mapURI: mapURI, byteRange: byteRange))
-                nextProgramDateTime = date.map { $0.addingTimeInterval(segmentDuration) }
-                duration = nil
+                nextProgramDateTime = date.map { $0.addingTimeInterval(duration) }
+                extinf = nil
                 programDateTime = nil
                 byteRange = nil
             }
@@ -132,6 +148,9 @@ public enum PlaylistParser {
     private static func sequenceNumber(_ text: Substring) -> Int? {
         Int(text).flatMap { (0...Int(Int32.max) * 1_000_000).contains($0) ? $0 : nil }
     }
+
+    /// A day: a longer target would have a live playlist reloaded less than daily.
+    static let maximumTargetDuration = 86_400.0
 
     /// A duration: finite, not negative, under a year (RFC 8216 gives no bound; time arithmetic needs one).
     private static func seconds(_ text: Substring) -> Double? {

@@ -6,8 +6,12 @@ import Foundation
 public enum ProgramDateTime {
     private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
+    /// 1970-01-01 to 9999-12-31: what a date on a stream's wall clock can be, and what the
+    /// formatter can print back.
+    static let range = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799.999)
+
     public static func parse(_ text: Substring) -> Date? {
-        try? Date(String(text), strategy: Date.ISO8601FormatStyle())
+        (try? Date(String(text), strategy: Date.ISO8601FormatStyle())).flatMap { range.contains($0) ? $0 : nil }
     }
 
     /// To the nearest millisecond: the style truncates, so half a millisecond more rounds

@@ -29,4 +29,6 @@ public enum SourceEvent: Sendable {
     case malformed(ID3ParseError, pts: Int64?, origin: TagOrigin)
     /// An input, segment or reload that failed, or segments lost from a live window.
     case failure(InputFailure)
+    /// Something read around: a value out of range taken as a fallback, problems summed up.
+    case warning(InputFailure)
 }

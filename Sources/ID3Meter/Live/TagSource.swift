@@ -34,16 +34,18 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
     private func produce(_ yield: @escaping @Sendable (SourceEvent) -> Void) async {
         let executor = BlockingExecutor(label: "source")
+        let throttle = ProblemThrottle(source: input, yield: yield)
         if Scanner.isPlaylist(input) {
-            await produceHLS(executor: executor, yield)
+            await produceHLS(executor: executor, throttle)
         } else if WholeFileForm.of(input) != nil {
-            await produceWholeFile(executor: executor, yield)
+            await produceWholeFile(executor: executor, throttle)
         } else {
-            await produceTransportStream(executor: executor, yield)
+            await produceTransportStream(executor: executor, throttle)
         }
+        throttle.summarise()
     }
 
-    private func produceHLS(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
+    private func produceHLS(executor: BlockingExecutor, _ yield: ProblemThrottle) async {
         let (input, scanner) = (input, scanner)
         var resolved: Scanner.ResolvedPlaylist
         do {
@@ -100,6 +102,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 }
                 Self.deliver(events, origin: read?.origin, duration: read.map { _ in segment.duration }, yield)
                 lostInARow = read == nil ? lostInARow + 1 : 0
+                yield.summarise()
                 if lostInARow == lostLimit {
                     // A live stream may come back: keep following, but say so once per run of losses.
                     yield(.failure(InputFailure(source: input, reason:
@@ -118,16 +121,16 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     /// A segment's events: its tags as one chunk (also when it failed but completed a tag the
     /// segment before it started), the rest as they are.
     private static func deliver(_ events: [ScanEvent], origin: TagOrigin?, duration: Double?,
-                                _ yield: @Sendable (SourceEvent) -> Void) {
+                                _ yield: ProblemThrottle) {
         let tags = events.compactMap(\.tag)
         if let origin = origin ?? tags.first?.origin {
             yield(.chunk(MediaChunk(origin: origin, duration: duration, tags: tags)))
         }
-        events.compactMap(\.sourceEvent).forEach(yield)
+        events.compactMap(\.sourceEvent).forEach { yield($0) }
     }
 
     /// A packed audio or fragmented MP4 file: read whole, one chunk (its tags carry their own times).
-    private func produceWholeFile(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
+    private func produceWholeFile(executor: BlockingExecutor, _ yield: ProblemThrottle) async {
         let (input, scanner) = (input, scanner)
         let events = await executor.run { () -> [ScanEvent] in
             var events: [ScanEvent] = []
@@ -136,11 +139,11 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         }
         yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: nil, isLive: false)))
         yield(.chunk(MediaChunk(origin: TagOrigin(source: input), duration: nil, tags: events.compactMap(\.tag))))
-        events.compactMap(\.sourceEvent).forEach(yield)
+        events.compactMap(\.sourceEvent).forEach { yield($0) }
     }
 
     /// MPEG-TS from a file or a stream (http, udp, srt): each timed-ID3 packet is a chunk.
-    private func produceTransportStream(executor: BlockingExecutor, _ yield: @escaping @Sendable (SourceEvent) -> Void) async {
+    private func produceTransportStream(executor: BlockingExecutor, _ yield: ProblemThrottle) async {
         let (input, scanner) = (input, scanner)
         await executor.run {
             scanner.scanTransportStream(input, prefixBytes: StreamProbe.prefixBytes, opened: { prefix in
@@ -163,6 +166,7 @@ private extension ScanEvent {
         case .tag, .segment: nil
         case .malformed(let error, let pts, let origin): .malformed(error, pts: pts, origin: origin)
         case .failure(let failure): .failure(failure)
+        case .warning(let warning): .warning(warning)
         }
     }
 }

@@ -51,7 +51,7 @@ public struct TagRecord: Encodable, Sendable {
     /// The records for a scan event: one per Nielsen tag, and with `allFrames` one per other frame.
     public static func records(for event: ScanEvent, allFrames: Bool) -> [TagRecord] {
         switch event {
-        case .failure, .segment:
+        case .failure, .warning, .segment:
             return []
         case .malformed(let error, let pts, let origin):
             var record = TagRecord(type: .malformed, origin: origin, pts: pts)

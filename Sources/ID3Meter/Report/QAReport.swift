@@ -53,15 +53,15 @@ public struct QAReport: Encodable, Sendable {
         total.nielsenTags += source.nielsenTags
         total.validTags += source.validTags
         total.invalidByReason.merge(source.invalidByReason, uniquingKeysWith: +)
-        total.placeholderTags += source.placeholderTags.count
-        total.duplicates += source.duplicates.count
-        total.shortGaps += source.shortGaps.count
-        total.longGaps += source.longGaps.count
+        total.placeholderTags += source.total(.placeholderTags, kept: source.placeholderTags.count)
+        total.duplicates += source.total(.duplicates, kept: source.duplicates.count)
+        total.shortGaps += source.total(.shortGaps, kept: source.shortGaps.count)
+        total.longGaps += source.total(.longGaps, kept: source.longGaps.count)
         if let gap = source.longestGap?.seconds { total.longestGap = max(total.longestGap ?? gap, gap) }
-        total.discontinuities += source.discontinuities.count
+        total.discontinuities += source.total(.discontinuities, kept: source.discontinuities.count)
         total.segments += source.segments
-        total.segmentsWithoutTags += source.segmentsWithoutTags.count
-        total.malformedPackets += source.malformedPackets.count
+        total.segmentsWithoutTags += source.total(.segmentsWithoutTags, kept: source.segmentsWithoutTags.count)
+        total.malformedPackets += source.total(.malformedPackets, kept: source.malformedPackets.count)
     }
 
     public func encode(to encoder: Encoder) throws {

@@ -37,6 +37,7 @@ extension SourceReport {
     var textLines: [String] {
         var lines: [String] = []
         lines += failures.map { "read error: \($0)" }
+        lines += warnings.map { "warning: \($0)" }
         lines.append("\(nielsenTags) Nielsen tags in \(id3Tags) ID3 tags: \(validTags) valid, "
                      + "\(nielsenTags - validTags) invalid\(QAReport.reasons(invalidByReason))"
                      + (segments > 0 ? "; \(segments) segments" : ""))
@@ -50,6 +51,7 @@ extension SourceReport {
             lines += findings.map { "\(title) at \($0.place): \($0.detail)" }
         }
         lines += segmentsWithoutTags.map { "segment without any Nielsen tag: \($0)" }
+        lines += omitted.keys.sorted().map { "\(omitted[$0]!) more \($0) not listed (each list keeps \(SourceReport.keptFindings))" }
         return lines
     }
 }

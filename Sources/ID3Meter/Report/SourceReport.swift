@@ -28,9 +28,15 @@ public struct SourceReport: Encodable, Sendable {
     static let backwardJump = 1.0
     static let forwardJump = 600.0
 
+    /// Each list keeps this many entries; the rest are counted in `omitted`, so that a report's
+    /// memory does not grow with its input.
+    public static let keptFindings = 1_000
+
     public var source: String
     public var readable = true
+    /// The first few of each kind, then one line per kind saying how many more (`ProblemTally`).
     public var failures: [String] = []
+    public var warnings: [String] = []
     public var id3Tags = 0
     public var malformedPackets: [Finding] = []
     public var nielsenTags = 0
@@ -46,9 +52,11 @@ public struct SourceReport: Encodable, Sendable {
     public var discontinuities: [Finding] = []
     public var segments = 0
     public var segmentsWithoutTags: [String] = []
+    /// Entries left out of each list past `keptFindings`, by the list's key.
+    public var omitted: [String: Int] = [:]
 
     enum CodingKeys: String, CodingKey {
-        case source, readable, failures, id3Tags = "id3_tags", malformedPackets = "malformed_packets"
+        case source, readable, failures, warnings, omitted, id3Tags = "id3_tags", malformedPackets = "malformed_packets"
         case nielsenTags = "nielsen_tags", validTags = "valid_tags", invalidByReason = "invalid_by_reason"
         case invalidTags = "invalid_tags", placeholderTags = "placeholder_tags", duplicates
         case shortGaps = "short_gaps", longGaps = "long_gaps", longestGap = "longest_gap", discontinuities
@@ -56,6 +64,9 @@ public struct SourceReport: Encodable, Sendable {
     }
 
     public init(source: String) { self.source = source }
+
+    /// How many entries the list under `key` had, kept and omitted.
+    func total(_ key: CodingKeys, kept: Int) -> Int { kept + omitted[key.stringValue, default: 0] }
 
     /// The checks this source fails, by name; placeholders and discontinuities inform but do not fail.
     public var failedChecks: [String] {
@@ -74,56 +85,76 @@ public struct SourceReport: Encodable, Sendable {
 
 /// Builds a `SourceReport` from one source's scan events, in stream order.
 public struct SourceReportBuilder {
-    public private(set) var report: SourceReport
+    private var built: SourceReport
+    private var failures = ProblemTally()
+    private var warnings = ProblemTally()
     private var seenPayloads = Set<String>()
     private var previous: (pts: Int64, discontinuitySequence: Int?)?
     private var nielsenInSegment = 0
 
-    public init(source: String) { report = SourceReport(source: source) }
+    public init(source: String) { built = SourceReport(source: source) }
+
+    /// The report so far, with a line for each kind of failure or warning past the first few.
+    public var report: SourceReport {
+        var failures = failures, warnings = warnings, report = built
+        report.failures += failures.summaries()
+        report.warnings += warnings.summaries()
+        return report
+    }
 
     public mutating func add(_ event: ScanEvent) {
         switch event {
         case .tag(let timed):
-            report.id3Tags += 1
+            built.id3Tags += 1
             for nielsen in timed.nielsenTags { add(nielsen, timed) }
         case .segment(let segment):
-            report.segments += 1
-            if nielsenInSegment == 0 { report.segmentsWithoutTags.append(segment.uri) }
+            built.segments += 1
+            if nielsenInSegment == 0 { keep(segment.uri, in: \.segmentsWithoutTags, .segmentsWithoutTags) }
             nielsenInSegment = 0
         case .malformed(let error, let pts, let origin):
-            report.malformedPackets.append(finding(pts: pts, origin: origin, date: nil, detail: error.description))
+            keep(finding(pts: pts, origin: origin, date: nil, detail: error.description), in: \.malformedPackets, .malformedPackets)
         case .failure(let failure):
-            report.failures.append(failure.description)
-            if failure.segment == nil { report.readable = false }
+            if failures.admit(failure.description) { built.failures.append(failure.description) }
+            if failure.segment == nil { built.readable = false }
+        case .warning(let warning):
+            if warnings.admit(warning.description) { built.warnings.append(warning.description) }
         }
     }
 
     private mutating func add(_ nielsen: NielsenTag, _ timed: TimedTag) {
-        report.nielsenTags += 1
+        built.nielsenTags += 1
         nielsenInSegment += 1
         let here = finding(pts: timed.pts, origin: timed.origin, date: timed.programDateTime, detail: "")
         if nielsen.isValid {
-            report.validTags += 1
+            built.validTags += 1
         } else {
-            nielsen.issues.forEach { report.invalidByReason[$0.code, default: 0] += 1 }
-            report.invalidTags.append(here.with(nielsen.issues.map(\.description).joined(separator: "; ")))
+            nielsen.issues.forEach { built.invalidByReason[$0.code, default: 0] += 1 }
+            keep(here.with(nielsen.issues.map(\.description).joined(separator: "; ")), in: \.invalidTags, .invalidTags)
         }
-        if nielsen.hasPlaceholderPCCID { report.placeholderTags.append(here.with("placeholder PC CID")) }
-        if !seenPayloads.insert(nielsen.payload).inserted { report.duplicates.append(here.with("same payload as an earlier tag")) }
+        if nielsen.hasPlaceholderPCCID { keep(here.with("placeholder PC CID"), in: \.placeholderTags, .placeholderTags) }
+        if !seenPayloads.insert(nielsen.payload).inserted { keep(here.with("same payload as an earlier tag"), in: \.duplicates, .duplicates) }
         guard let pts = timed.pts else { return }
         let discontinuity = timed.origin.segment?.discontinuitySequence
         defer { previous = (pts, discontinuity) }
         guard let previous else { return }
         let seconds = PTS.seconds(PTS.distance(from: previous.pts, to: pts))
         if discontinuity != previous.discontinuitySequence {
-            report.discontinuities.append(here.with("EXT-X-DISCONTINUITY before this tag"))
+            keep(here.with("EXT-X-DISCONTINUITY before this tag"), in: \.discontinuities, .discontinuities)
         } else if seconds < -SourceReport.backwardJump || seconds > SourceReport.forwardJump {
-            report.discontinuities.append(here.with(String(format: "PTS jumps %+.3f s", seconds)))
+            keep(here.with(String(format: "PTS jumps %+.3f s", seconds)), in: \.discontinuities, .discontinuities)
         } else {
             let gap = Gap(seconds: seconds, at: here.with(String(format: "%.3f s since the previous Nielsen tag", seconds)))
-            if seconds < SourceReport.shortGap { report.shortGaps.append(gap) }
-            if seconds > SourceReport.longGap { report.longGaps.append(gap) }
-            if seconds > report.longestGap?.seconds ?? -1 { report.longestGap = gap }
+            if seconds < SourceReport.shortGap { keep(gap, in: \.shortGaps, .shortGaps) }
+            if seconds > SourceReport.longGap { keep(gap, in: \.longGaps, .longGaps) }
+            if seconds > built.longestGap?.seconds ?? -1 { built.longestGap = gap }
+        }
+    }
+
+    private mutating func keep<T>(_ entry: T, in list: WritableKeyPath<SourceReport, [T]>, _ key: SourceReport.CodingKeys) {
+        if built[keyPath: list].count < SourceReport.keptFindings {
+            built[keyPath: list].append(entry)
+        } else {
+            built.omitted[key.stringValue, default: 0] += 1
         }
     }
 

@@ -6,7 +6,9 @@ public struct ScanSummary: Sendable {
     public var validNielsenTags = 0
     public var placeholderTags = 0
     public var malformedPackets = 0
-    public var failures: [InputFailure] = []
+    /// Failures and warnings, each already shown as it came.
+    public var failures = 0
+    public var warnings = 0
 
     public init() {}
 
@@ -21,7 +23,8 @@ public struct ScanSummary: Sendable {
             }
         case .segment: break
         case .malformed: malformedPackets += 1
-        case .failure(let failure): failures.append(failure)
+        case .failure: failures += 1
+        case .warning: warnings += 1
         }
     }
 
@@ -33,15 +36,15 @@ public struct ScanSummary: Sendable {
         placeholderTags += other.placeholderTags
         malformedPackets += other.malformedPackets
         failures += other.failures
+        warnings += other.warnings
     }
 
     public var lines: [String] {
         var lines = ["\(inputs) input\(inputs == 1 ? "" : "s"): \(nielsenTags) Nielsen tags (\(validNielsenTags) valid, "
                      + "\(nielsenTags - validNielsenTags) invalid, \(placeholderTags) with placeholder PC CID) "
                      + "in \(id3Tags) ID3 tags; \(malformedPackets) malformed ID3 packets"]
-        if !failures.isEmpty {
-            lines.append("\(failures.count) failure\(failures.count == 1 ? "" : "s"):")
-            lines += failures.map { "  \($0)" }
+        if failures > 0 || warnings > 0 {
+            lines.append("\(failures) failure\(failures == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") (shown above)")
         }
         return lines
     }

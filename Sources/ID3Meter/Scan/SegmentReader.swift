@@ -67,6 +67,7 @@ public final class SegmentReader: @unchecked Sendable {
             finish(emit: emit)
         }
         previous = segment
+        if let note = segment.note { emit(.warning(InputFailure(source: source, segment: segment.uri, reason: note))) }
         let failed = { (reason: String) in
             InputFailure(source: self.source, segment: segment.uri, reason: "media sequence \(segment.mediaSequence) skipped: \(reason)")
         }

@@ -45,7 +45,8 @@ public struct TimedTag: Sendable {
 
 }
 
-/// An input, or one segment of it, that could not be read: named, with the reason.
+/// An input, or one segment of it, that could not be read, or was read only leniently (a
+/// warning): named, with the reason.
 public struct InputFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var source: String
     public var segment: String?
@@ -70,4 +71,6 @@ public enum ScanEvent: Sendable {
     /// A timed-ID3 packet whose bytes do not decode; `pts` places it.
     case malformed(ID3ParseError, pts: Int64?, origin: TagOrigin)
     case failure(InputFailure)
+    /// Something wrong that was read around (a value out of range, taken as a fallback).
+    case warning(InputFailure)
 }

@@ -2,10 +2,10 @@ import ArgumentParser
 import Foundation
 import Logging
 
-/// Usage errors exit 2 (not ArgumentParser's 64), like most media tools.
-@main
-enum Main {
-    static func main() async {
+extension ID3MeterCommand {
+    /// Parses the process's arguments and runs the command. Usage errors exit 2 (not
+    /// ArgumentParser's 64), like most media tools.
+    public static func runAsMain() async {
         // stdout carries the records; every log line goes to stderr.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         do {
@@ -19,15 +19,17 @@ enum Main {
             let code = ID3MeterCommand.exitCode(for: error)
             if code == .validationFailure {
                 FileHandle.standardError.write(Data((ID3MeterCommand.fullMessage(for: error) + "\n").utf8))
-                exit(2)
+                Foundation.exit(2)
             }
             ID3MeterCommand.exit(withError: error)
         }
     }
 }
 
-struct ID3MeterCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct ID3MeterCommand: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "id3-meter",
         abstract: "Find Nielsen DTVR ID3 tags in HLS and MPEG-TS streams.",
         discussion: """

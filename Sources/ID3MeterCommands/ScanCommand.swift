@@ -46,7 +46,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Variant of a master playlist to read: lowest, highest, or its position from 0.", valueName: "choice"))
     var variant = VariantChoice.lowestBandwidth
 
-    @Option(help: "Inputs scanned at once (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Inputs scanned at once, 1 to 1024 (default: the number of cores).")
     var jobs = ProcessInfo.processInfo.activeProcessorCount
 
     @Flag(help: "Write each input's records as it finishes, not in input order.")
@@ -64,16 +64,14 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "No progress and no summary; errors only.")
     var quiet = false
 
-    @Option(help: "Seconds to wait on a stalled network read.")
-    var timeout = 10.0
+    @OptionGroup(title: "Fetching") var fetch: FetchOptions
 
     @Flag(help: "Show libav's own messages.")
     var verbose = false
 
     func validate() throws {
         if let problem = inputs.lazy.compactMap(Location.problem(withInput:)).first { throw ValidationError(problem) }
-        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        try NumberCheck.check(jobs, "--jobs", in: 1...1_024)
         if let report, report != "-" {
             guard FileManager.default.createFile(atPath: report, contents: nil) else {
                 throw ValidationError("cannot write --report \(report)")
@@ -87,7 +85,7 @@ struct ScanCommand: AsyncParsableCommand {
         LibAVLog.route(to: logger, verbose: verbose)
 
         let progress = ScanProgress()
-        let scanner = Scanner(variant: variant, fetcher: Fetcher(ioTimeout: timeout), progress: progress)
+        let scanner = Scanner(variant: variant, fetcher: fetch.fetcher, progress: progress)
         let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
         let output = OrderedOutput()
         if let header = recordFormat?.makeWriter().header() { output.write(header) }
@@ -118,7 +116,7 @@ struct ScanCommand: AsyncParsableCommand {
         if let report { try write(qa, to: report) }
         if !quiet { summary.lines.forEach(printError) }
         if strict, !qa.passed { throw ExitCode(3) }
-        if !summary.failures.isEmpty { throw ExitCode.failure }
+        if summary.failures > 0 { throw ExitCode.failure }
     }
 
     private func write(_ qa: QAReport, to destination: String) throws {
@@ -176,7 +174,6 @@ struct InputCollector: ScanCollector {
     mutating func add(_ event: ScanEvent) {
         outcome.summary.count(event)
         report.add(event)
-        if case .failure(let failure) = event { outcome.errors.append("error: \(failure)") }
         guard let writer else { return }
         for record in TagRecord.records(for: event, allFrames: allFrames) where allFrames || record.type != .malformed {
             outcome.records += writer.line(for: record).utf8
@@ -185,9 +182,12 @@ struct InputCollector: ScanCollector {
         if outcome.records.count >= 1 << 16 { output?.writeIfCurrent(index, &outcome.records) }
     }
 
+    /// The report, and the lines to print: what the report lists of failures and warnings (the
+    /// first few of each kind, then how many more), each once.
     func finish() -> Outcome {
         var outcome = outcome
         outcome.report = report.report
+        outcome.errors = outcome.report.failures.map { "error: \($0)" } + outcome.report.warnings.map { "warning: \($0)" }
         return outcome
     }
 }

@@ -43,23 +43,22 @@ struct MeterCommand: AsyncParsableCommand {
     @Option(help: "Folder for records not yet accepted by the collector (default: ~/.cache/id3-meter/spool).")
     var spool: String?
 
-    @Option(help: "Frame rate when the stream declares none.")
+    @Option(parsing: .unconditional, help: "Frame rate when the stream declares none (1 to 300).")
     var fps: Double?
 
-    @Option(help: ArgumentHelp("Playback speed: 1 is real time, 'max' is no waiting.", valueName: "x|max"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Playback speed: 1 is real time (0.01 to 1000), 'max' is no waiting.", valueName: "x|max"))
     var speed = PlaybackSpeed.factor(1)
 
-    @Option(help: "Stop after this many seconds.")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (up to 10 years).")
     var duration: Double?
 
-    @Option(help: "Segments back from the live edge to start at.")
+    @Option(parsing: .unconditional, help: "Segments back from the live edge to start at (1 to 1000).")
     var liveStart = 3
 
     @Option(help: ArgumentHelp("Variant of a master playlist: lowest, highest, or its position from 0.", valueName: "choice"))
     var variant = VariantChoice.lowestBandwidth
 
-    @Option(help: "Seconds to wait on a stalled network read.")
-    var timeout = 10.0
+    @OptionGroup(title: "Fetching") var fetch: FetchOptions
 
     @Option(help: "App id for the engine.") var appId = "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX"
     @Option(help: "App name for the engine.") var appName = "id3-meter"
@@ -93,10 +92,10 @@ struct MeterCommand: AsyncParsableCommand {
             }
         }
         guard ["1", "2"].contains(adModel) else { throw ValidationError("--ad-model must be 1 or 2") }
-        if let fps, fps <= 0 { throw ValidationError("--fps must be more than 0") }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0 seconds") }
-        guard liveStart >= 1 else { throw ValidationError("--live-start must be at least 1") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+        try NumberCheck.check(fps, "--fps", in: FrameRateChoice.allowedRates)
+        try NumberCheck.check(duration, "--duration", in: 0.001...315_360_000, unit: " seconds")
+        if case .factor(let factor) = speed { try NumberCheck.check(factor, "--speed", in: 0.01...1_000) }
+        try NumberCheck.check(liveStart, "--live-start", in: 1...1_000)
         if let output {
             do { _ = try StreamOutput(appendingTo: output) } catch {
                 throw ValidationError("cannot write --output \(output): \(error.localizedDescription)")
@@ -118,7 +117,7 @@ struct MeterCommand: AsyncParsableCommand {
         // handler only cancels that task.
         nonisolated(unsafe) let engine = ReferenceEngine(appInfo: AppInfo(appID: appId, appName: appName, appVersion: appVersion),
                                      outputs: outputs, logger: logger)
-        let scanner = Scanner(variant: variant, fetcher: Fetcher(ioTimeout: timeout))
+        let scanner = Scanner(variant: variant, fetcher: fetch.fetcher)
         let session = MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input), adModel: adModel)
         let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, clock: ContinuousClock())
         let stopAfter = duration.map { Duration.seconds($0) }
@@ -128,7 +127,10 @@ struct MeterCommand: AsyncParsableCommand {
             switch notice {
             case .frameRate(let choice):
                 let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin.rawValue))"
+                choice.rejected.forEach { printError("warning: \(input): \($0); not used") }
                 if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
+            case .warning(let warning):
+                printError("warning: \(warning)")
             case .failure(let failure):
                 failures += 1
                 printError("error: \(failure)")
@@ -193,7 +195,7 @@ enum PlaybackSpeed: ExpressibleByArgument, CustomStringConvertible {
 
     init?(argument: String) {
         if argument == "max" { self = .maximum; return }
-        guard let factor = Double(argument), factor > 0 else { return nil }
+        guard let factor = Double(argument) else { return nil }
         self = .factor(factor)
     }
 

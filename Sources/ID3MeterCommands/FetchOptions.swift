@@ -1,0 +1,53 @@
+import ArgumentParser
+import ID3Meter
+
+/// How long and how much a fetch may take: the same flags for `scan` and the meter.
+struct FetchOptions: ParsableArguments {
+    private static let defaults = FetchLimits()
+
+    @Option(parsing: .unconditional, help: "Seconds to wait on a silent network read (0.001 to 86400).")
+    var timeout = 10.0
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Seconds one playlist, segment, key or init section fetch may take in all (default: 3 target durations, at least \(Int(FetchLimits.minimumDeadline))).",
+        valueName: "seconds"))
+    var fetchDeadline: Double?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest segment read (K, M, G).", valueName: "size"))
+    var maxSegmentSize = ByteSize(bytes: defaults.maximumSegmentBytes)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest playlist read.", valueName: "size"))
+    var maxPlaylistSize = ByteSize(bytes: defaults.maximumPlaylistBytes)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest EXT-X-MAP initialisation section read.", valueName: "size"))
+    var maxInitSize = ByteSize(bytes: defaults.maximumInitBytes)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest AES-128 key response read.", valueName: "size"))
+    var maxKeySize = ByteSize(bytes: defaults.maximumKeyBytes)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Segments lost in a row after which a VOD playlist is given up (a live one is followed on, with an error).",
+        valueName: "count"))
+    var maxLostSegments = defaults.maximumConsecutiveLostSegments
+
+    func validate() throws {
+        try NumberCheck.check(timeout, "--timeout", in: 0.001...86_400, unit: " seconds")
+        try NumberCheck.check(fetchDeadline, "--fetch-deadline", in: 0.001...86_400, unit: " seconds")
+        try NumberCheck.check(maxLostSegments, "--max-lost-segments", in: 1...1_000_000)
+        for (size, option) in [(maxSegmentSize, "--max-segment-size"), (maxPlaylistSize, "--max-playlist-size"),
+                               (maxInitSize, "--max-init-size"), (maxKeySize, "--max-key-size")] {
+            try NumberCheck.check(size.bytes, option, in: 16...(64 << 30))
+        }
+    }
+
+    var fetcher: Fetcher {
+        var limits = FetchLimits()
+        limits.maximumSegmentBytes = maxSegmentSize.bytes
+        limits.maximumPlaylistBytes = maxPlaylistSize.bytes
+        limits.maximumInitBytes = maxInitSize.bytes
+        limits.maximumKeyBytes = maxKeySize.bytes
+        limits.fetchDeadline = fetchDeadline
+        limits.maximumConsecutiveLostSegments = maxLostSegments
+        return Fetcher(ioTimeout: timeout, limits: limits)
+    }
+}
