@@ -170,8 +170,11 @@ int idm_stream_open(idm_stream **out, const char *url, const char *protocols, id
     av_dict_set(&options, "protocol_whitelist", protocols, 0);
     if (io_timeout_us > 0) {
         av_dict_set_int(&options, "rw_timeout", io_timeout_us, 0);
-        // udp waits on its own clock, not rw_timeout (microseconds too).
+        // udp waits on its own clock, not rw_timeout (microseconds too); a listening tcp (ms) or
+        // srt (us) socket waits for a peer on another one, for ever by default.
         if (!strncmp(url, "udp:", 4)) av_dict_set_int(&options, "timeout", io_timeout_us, 0);
+        if (!strncmp(url, "tcp:", 4)) av_dict_set_int(&options, "listen_timeout", io_timeout_us / 1000, 0);
+        if (!strncmp(url, "srt:", 4)) av_dict_set_int(&options, "listen_timeout", io_timeout_us, 0);
     }
     int error = avio_open2(&stream->io, url, AVIO_FLAG_READ, &cb, &options);
     av_dict_free(&options);

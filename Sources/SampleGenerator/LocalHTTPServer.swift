@@ -16,14 +16,32 @@ public final class LocalHTTPServer: @unchecked Sendable {
     }
 
     public struct Response: Sendable {
+        /// What the Content-Length header says.
+        public enum Length: Sendable {
+            case actual
+            /// A claim that need not be true (a hostile server's).
+            case claimed(Int)
+            /// No header: the body ends when the connection closes.
+            case none
+        }
+
         public var status: Int
         public var body: [UInt8]
         public var contentType: String
+        public var headers: [String: String]
+        public var length: Length
+        /// After `body`, more bytes as long as it likes: `send` returns false once the client is gone.
+        public var more: (@Sendable (_ send: ([UInt8]) -> Bool) -> Void)?
 
-        public init(status: Int = 200, body: [UInt8] = [], contentType: String = "application/octet-stream") {
+        public init(status: Int = 200, body: [UInt8] = [], contentType: String = "application/octet-stream",
+                    headers: [String: String] = [:], length: Length = .actual,
+                    more: (@Sendable (_ send: ([UInt8]) -> Bool) -> Void)? = nil) {
             self.status = status
             self.body = body
             self.contentType = contentType
+            self.headers = headers
+            self.length = length
+            self.more = more
         }
 
         public static let notFound = Response(status: 404)
@@ -133,14 +151,24 @@ public final class LocalHTTPServer: @unchecked Sendable {
     }
 
     private static func write(_ response: Response, to client: Int32) {
-        let head = "HTTP/1.1 \(response.status) \(response.status < 400 ? "OK" : "Error")\r\n"
-            + "Content-Type: \(response.contentType)\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
-        let bytes = Array(head.utf8) + response.body
+        var head = "HTTP/1.1 \(response.status) \(response.status < 400 ? "OK" : "Error")\r\nContent-Type: \(response.contentType)\r\n"
+        switch response.length {
+        case .actual: head += "Content-Length: \(response.body.count)\r\n"
+        case .claimed(let length): head += "Content-Length: \(length)\r\n"
+        case .none: break
+        }
+        for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        guard send(Array((head + "Connection: close\r\n\r\n").utf8) + response.body, to: client) else { return }
+        response.more? { send($0, to: client) }
+    }
+
+    private static func send(_ bytes: [UInt8], to client: Int32) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { return }
+            guard count > 0 else { return false }
             sent += count
         }
+        return true
     }
 }

@@ -1,16 +1,16 @@
 import Synchronization
 
 /// Passes a source's events on, all but the problems past the first few of a kind
-/// (`ProblemTally`): those are summed up in one line per kind at each `summarise()`, or every
-/// `summaryEvery` held back. A stream full of damage then costs neither memory (the events do
-/// not queue up ahead of the feeder) nor a flooded log.
+/// (`ProblemTally`): those are summed up in one line per kind at each `summarise()` (the source
+/// calls it after each segment and at its end), and in between whenever ten times more have been
+/// held back than at the last summary. A stream full of damage then costs neither memory (the
+/// events do not queue up ahead of the feeder) nor a flooded log.
 final class ProblemThrottle: Sendable {
-    static let summaryEvery = 10_000
-
     private struct State {
         var failures = ProblemTally()
         var warnings = ProblemTally()
         var held = 0
+        var nextSummary = 1_000
     }
 
     private let source: String
@@ -25,19 +25,24 @@ final class ProblemThrottle: Sendable {
     func callAsFunction(_ event: SourceEvent) {
         let admitted: Bool
         switch event {
-        case .failure(let failure): admitted = admit(failure.description, \.failures)
-        case .warning(let warning): admitted = admit(warning.description, \.warnings)
-        case .malformed(let error, _, let origin): admitted = admit("\(origin.segment?.uri ?? origin.source): \(error)", \.warnings)
+        case .failure(let failure): admitted = admit(failure.reason, \.failures)
+        case .warning(let warning): admitted = admit(warning.reason, \.warnings)
+        case .malformed(let error, _, _): admitted = admit("malformed ID3: \(error)", \.warnings)
         case .opened, .chunk: admitted = true
         }
         if admitted { yield(event) }
-        if state.withLock({ $0.held >= Self.summaryEvery }) { summarise() }
+        let due = state.withLock { state in
+            guard state.held >= state.nextSummary else { return false }
+            state.nextSummary = state.held * 10
+            return true
+        }
+        if due { summarise(resettingHeld: false) }
     }
 
     /// A line for each kind held back since the last summary: failures as failures, the rest as warnings.
-    func summarise() {
+    func summarise(resettingHeld: Bool = true) {
         let (failures, warnings) = state.withLock { state in
-            state.held = 0
+            if resettingHeld { (state.held, state.nextSummary) = (0, 1_000) }
             return (state.failures.summaries(), state.warnings.summaries())
         }
         failures.forEach { yield(.failure(InputFailure(source: source, reason: $0))) }

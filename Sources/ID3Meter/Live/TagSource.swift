@@ -88,7 +88,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                     "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched")))
             case .segment(let segment):
                 // Probing the video touches decoder code and memory; only when the variant declares no rate.
-                let probe = !opened && resolved.variant?.frameRate == nil
+                let probe = !opened && !FrameRateChoice.allowedRates.contains(resolved.variant?.frameRate ?? 0)
                 let (events, read) = await executor.run { () -> ([ScanEvent], SegmentReader.SegmentRead?) in
                     var events: [ScanEvent] = []
                     let read = reader.read(segment, probeStreams: probe) { events.append($0) }

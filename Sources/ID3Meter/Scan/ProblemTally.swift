@@ -28,7 +28,7 @@ public struct ProblemTally: Sendable {
     /// Whether anything was held back since the last `summaries()`.
     public var isHolding: Bool { !held.isEmpty }
 
-    /// One line per kind held back since the last call: "N more like: <the last of them>".
+    /// One line per kind held back since the last call: "N more like this (not listed): <the last of them>".
     public mutating func summaries() -> [String] {
         defer {
             held.removeAll()

@@ -25,6 +25,7 @@ public struct TimedID3Demuxer: Sendable {
     private var joiners: [Int: TagJoiner] = [:]
     private var continuity: [Int: UInt8] = [:]
     private var lostSyncBytes = 0
+    private var lostSyncAt: Int64 = 0
     /// The label the next bytes get; packets keep the label of the bytes they started in.
     public var unit = 0
     /// A PMT declared at least one timed-ID3 PID.
@@ -42,6 +43,7 @@ public struct TimedID3Demuxer: Sendable {
         while bytes.count - index >= size {
             guard bytes[index] == 0x47 else {
                 guard let next = Self.nextSync(in: bytes, after: index, isFinal: isFinal) else { break }
+                if lostSyncBytes == 0 { lostSyncAt = offset + Int64(index) }
                 lostSyncBytes += next - index
                 index = next
                 continue
@@ -54,6 +56,7 @@ public struct TimedID3Demuxer: Sendable {
             index += size
         }
         if isFinal {
+            if lostSyncBytes == 0 { lostSyncAt = offset + Int64(index) }
             lostSyncBytes += bytes.count - index
             reportLostSync(emit)
             return bytes.count
@@ -137,7 +140,7 @@ public struct TimedID3Demuxer: Sendable {
             if counter == last { return }   // a repeated packet (§2.4.3.3)
             if counter != (last + 1) & 0x0F, !discontinuityFlagged {
                 let lost = pes.removeValue(forKey: pid)
-                emit(.damage(reason: "continuity error on PID \(TagJoiner.hex(pid)): packets lost"
+                emit(.damage(reason: "continuity error on PID \(TagJoiner.hex(pid)) at byte \(position): packets lost"
                                  + (lost == nil ? "" : "; the PES they belonged to was dropped"), unit: lost?.unit ?? unit))
             }
         }
@@ -161,7 +164,7 @@ public struct TimedID3Demuxer: Sendable {
                 emit(.packet($0))
             }
         case .failure(let error):
-            emit(.damage(reason: "PID \(TagJoiner.hex(pid)): \(error.reason)", unit: packet.unit))
+            emit(.damage(reason: "PID \(TagJoiner.hex(pid)) at byte \(packet.position): \(error.reason)", unit: packet.unit))
         }
     }
 
@@ -169,7 +172,7 @@ public struct TimedID3Demuxer: Sendable {
 
     private mutating func reportLostSync(_ emit: (Event) -> Void) {
         guard lostSyncBytes > 0 else { return }
-        emit(.damage(reason: "lost MPEG-TS sync: \(lostSyncBytes) bytes skipped", unit: unit))
+        emit(.damage(reason: "lost MPEG-TS sync at byte \(lostSyncAt): \(lostSyncBytes) bytes skipped", unit: unit))
         lostSyncBytes = 0
     }
 
