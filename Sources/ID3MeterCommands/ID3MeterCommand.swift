@@ -40,3 +40,15 @@ public struct ID3MeterCommand: AsyncParsableCommand {
         subcommands: [MeterCommand.self, ScanCommand.self],
         defaultSubcommand: MeterCommand.self)
 }
+
+extension ID3MeterCommand {
+    /// Parses `arguments` as the command line (validation included) and makes every value the run
+    /// would derive from its numbers, without running anything. The options fuzz target calls it.
+    public static func prepare(_ arguments: [String]) throws {
+        switch try parseAsRoot(arguments) {
+        case let meter as MeterCommand: meter.prepare()
+        case let scan as ScanCommand: _ = scan.fetch.fetcher
+        default: break
+        }
+    }
+}

@@ -103,6 +103,13 @@ struct MeterCommand: AsyncParsableCommand {
         }
     }
 
+    var stopAfter: Duration? { duration.map { Duration.seconds($0) } }
+
+    /// The values the run derives from the numbers on the command line, made without running.
+    func prepare() {
+        _ = (fetch.fetcher, stopAfter, FrameRateChoice(info: nil, option: fps).framesPerSecond, speed)
+    }
+
     func run() async throws {
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .warning
@@ -120,7 +127,7 @@ struct MeterCommand: AsyncParsableCommand {
         let scanner = Scanner(variant: variant, fetcher: fetch.fetcher)
         let session = MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input), adModel: adModel)
         let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, clock: ContinuousClock())
-        let stopAfter = duration.map { Duration.seconds($0) }
+        let stopAfter = self.stopAfter
 
         nonisolated(unsafe) var failures = 0
         nonisolated(unsafe) let notice = { (notice: FeederNotice) in

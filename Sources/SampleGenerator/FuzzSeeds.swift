@@ -8,7 +8,7 @@ import ID3Meter
 public enum FuzzSeeds {
     public static func write(to output: URL, samples: URL) throws {
         let manager = FileManager.default
-        for folder in ["id3", "nielsen", "playlist", "packed", "emsg", "ts"] {
+        for folder in ["id3", "nielsen", "playlist", "reference", "packed", "emsg", "ts", "options"] {
             try manager.createDirectory(at: output.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         var index = 0
@@ -28,6 +28,18 @@ public enum FuzzSeeds {
             .filter { $0.pathExtension == "m3u8" } ?? []
         for (number, playlist) in playlists.enumerated() {
             try manager.copyItem(at: playlist, to: output.appendingPathComponent("playlist/\(number).m3u8"))
+            try manager.copyItem(at: playlist, to: output.appendingPathComponent("reference/\(number).m3u8"))
+        }
+        for (number, reference) in hostileReferences.enumerated() {
+            let text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-KEY:METHOD=AES-128,URI=\"\(reference)\"\n"
+                + "#EXT-X-MAP:URI=\"\(reference)\"\n#EXTINF:6,\n\(reference)\n#EXTINF:6,\n../b/seg.ts\n"
+            try Data(text.utf8).write(to: output.appendingPathComponent("reference/hostile-\(number).m3u8"))
+            let master = "#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"x\",URI=\"\(reference)\"\n"
+                + "#EXT-X-STREAM-INF:BANDWIDTH=1,AUDIO=\"a\",FRAME-RATE=inf\n\(reference)\n"
+            try Data(master.utf8).write(to: output.appendingPathComponent("reference/hostile-master-\(number).m3u8"))
+        }
+        for (number, values) in optionValues.enumerated() {
+            try Data(values.joined(separator: "\0").utf8).write(to: output.appendingPathComponent("options/\(number).bin"))
         }
         let packed = manager.enumerator(at: samples.appendingPathComponent("packed"), includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.lastPathComponent.hasPrefix("seg") } ?? []
@@ -50,6 +62,21 @@ public enum FuzzSeeds {
             }
         }
     }
+
+    /// What a hostile playlist points at (issue: untrusted streams).
+    static let hostileReferences = [
+        "file:///etc/passwd", "file:/etc/passwd", "FILE://localhost/etc/passwd", "concat:/etc/passwd|/etc/hosts",
+        "subfile:,,start,0,end,0,,:/etc/passwd", "cache:file:/etc/passwd", "async:file:/etc/passwd", "pipe:0",
+        "data:text/plain;base64,AAAA", "tcp://127.0.0.1:1?listen=1", "udp://127.0.0.1:1?localport=2", "http:/etc/passwd",
+        "https://", "//other.host/x.ts", "/etc/passwd", "../../../etc/passwd", "hTTp://h/x.ts", "http://[::1]:80/x",
+    ]
+
+    /// NUL-separated values for the numeric options, as the options target reads them.
+    static let optionValues = [
+        ["29.97", "600", "2", "3", "10", "30"], ["inf", "nan", "-1", "0", "1e300", "1e-300"],
+        ["300", "0.001", "max", "1000", "86400", "86400"], ["4", "5", "256M", "16M", "16M", "10"],
+        ["-0", "+inf", "0x10", "1_000", "99999999999999999999", "1.7976931348623157e308"],
+    ]
 
     /// The fuzzers' -max_len.
     static let seedLength = 8_192

@@ -1,12 +1,14 @@
-// libFuzzer harnesses for the parsers that read untrusted bytes. One binary, the target chosen
-// by FUZZ_TARGET (id3, nielsen, playlist, packed, emsg, ts). Built with `make fuzz` (-sanitize=fuzzer,address and
+// libFuzzer harnesses for the parsers that read untrusted bytes, and for the command line's
+// numbers. One binary, the target chosen by FUZZ_TARGET (id3, nielsen, playlist, reference,
+// packed, emsg, ts, options). Built with `make fuzz` (-sanitize=fuzzer,address and
 // -DFUZZING), libFuzzer supplies main; in an ordinary build this is a replayer that runs each
 // file named on the command line through the target, for regression tests of past findings.
 import Foundation
 import ID3Meter
+import ID3MeterCommands
 
 enum FuzzTarget: String, CaseIterable {
-    case id3, nielsen, playlist, packed, emsg, ts
+    case id3, nielsen, playlist, reference, packed, emsg, ts, options
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -21,12 +23,29 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .playlist:
             _ = try? PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: "http://fuzz/a/index.m3u8")
+        case .reference:
+            // A playlist from a server and from a disk, every reference resolved and put to the rule:
+            // one a remote playlist may follow must be an http(s) URL with a host, opened as http(s) only.
+            let text = String(decoding: bytes, as: UTF8.self)
+            for location in ["http://fuzz/a/index.m3u8", "/fuzz/a/index.m3u8"] {
+                for reference in Self.references(in: try? PlaylistParser.parse(text, location: location))
+                where ReferenceRule.refusal(of: reference, from: location) == nil {
+                    let remote = ["http://", "https://"].contains { reference.lowercased().hasPrefix($0) }
+                    let local = !Location.hasScheme(reference) || reference.lowercased().hasPrefix("file:")
+                    guard location.hasPrefix("http") ? remote : remote || local else {
+                        fatalError("the rule let \(location) reference \(reference)")
+                    }
+                    guard !remote || ReferenceRule.protocols(for: reference) == "http,https,tls,tcp" else {
+                        fatalError("\(reference) may be opened with \(ReferenceRule.protocols(for: reference))")
+                    }
+                }
+            }
         case .packed:
-            // A packed audio segment: frame walking, resynchronisation, tags and their times.
-            WholeFileForm.packedAudio.read(bytes, origin: TagOrigin(source: "fuzz")) { _ in }
+            // A packed audio segment: frame walking, resynchronisation, tags and their times; whole and in pieces.
+            Self.readWholeAndInPieces(.packedAudio, bytes)
         case .emsg:
-            // fMP4: boxes, init segment timescales, tfdt, emsg v0/v1 and the ID3 inside.
-            WholeFileForm.fragmentedMP4.read(bytes, origin: TagOrigin(source: "fuzz")) { _ in }
+            // fMP4: boxes, init segment timescales, tfdt, emsg v0/v1 and the ID3 inside; whole and in pieces.
+            Self.readWholeAndInPieces(.fragmentedMP4, bytes)
         case .ts:
             // MPEG-TS: sync, PSI sections, PES and tags joined across them, fed in two pieces.
             var demuxer = TimedID3Demuxer()
@@ -37,7 +56,34 @@ enum FuzzTarget: String, CaseIterable {
             }
             _ = rest.withUnsafeBufferPointer { demuxer.demux($0, at: 0, isFinal: true) { _ in } }
             demuxer.flush { _ in }
+        case .options:
+            // The command line's numbers: NUL-separated values for every numeric option of both
+            // commands, parsed and validated as a user's would be, then turned into what a run uses.
+            let values = bytes.split(separator: 0, omittingEmptySubsequences: false).prefix(12).map { String(decoding: $0, as: UTF8.self) }
+            let meterOptions = ["--fps", "--duration", "--speed", "--live-start", "--timeout", "--fetch-deadline"]
+            let scanOptions = ["--jobs", "--timeout", "--max-segment-size", "--max-playlist-size", "--max-init-size", "--max-lost-segments"]
+            for (command, options) in [("meter", meterOptions), ("scan", scanOptions)] {
+                let arguments = zip(options, values).flatMap { [$0, $1] }
+                try? ID3MeterCommand.prepare([command] + arguments + ["fuzz.m3u8"])
+            }
         }
+    }
+
+    /// Every URI a playlist makes us follow.
+    static func references(in playlist: Playlist?) -> [String] {
+        switch playlist {
+        case .master(let master): master.variants.map(\.uri) + master.renditions.compactMap(\.uri)
+        case .media(let media): media.segments.flatMap { [$0.uri] + [$0.key?.uri, $0.mapURI].compactMap { $0 } }
+        case nil: []
+        }
+    }
+
+    /// The reader fed the bytes whole, then split in three: the events must be the same.
+    static func readWholeAndInPieces(_ form: WholeFileForm, _ bytes: [UInt8]) {
+        var whole: [String] = [], pieces: [String] = []
+        form.read(bytes, origin: TagOrigin(source: "fuzz")) { whole.append("\($0)") }
+        form.read(pieces: [bytes.count / 3, bytes.count / 3 + 1], of: bytes, origin: TagOrigin(source: "fuzz")) { pieces.append("\($0)") }
+        guard whole == pieces else { fatalError("chunking changed the events:\n\(whole)\n\(pieces)") }
     }
 
     static var current: FuzzTarget {

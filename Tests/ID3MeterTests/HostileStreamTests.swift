@@ -198,21 +198,17 @@ struct HostileStreamTests {
 
     // MARK: Floods of damage
 
-    /// About `megabytes` of MPEG-TS in which every timed-ID3 PES is damaged: a continuity error
-    /// drops every other one, and the rest hold bytes that are no ID3 tag.
+    /// About `megabytes` of MPEG-TS in which every timed-ID3 PES is damaged, from `scripts/damaged_ts.py`.
     static func damagedTransportStream(megabytes: Int) throws -> URL {
-        var writer = TransportStreamWriter()
-        var block = writer.programTables()
-        for index in 0..<2_000 {
-            var pes = writer.pes(pts: Int64(index) * 9_000, payload: Array("ID3".utf8) + [4, 0, 0, 0x7F, 0x7F, 0x7F, 0x7F] + [UInt8](repeating: 1, count: 300))
-            if index % 2 == 0 { pes.removeSubrange(188..<376) }   // the middle packet lost
-            block += pes
-        }
         let file = try Samples.temporaryFolder().appendingPathComponent("damaged.ts")
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: file)
-        defer { try? handle.close() }
-        for _ in 0..<(megabytes << 20) / block.count { try handle.write(contentsOf: block) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Samples.root.appendingPathComponent("scripts/damaged_ts.py").path, String(megabytes)]
+        process.standardOutput = try FileHandle(forWritingTo: file)
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
         return file
     }
 

@@ -18,6 +18,8 @@ struct FragmentReader: ChunkedReader {
     private var timescales: [Int: Int]
     /// The front of the box being read: its header, or the whole of a kept box.
     private var pending: [UInt8] = []
+    /// Where `pending` starts in the input.
+    private var position = 0
     /// Content still to step over of a box that is not kept; `nil` once the boxes stopped making sense.
     private var skipping: Int? = 0
     /// Messages since the last `moof`, in order: a version 0 one is timed by the next fragment.
@@ -44,6 +46,7 @@ struct FragmentReader: ChunkedReader {
                 let step = min(left, rest.count)
                 skipping = left - step
                 rest = rest.dropFirst(step)
+                position += step
                 continue
             }
             let take = max(needed() - pending.count, 1)
@@ -87,17 +90,20 @@ struct FragmentReader: ChunkedReader {
                 guard pending.count >= size else { return }
                 process(type: header.type, bytes: Array(pending[..<size]), contentStart: header.length, emit: emit)
                 pending.removeFirst(size)
+                position += size
                 continue
             }
             if kept {
                 emit(.malformed(ID3ParseError(reason: "\(header.type) box of \(size) bytes skipped (over \(Self.maximumBoxBytes) bytes)",
-                                              offset: 0), pts: nil, origin: origin))
+                                              offset: position), pts: nil, origin: origin))
             }
             if pending.count >= size {
                 pending.removeFirst(size)
+                position += size
                 continue
             }
             skipping = size - pending.count
+            position += pending.count
             pending.removeAll(keepingCapacity: true)
         }
     }
@@ -111,7 +117,7 @@ struct FragmentReader: ChunkedReader {
             lastFragmentStart = Self.earliestTicks(of: box, in: bytes, timescales: timescales)
             flushWaiting(emit: emit)
         default:
-            let message = EventMessage.parse(bytes, box: box)
+            let message = EventMessage.parse(bytes, box: box).mapError { $0.shifted(by: position) }
             if case .success(let parsed) = message, !parsed.carriesID3 { return }
             if waiting.isEmpty, case .success(let parsed) = message, case .absolute = parsed.time {
                 deliver(parsed, emit: emit)

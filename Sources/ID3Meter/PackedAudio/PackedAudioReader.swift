@@ -13,6 +13,8 @@ struct PackedAudioReader: ChunkedReader {
     private let origin: TagOrigin
     /// Bytes not yet walked: less than a tag or a frame.
     private var pending: [UInt8] = []
+    /// Where `pending` starts in the input.
+    private var position = 0
     private var basePTS: Int64?
     private var samples: Int64 = 0
     private var sampleRate: Int64?
@@ -49,7 +51,10 @@ struct PackedAudioReader: ChunkedReader {
     /// bytes could change what is read.
     private mutating func walk(isFinal: Bool, emit: (ScanEvent) -> Void) {
         var offset = 0
-        defer { pending.removeFirst(offset) }
+        defer {
+            pending.removeFirst(offset)
+            position += offset
+        }
         while offset < pending.count {
             if !isFinal, pending.count - offset < Self.lookahead { return }
             if ID3TagParser.hasHeader(pending, at: offset) {
@@ -61,7 +66,7 @@ struct PackedAudioReader: ChunkedReader {
                     emit(.tag(TimedTag(tag: tag, pts: pts, origin: origin)))
                     offset += tag.byteCount
                 case .failure(let error):
-                    emit(.malformed(error, pts: pts, origin: origin))
+                    emit(.malformed(error.shifted(by: position), pts: pts, origin: origin))
                     offset += 3
                 }
             } else if let frame = AudioFrameHeader.parse(pending, at: offset), offset + frame.length <= pending.count {

@@ -44,13 +44,25 @@ public enum WholeFileForm: Sendable, CaseIterable {
     /// Emits the tags of bytes held whole. Returns whether there was a tag.
     @discardableResult
     public func read(_ bytes: [UInt8], initSegment: [UInt8]? = nil, origin: TagOrigin, emit: (ScanEvent) -> Void) -> Bool {
+        read(pieces: [], of: bytes, initSegment: initSegment, origin: origin, emit: emit)
+    }
+
+    /// The same, fed to the reader in pieces cut at the offsets `pieces` (any chunking reads alike).
+    @discardableResult
+    public func read(pieces cuts: [Int], of bytes: [UInt8], initSegment: [UInt8]? = nil, origin: TagOrigin,
+                     emit: (ScanEvent) -> Void) -> Bool {
         var found = false
         func note(_ event: ScanEvent) {
             if case .tag = event { found = true }
             emit(event)
         }
         var reader = makeReader(initSegment: initSegment, origin: origin)
-        bytes.withUnsafeBufferPointer { reader.feed($0, emit: note) }
+        let bounds = [0] + cuts.map { min(max($0, 0), bytes.count) }.sorted() + [bytes.count]
+        bytes.withUnsafeBufferPointer { buffer in
+            for (start, end) in zip(bounds, bounds.dropFirst()) where start < end {
+                reader.feed(UnsafeBufferPointer(rebasing: buffer[start..<end]), emit: note)
+            }
+        }
         reader.finish(emit: note)
         return found
     }

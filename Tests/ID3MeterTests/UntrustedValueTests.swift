@@ -1,0 +1,106 @@
+import CID3MeterShim
+import Foundation
+import Testing
+@testable import ID3Meter
+import SampleGenerator
+
+/// The rules and bounds that keep a stream's values from reaching anything they should not.
+@Suite("Untrusted values")
+struct UntrustedValueTests {
+    @Test(arguments: [
+        ("http://cdn/a/seg.ts", "http://cdn/a/index.m3u8", true), ("https://other/x.ts", "http://cdn/index.m3u8", true),
+        ("file:///etc/passwd", "http://cdn/index.m3u8", false), ("/etc/passwd", "https://cdn/index.m3u8", false),
+        ("pipe:0", "/local/index.m3u8", false), ("tcp://127.0.0.1:9?listen=1", "/local/index.m3u8", false),
+        ("/local/seg.ts", "/local/index.m3u8", true), ("file:/local/seg.ts", "/local/index.m3u8", true),
+        ("http://cdn/seg.ts", "/local/index.m3u8", true), ("http:/etc/passwd", "http://cdn/index.m3u8", false),
+        ("https://", "http://cdn/index.m3u8", false), ("HTTP://cdn/x.ts", "http://cdn/index.m3u8", true),
+        ("concat:a|b", "/local/index.m3u8", false), ("data:,x", "http://cdn/index.m3u8", false),
+    ])
+    func theReferenceRule(reference: String, playlist: String, allowed: Bool) {
+        #expect((ReferenceRule.refusal(of: reference, from: playlist) == nil) == allowed)
+    }
+
+    @Test func eachURLIsOpenedWithItsOwnProtocolsOnly() {
+        #expect(ReferenceRule.protocols(for: "https://cdn/x.ts") == "http,https,tls,tcp")
+        #expect(ReferenceRule.protocols(for: "/local/x.ts") == "file")
+        #expect(ReferenceRule.protocols(for: "udp://239.0.0.1:1234") == "udp")
+        #expect(ReferenceRule.protocols(for: "rtp://239.0.0.1:1234") == "rtp,udp")
+    }
+
+    @Test func aRedirectOffHTTPIsRefusedByLibavformat() throws {
+        let server = try LocalHTTPServer { _ in
+            LocalHTTPServer.Response(status: 302, headers: ["Location": "file://\(Samples.path("ts/nielsen.ts"))"])
+        }
+        defer { server.stop() }
+        #expect(throws: FetchFailure.self) { try Fetcher(ioTimeout: 2, retry: .none).fetch(server.url("x.ts"), as: .segment) }
+    }
+
+    @Test func problemsPastTheFirstFiveOfAKindAreCountedAndSummedUp() {
+        var tally = ProblemTally()
+        let shown = (0..<12).filter { tally.admit("continuity error on PID 0x0102 at byte \($0 * 188)") }
+        #expect(shown == Array(0..<5))
+        #expect(tally.admit("lost MPEG-TS sync at byte 9: 3 bytes skipped"), "another kind is shown")
+        #expect(tally.summaries() == ["7 more like this (not listed): continuity error on PID 0x0102 at byte 2068"])
+        #expect(tally.summaries().isEmpty)
+    }
+
+    @Test func anExtinfFarOverTheTargetIsTakenAsTheTarget() throws {
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6.4,\na.ts\n#EXTINF:31536000,\nb.ts\n"
+        guard case .media(let media) = try PlaylistParser.parse(text, location: "/x/index.m3u8") else { Issue.record(); return }
+        #expect(media.segments.map(\.duration) == [6.4, 6])
+        #expect(media.segments.map(\.note) == [nil, "line 5: EXTINF 31536000.0 s is far over EXT-X-TARGETDURATION 6.0 s; taken as 6.0 s"])
+    }
+
+    @Test(arguments: [
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:86401\n", "bad EXT-X-TARGETDURATION '86401' (0 to 86400 s)"),
+        ("#EXTM3U\n#EXT-X-PROGRAM-DATE-TIME:1969-12-31T23:59:59Z\n", "from 1970 to 9999"),
+        ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=99999999999999999999\nv.m3u8\n", "BANDWIDTH '99999999999999999999' is too large"),
+        ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1e3\nv.m3u8\n", "BANDWIDTH '1e3' is not a decimal integer"),
+    ])
+    func valuesOutOfBoundsAreNamed(text: String, message: String) {
+        #expect(throws: PlaylistError.self) { try PlaylistParser.parse(text, location: "/x/index.m3u8") }
+        do { _ = try PlaylistParser.parse(text, location: "/x/index.m3u8") } catch {
+            #expect(error.reason.contains(message), "\(error)")
+        }
+    }
+
+    @Test(arguments: [Double.infinity, 1e-300, 0, -1, .nan, 301])
+    func aFrameRateOutOfRangeIsPassedOverForTheNextChoice(rate: Double) {
+        let choice = FrameRateChoice(info: SourceInfo(variantFrameRate: rate, videoFrameRate: 25, isLive: true), option: nil)
+        #expect(choice.framesPerSecond == 25 && choice.origin == .video)
+        #expect(choice.rejected.count == 1)
+    }
+
+    /// Samples read whole and in pieces cut everywhere: the same events (offsets included).
+    @Test(arguments: ["packed/aac/seg1.aac", "packed/mp3/seg1.mp3", "packed/ac3/seg0.ac3", "fmp4/seg1.m4s"])
+    func anyChunkingReadsAlike(sample: String) throws {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path(sample))))
+        let form: WholeFileForm = sample.hasSuffix("m4s") ? .fragmentedMP4 : .packedAudio
+        let initSegment = sample.hasSuffix("m4s") ? try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("fmp4/init.mp4")))) : nil
+        var whole: [String] = []
+        #expect(form.read(bytes, initSegment: initSegment, origin: TagOrigin(source: sample)) { whole.append("\($0)") })
+        for step in [1, 7, 188, 1_000, 4_096] {
+            var pieces: [String] = []
+            form.read(pieces: Array(stride(from: step, to: bytes.count, by: step)), of: bytes, initSegment: initSegment,
+                      origin: TagOrigin(source: sample)) { pieces.append("\($0)") }
+            #expect(pieces == whole, "pieces of \(step) bytes")
+        }
+    }
+
+    @Test func aesIsUndoneAsTheBytesArriveWhateverTheirChunking() throws {
+        let key = [UInt8](0..<16), iv = [UInt8](repeating: 7, count: 16)
+        let plain = [UInt8]((0..<1_000).map { UInt8(truncatingIfNeeded: $0 * 31) })
+        var padded = plain + [UInt8](repeating: UInt8(16 - plain.count % 16), count: 16 - plain.count % 16)
+        var chain = iv
+        #expect(idm_aes128_cbc(&padded, padded.count, key, &chain, 0) == 0)
+        for step in [1, 15, 16, 17, 333, padded.count] {
+            var decryptor = SegmentDecryptor(key: key, iv: iv)
+            var out: [UInt8] = []
+            for start in stride(from: 0, to: padded.count, by: step) {
+                out += padded[start..<min(start + step, padded.count)].withUnsafeBufferPointer { decryptor.decrypt($0) }
+            }
+            out += try #require(decryptor.finish())
+            #expect(out == plain, "pieces of \(step) bytes")
+        }
+    }
+}
