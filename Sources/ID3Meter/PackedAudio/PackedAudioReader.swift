@@ -58,8 +58,15 @@ struct PackedAudioReader: ChunkedReader {
         while offset < pending.count {
             if !isFinal, pending.count - offset < Self.lookahead { return }
             if ID3TagParser.hasHeader(pending, at: offset) {
-                if !isFinal, let size = ID3TagParser.declaredByteCount(pending, at: offset),
-                   size <= Self.maximumTagBytes, offset + size > pending.count { return }
+                let size = ID3TagParser.declaredByteCount(pending, at: offset)
+                if let size, size > Self.maximumTagBytes {
+                    // Not waited for, and told the same way however the bytes came.
+                    let reason = "tag declares \(size) bytes, more than the \(Self.maximumTagBytes) a packed audio tag is read with; skipped"
+                    emit(.malformed(ID3ParseError(reason: reason, offset: position + offset), pts: pts, origin: origin))
+                    offset += 3
+                    continue
+                }
+                if !isFinal, let size, offset + size > pending.count { return }
                 switch ID3TagParser.parse(pending, at: offset) {
                 case .success(let tag):
                     if basePTS == nil, samples == 0, let stamp = Self.timestamp(in: tag) { basePTS = stamp }
