@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs id3-meter against a hostile HTTP server on 127.0.0.1 and prints, for each case, the
-exit status, wall time, peak RSS (the child's own, from wait4) and the first line of what it
-said: the hostile-input table of docs/RELIABILITY.md. Usage: scripts/hostile-table.py [BINARY]"""
+exit status, wall time, peak RSS (the child's own, from wait4) and the last error or warning it
+printed: the hostile-input table of docs/RELIABILITY.md. Stops by itself; talks to 127.0.0.1 only. Usage: scripts/hostile-table.py [BINARY]"""
 import http.server, os, socketserver, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -21,12 +21,14 @@ class Hostile(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def send(self, body, length=None, more=None, status=200, headers=()):
+    def send(self, body, length="actual", more=None, status=200, headers=()):
+        """`length`: "actual", a claimed number, or None (none; the body ends when the connection does)."""
         self.send_response(status)
         for name, value in headers:
             self.send_header(name, value)
-        if length is not None:
-            self.send_header("Content-Length", str(length))
+        if more is None and length is not None:
+            self.send_header("Content-Length", str(len(body) if length == "actual" else length))
+        self.send_header("Connection", "close")
         self.end_headers()
         try:
             self.wfile.write(body)
@@ -41,7 +43,7 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             "local-file.m3u8": lambda: self.send(media(f"file://{PLANTED}")),
             "listen.m3u8": lambda: self.send(media("tcp://127.0.0.1:45999?listen=1")),
             "redirect.m3u8": lambda: self.send(media("redirect.ts")),
-            "redirect.ts": lambda: self.send(b"", 0, status=302, headers=[("Location", f"file://{PLANTED}")]),
+            "redirect.ts": lambda: self.send(b"", status=302, headers=[("Location", f"file://{PLANTED}")]),
             "endless.m3u8": lambda: self.send(media("endless.ts")),
             "endless.ts": lambda: self.send(PART0, more=lambda w: w.write(NULLS) or True),
             "claims.m3u8": lambda: self.send(media("claims.ts")),
@@ -50,11 +52,14 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             "trickle.m3u8": lambda: self.send(media("trickle.ts")),
             "trickle.ts": lambda: self.send(PART0[:188], more=lambda w: time.sleep(1) or w.write(b"\x47") or w.flush() or True),
             "many.m3u8": lambda: self.send(("#EXTM3U\n#EXT-X-TARGETDURATION:1\n" + "".join(f"#EXTINF:1,\ns{n}.ts\n" for n in range(100000)) + "#EXT-X-ENDLIST\n").encode()),
-            "framerate.m3u8": lambda: self.send(f"#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,FRAME-RATE=inf\n{ROOT}/samples/hls/low/low.m3u8\n".encode()),
+            "framerate.m3u8": lambda: self.send(b"#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,FRAME-RATE=inf\nhls/low/low.m3u8\n"),
             "year.m3u8": lambda: self.send(b"#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:31536000,\nhttp://127.0.0.1:%d/part0.ts\n#EXT-X-ENDLIST\n" % self.server.server_address[1]),
-            "part0.ts": lambda: self.send(PART0, len(PART0)),
+            "part0.ts": lambda: self.send(PART0),
         }
-        routes.get(path, lambda: self.send(b"", 0, status=404))()
+        sample = os.path.join(ROOT, "samples", path)
+        if path not in routes and path.startswith("hls/") and os.path.isfile(sample):
+            return self.send(open(sample, "rb").read())
+        routes.get(path, lambda: self.send(b"", status=404))()
 
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
@@ -62,15 +67,23 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 def run(args):
+    """Exit status, seconds, peak RSS in MiB (VmHWM polled from /proc: wait4's ru_maxrss would
+    count this process's own memory, which the child shared until exec), first message."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.time()
         child = subprocess.Popen([METER] + args, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
+        peak = 0
+        while child.poll() is None:
+            try:
+                with open(f"/proc/{child.pid}/status") as status:
+                    peak = max([peak] + [int(line.split()[1]) for line in status if line.startswith("VmHWM:")])
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.01)
         seconds = time.time() - started
         err.seek(0)
-        lines = [line for line in err.read().decode(errors="replace").splitlines() if "error" in line or "warning" in line]
-        return child.returncode, seconds, usage.ru_maxrss / 1024, (lines[0] if lines else "")[:150]
+        lines = [line for line in err.read().decode(errors="replace").splitlines() if line.startswith(("error:", "warning:", "Error:"))]
+        return child.returncode, seconds, peak / 1024, (lines[-1] if lines else "")[:170]
 
 
 def main():
@@ -78,7 +91,7 @@ def main():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     with tempfile.NamedTemporaryFile(suffix=".ts", delete=False) as damaged:
-        damaged.write(subprocess.run([sys.executable, os.path.join(ROOT, "scripts/damaged_ts.py"), "300"], capture_output=True, check=True).stdout)
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts/damaged_ts.py"), "300"], stdout=damaged, check=True)
     cases = [
         ("segment file:// (scan)", ["scan", base + "local-file.m3u8"]),
         ("segment tcp listen (scan)", ["scan", base + "listen.m3u8"]),
@@ -97,10 +110,11 @@ def main():
         ("--fps 1e-300 --speed max", ["--fps", "1e-300", "--speed", "max", base + "framerate.m3u8"]),
         ("--duration inf", ["--duration", "inf", base + "framerate.m3u8"]),
     ]
-    print("| input | exit | seconds | peak RSS MiB | first message |\n|---|---|---|---|---|")
+    print("| input | exit | seconds | peak RSS MiB | last message |\n|---|---|---|---|---|")
     for name, args in cases:
         status, seconds, peak, line = run(args)
-        print(f"| {name} | {status} | {seconds:.1f} | {peak:.1f} | {line.replace('|', '/').replace(base, '').replace(ROOT + '/', '')} |")
+        line = line.replace("|", "/").replace(base, "").replace(ROOT + "/", "").replace(damaged.name, "damaged.ts")
+        print(f"| {name} | {status} | {seconds:.1f} | {peak:.1f} | {line} |")
     os.unlink(damaged.name)
 
 

@@ -1,4 +1,5 @@
 import CID3MeterShim
+import Glibc
 
 /// A libav* failure: the AVERROR code and libav's own words for it.
 public struct AVError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -8,6 +9,7 @@ public struct AVError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var isEndOfFile: Bool { code == idm_error_eof() }
     public var isCancelled: Bool { code == idm_error_exit() }
+    public var isInvalidArgument: Bool { code == -EINVAL }
 
     public var description: String {
         var buffer = [CChar](repeating: 0, count: 256)

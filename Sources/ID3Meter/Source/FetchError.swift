@@ -11,12 +11,15 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     var isCancelled: Bool { self == .libav(AVError(code: idm_error_exit())) }
 
     /// A failure the same server may not repeat: a 404 at a live edge, a 503, a dropped connection.
+    /// Not a cancel, and not EINVAL: libavformat's answer to a URL or redirect it refuses.
     var isWorthRetrying: Bool {
-        if case .libav(let error) = self { !error.isCancelled } else { false }
+        if case .libav(let error) = self { !error.isCancelled && !error.isInvalidArgument } else { false }
     }
 
     public var description: String {
         switch self {
+        case .libav(let error) where error.isInvalidArgument:
+            "\(error) (libavformat refused to open it; a redirect off http(s) is refused this way)"
         case .libav(let error): "\(error)"
         case .tooLarge(let resource, let limit, let declared):
             (declared.map { "declares \($0) bytes, " } ?? "") + "more than the \(Self.size(limit)) allowed for a \(resource.name) (\(resource.option))"

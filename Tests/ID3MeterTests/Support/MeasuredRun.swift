@@ -3,8 +3,9 @@ import Foundation
 import Glibc
 #endif
 
-/// The built `id3-meter` run as a child of its own, so that its peak memory is its own
-/// (`wait4`'s rusage), not the test process's.
+/// The built `id3-meter` run as a child, its peak memory read from /proc while it runs (VmHWM of
+/// its own address space: `wait4`'s ru_maxrss would also count the test process's memory, which
+/// a spawned child shares until exec).
 enum MeasuredRun {
     struct Result {
         var status: Int32
@@ -32,12 +33,24 @@ enum MeasuredRun {
         let spawned = posix_spawn(&pid, Command.binary.path, &actions, nil, argv, environ)
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+        var peakKiB = 0
+        while true {
+            peakKiB = max(peakKiB, highWaterMarkKiB(of: pid) ?? 0)
+            let waited = waitpid(pid, &status, WNOHANG)
+            if waited == pid || (waited < 0 && errno != EINTR) { break }
+            usleep(5_000)
+        }
         let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Result(status: exitStatus,
                       stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
                       stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "",
-                      peakMiB: Double(usage.ru_maxrss) / 1024, seconds: Date().timeIntervalSince(started))
+                      peakMiB: Double(peakKiB) / 1024, seconds: Date().timeIntervalSince(started))
+    }
+
+    /// VmHWM of a running process, in KiB.
+    private static func highWaterMarkKiB(of pid: pid_t) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
 }
