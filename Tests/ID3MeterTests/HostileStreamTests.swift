@@ -41,7 +41,7 @@ struct HostileStreamTests {
         ]
     }
 
-    @Test func aRemotePlaylistCannotReachLocalFilesOrSockets() throws {
+    @Test func aRemotePlaylistCannotReachLocalFilesOrSockets() async throws {
         #expect(!Self.plantedPayloads.isEmpty && Self.plantedPayloads.isDisjoint(with: Self.legitPayloads))
         let port = UInt16.random(in: 40_000...60_000)
         for reference in Self.references(port: port) {
@@ -54,7 +54,8 @@ struct HostileStreamTests {
             defer { server.stop() }
             for name in playlists.keys.sorted() + ["redirect.ts"] {
                 let started = Date()
-                let events = Samples.scan(server.url(name), fetcher: Fetcher(ioTimeout: 2, retry: .none))
+                let url = server.url(name)
+                let events = try await offThePool { Samples.scan(url, fetcher: Fetcher(ioTimeout: 2, retry: .none)) }
                 let context = Comment(rawValue: "\(reference) as \(name)")
                 #expect(Date().timeIntervalSince(started) < 8, context)
                 #expect(Self.payloads(events).isDisjoint(with: Self.plantedPayloads), context)
@@ -72,24 +73,24 @@ struct HostileStreamTests {
         }
     }
 
-    @Test func aLocalPlaylistMayReadLocalFilesButNoOtherProtocol() throws {
+    @Test func aLocalPlaylistMayReadLocalFilesButNoOtherProtocol() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let playlist = folder.appendingPathComponent("local.m3u8").path
         let text = "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n\(Self.planted)\n#EXTINF:10,\npipe:0\n#EXTINF:10,\nfile://\(Self.planted)\n#EXT-X-ENDLIST\n"
         try text.write(toFile: playlist, atomically: true, encoding: .utf8)
-        let events = Samples.scan(playlist)
+        let events = try await offThePool { Samples.scan(playlist) }
         #expect(Self.payloads(events) == Self.plantedPayloads)
         #expect(events.failures.map(\.reason).contains { $0.contains("refused 'pipe:0'") }, "\(events.failures)")
     }
 
-    @Test func theCommandLineSaysWhichReferenceItRefusedAndWhy() throws {
+    @Test func theCommandLineSaysWhichReferenceItRefusedAndWhy() async throws {
         let playlists = Self.playlists("file://\(Self.planted)")
         let server = try LocalHTTPServer { request in
             playlists[request.path].map { LocalHTTPServer.Response(body: Array($0.utf8)) } ?? .file(request.path, in: Samples.folder)
         }
         defer { server.stop() }
-        let result = try Command.run(["scan", "--format", "jsonl", server.url("segment.m3u8")])
+        let result = try await offThePool { try Command.run(["scan", "--format", "jsonl", server.url("segment.m3u8")]) }
         #expect(result.status == 1)
         #expect(result.stderr.contains("refused 'file://\(Self.planted)': a playlist loaded over http(s) may reference only http(s) URLs"),
                 "\(result.stderr)")
@@ -134,10 +135,10 @@ struct HostileStreamTests {
         }
     }
 
-    @Test func anEndlessSegmentIsCutAtItsLimitWithItsTagsKeptAndMemoryFlat() throws {
+    @Test func anEndlessSegmentIsCutAtItsLimitWithItsTagsKeptAndMemoryFlat() async throws {
         let server = try Self.limitServer()
         defer { server.stop() }
-        let result = try MeasuredRun.run(["scan", "--format", "jsonl", server.url("endless.m3u8")])
+        let result = try await offThePool { try MeasuredRun.run(["scan", "--format", "jsonl", server.url("endless.m3u8")]) }
         #expect(result.status == 1)
         #expect(result.stderr.contains("more than the 256 MB allowed for a segment (--max-segment-size)"), "\(result.stderr)")
         let part0 = Self.payloads(Samples.scan(Samples.path("spec/hls/part0.ts")))
@@ -145,29 +146,29 @@ struct HostileStreamTests {
         #expect(result.peakMiB < 150, "peak \(result.peakMiB) MiB")
     }
 
-    @Test func anEndlessPlaylistIsCutAtItsLimit() throws {
+    @Test func anEndlessPlaylistIsCutAtItsLimit() async throws {
         let server = try Self.limitServer()
         defer { server.stop() }
-        let result = try MeasuredRun.run(["scan", "--max-playlist-size", "4M", server.url("playlist.m3u8")])
+        let result = try await offThePool { try MeasuredRun.run(["scan", "--max-playlist-size", "4M", server.url("playlist.m3u8")]) }
         #expect(result.status == 1)
         #expect(result.stderr.contains("more than the 4 MB allowed for a playlist (--max-playlist-size)"), "\(result.stderr)")
         #expect(result.peakMiB < 150, "peak \(result.peakMiB) MiB")
     }
 
-    @Test func aClaimedGigabyteIsRefusedBeforeReadingNotAllocated() throws {
+    @Test func aClaimedGigabyteIsRefusedBeforeReadingNotAllocated() async throws {
         let server = try Self.limitServer()
         defer { server.stop() }
-        let result = try MeasuredRun.run(["scan", "--max-segment-size", "64M", server.url("claims.m3u8")])
+        let result = try await offThePool { try MeasuredRun.run(["scan", "--max-segment-size", "64M", server.url("claims.m3u8")]) }
         #expect(result.status == 1)
         #expect(result.stderr.contains("declares 1073741824 bytes, more than the 64 MB allowed for a segment"), "\(result.stderr)")
         #expect(result.peakMiB < 150 && result.seconds < 10)
     }
 
-    @Test func aTricklingServerIsCutByTheFetchDeadline() throws {
+    @Test func aTricklingServerIsCutByTheFetchDeadline() async throws {
         let server = try Self.limitServer()
         defer { server.stop() }
         for command in [["scan"], ["--speed", "max"]] {
-            let result = try MeasuredRun.run(command + ["--fetch-deadline", "2", "--timeout", "5", server.url("trickle.m3u8")])
+            let result = try await offThePool { try MeasuredRun.run(command + ["--fetch-deadline", "2", "--timeout", "5", server.url("trickle.m3u8")]) }
             #expect(result.status == 1)
             #expect(result.stderr.contains("not complete after 2 s, its deadline (--fetch-deadline)"), "\(result.stderr)")
             #expect(result.seconds < 6, "\(result.seconds) s")
@@ -182,14 +183,15 @@ struct HostileStreamTests {
         #expect(limits.deadline(for: .input, targetDuration: 6) == nil, "what the user names is read as it comes")
     }
 
-    @Test func aPlaylistOfSegmentsThatAllFailIsGivenUpAfterTenInARow() throws {
+    @Test func aPlaylistOfSegmentsThatAllFailIsGivenUpAfterTenInARow() async throws {
         let server = try LocalHTTPServer { request in
             guard request.path == "many.m3u8" else { return .notFound }
             let lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:1"] + (0..<100_000).flatMap { ["#EXTINF:1,", "s\($0).ts"] } + ["#EXT-X-ENDLIST"]
             return LocalHTTPServer.Response(body: Array(lines.joined(separator: "\n").utf8))
         }
         defer { server.stop() }
-        let events = Samples.scan(server.url("many.m3u8"))
+        let url = server.url("many.m3u8")
+        let events = try await offThePool { Samples.scan(url) }
         #expect(events.failures.count == 11)
         #expect(events.failures.last?.reason.contains("gave up on \(server.url("many.m3u8")) after 10 segments in a row could not be read") == true,
                 "\(events.failures.last?.reason ?? "")")
@@ -212,11 +214,11 @@ struct HostileStreamTests {
         return file
     }
 
-    @Test func aStreamFullOfDamageKeepsMemoryFlatAndPrintsEachKindOnce() throws {
-        let file = try Self.damagedTransportStream(megabytes: 300)
+    @Test func aStreamFullOfDamageKeepsMemoryFlatAndPrintsEachKindOnce() async throws {
+        let file = try await offThePool { try Self.damagedTransportStream(megabytes: 100) }
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         for command in [["scan", "--report", "-"], ["--speed", "max"]] {
-            let result = try MeasuredRun.run(command + [file.path])
+            let result = try await offThePool { try MeasuredRun.run(command + [file.path]) }
             let context = Comment(rawValue: command.joined(separator: " "))
             #expect(result.status == 1, context)
             #expect(result.peakMiB < 150, "\(context): peak \(result.peakMiB) MiB")
@@ -230,13 +232,13 @@ struct HostileStreamTests {
     // MARK: Values
 
     @Test(arguments: ["inf", "1e-300", "-30", "nan"])
-    func anOutOfRangeFrameRateFallsBackWithAWarning(rate: String) throws {
+    func anOutOfRangeFrameRateFallsBackWithAWarning(rate: String) async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let master = folder.appendingPathComponent("master.m3u8").path
         try "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,FRAME-RATE=\(rate)\n\(Samples.path("hls/low/low.m3u8"))\n"
             .write(toFile: master, atomically: true, encoding: .utf8)
-        let result = try Command.run(["--speed", "max", "--format", "jsonl", master])
+        let result = try await offThePool { try Command.run(["--speed", "max", "--format", "jsonl", master]) }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("the variant's FRAME-RATE \(Double(rate)!) is not from 1 to 300 fps; not used"), "\(result.stderr)")
         #expect(result.sends.map(\.payload) == (try Samples.expected("hls/expected.jsonl")).filter(\.nielsen).map(\.owner))
@@ -250,13 +252,13 @@ struct HostileStreamTests {
         (["--speed", "0"], "--speed must be positive"), (["--live-start", "-5"], "--live-start must be from 1 to 1000, not -5"),
         (["--max-segment-size", "99999999999G"], "--max-segment-size"), (["--fetch-deadline", "-2"], "--fetch-deadline must be positive"),
     ])
-    func aBadNumberIsAUsageErrorThatGivesTheRange(arguments: [String], message: String) throws {
-        let result = try Command.run(arguments + [Samples.path("hls/master.m3u8")])
+    func aBadNumberIsAUsageErrorThatGivesTheRange(arguments: [String], message: String) async throws {
+        let result = try await offThePool { try Command.run(arguments + [Samples.path("hls/master.m3u8")]) }
         #expect(result.status == 2)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
-    @Test func aYearLongSegmentIsTakenAsTheTargetDurationWithAWarning() throws {
+    @Test func aYearLongSegmentIsTakenAsTheTargetDurationWithAWarning() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let playlist = folder.appendingPathComponent("index.m3u8").path
@@ -264,7 +266,7 @@ struct HostileStreamTests {
             .replacingOccurrences(of: "#EXTINF:10.000,\npart1.ts", with: "#EXTINF:31536000,\n\(Samples.path("spec/hls/part1.ts"))")
             .replacingOccurrences(of: "\npart", with: "\n\(Samples.path("spec/hls/part"))")
         try text.write(toFile: playlist, atomically: true, encoding: .utf8)
-        let result = try MeasuredRun.run(["--speed", "max", "--format", "jsonl", playlist])
+        let result = try await offThePool { try MeasuredRun.run(["--speed", "max", "--format", "jsonl", playlist]) }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("EXTINF 31536000.0 s is far over EXT-X-TARGETDURATION 10.0 s; taken as 10.0 s"), "\(result.stderr)")
         #expect(result.seconds < 20)
