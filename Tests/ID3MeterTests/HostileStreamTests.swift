@@ -164,6 +164,20 @@ struct HostileStreamTests {
         #expect(result.peakMiB < 150 && result.seconds < 10)
     }
 
+    /// Keys and init sections go through the same fetch, each with its own limit and flag.
+    @Test(arguments: [(FetchLimits.Resource.key, "64 KB allowed for a key (--max-key-size)"),
+                      (.initSection, "16 MB allowed for an initialisation section (--max-init-size)")])
+    func anEndlessKeyOrInitSectionIsCutAtItsLimit(resource: FetchLimits.Resource, message: String) async throws {
+        let server = try Self.limitServer()
+        defer { server.stop() }
+        let url = server.url("endless.ts")
+        let result = try await offThePool { () -> Result<[UInt8], FetchFailure> in
+            Result { () throws(FetchFailure) in try Fetcher(retry: .none).fetch(url, as: resource) }
+        }
+        guard case .failure(let failure) = result else { Issue.record("an endless body was read whole"); return }
+        #expect(failure.description.hasSuffix(message), "\(failure)")
+    }
+
     @Test func aTricklingServerIsCutByTheFetchDeadline() async throws {
         let server = try Self.limitServer()
         defer { server.stop() }

@@ -22,7 +22,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(error) (libavformat refused to open it; a redirect off http(s) is refused this way)"
         case .libav(let error): "\(error)"
         case .tooLarge(let resource, let limit, let declared):
-            (declared.map { "declares \($0) bytes, " } ?? "") + "more than the \(Self.size(limit)) allowed for a \(resource.name) (\(resource.option))"
+            (declared.map { "declares \($0) bytes, " } ?? "") + "more than the \(Self.size(limit)) allowed for \(resource.article) \(resource.name) (\(resource.option))"
         case .deadline(let seconds): "not complete after \(Self.seconds(seconds)) s, its deadline (--fetch-deadline)"
         }
     }

@@ -15,6 +15,8 @@ public struct FetchLimits: Sendable, Equatable {
             }
         }
 
+        var article: String { self == .input || self == .initSection ? "an" : "a" }
+
         /// The flag that sets its limit.
         var option: String {
             switch self {
