@@ -17,7 +17,7 @@ struct MeterCommand: AsyncParsableCommand {
             and engine event is written as a record: a readable line on a terminal, JSON lines \
             otherwise (sent_at, pts, payload, seq, segment, program_date_time, ...).
 
-            Ends at EXT-X-ENDLIST, after --duration, or on SIGINT/SIGTERM (the engine's end() is \
+            Ends at EXT-X-ENDLIST, once --duration seconds of the stream have played, or on SIGINT/SIGTERM (the engine's end() is \
             called and the outputs flushed). Exit status: 0, or 1 when the input could not be \
             read or a segment was lost, 2 on a usage error.
             """)
@@ -49,7 +49,7 @@ struct MeterCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Playback speed: 1 is real time (0.01 to 1000), 'max' is no waiting.", valueName: "x|max"))
     var speed = PlaybackSpeed.factor(1)
 
-    @Option(parsing: .unconditional, help: "Stop after this many seconds (up to 10 years).")
+    @Option(parsing: .unconditional, help: "Stop once this many seconds of the stream have played (up to 10 years; a stall does not count).")
     var duration: Double?
 
     @Option(parsing: .unconditional, help: "Segments back from the live edge to start at (1 to 1000).")

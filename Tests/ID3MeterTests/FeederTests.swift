@@ -58,6 +58,25 @@ struct FeederTests {
         #expect(engine.sends.map(\.payload) == ["www.nielsen.com/0/0", "www.nielsen.com/0/1"])
     }
 
+    /// At `--speed max` the clock jumps while the source is still fetching; the stop is on the
+    /// stream's clock, so a duration longer than the stream delivers every tag.
+    @Test func theStopIsOnTheStreamsClockSoAStallDoesNotCount() async {
+        let clock = InstantClock()
+        let engine = ClockedEngine(clock: clock)
+        let first = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [1, 3, 5])
+        let second = PlayoutTests.segment(sequence: 1, startPTS: 6 * 90_000, tagOffsets: [1, 3, 5])
+        let source = AsyncStream<SourceEvent> { continuation in
+            Task {
+                continuation.yield(.chunk(first))
+                try? await Task.sleep(for: .milliseconds(100))   // a segment still downloading
+                continuation.yield(.chunk(second))
+                continuation.finish()
+            }
+        }
+        await Feeder(clock: clock, stopAfter: .seconds(600)).run(source, engine: engine)
+        #expect(engine.sends.map(\.payload) == (0..<2).flatMap { segment in (0..<3).map { "www.nielsen.com/\(segment)/\($0)" } })
+    }
+
     @Test func manySegmentsAtMaximumSpeedArriveOnceAndInOrder() async {
         let clock = InstantClock()
         let engine = ClockedEngine(clock: clock)

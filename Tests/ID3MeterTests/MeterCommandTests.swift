@@ -105,4 +105,15 @@ struct MeterCommandTests {
         let expected = try Samples.expected("spec/v23-184.expected.jsonl").filter(\.nielsen).map(Command.Send.init)
         #expect(run.sends == expected)
     }
+
+    /// The case: 0, 1 or 2 of the 4 tags over 10 runs, when the stop was on the wall clock.
+    @Test func maximumSpeedWithADurationLongerThanTheStreamDeliversEveryTagEveryTime() async throws {
+        let expected = try Samples.expected("hls/expected.jsonl").filter(\.nielsen).map(\.owner)
+        for run in 0..<50 {
+            let result = try await offThePool { try Command.run(["--speed", "max", "--duration", "600", "--format", "jsonl",
+                                                                   Samples.path("hls/master.m3u8")]) }
+            #expect(result.status == 0)
+            #expect(result.sends.map(\.payload) == expected, "run \(run)")
+        }
+    }
 }

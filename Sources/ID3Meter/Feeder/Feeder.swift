@@ -16,7 +16,8 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
     public var speed: Double
     /// `--fps`, used when the stream declares no frame rate.
     public var frameRateOption: Double?
-    /// Stop after this much wall-clock time.
+    /// Stop once this much of the stream has played: on the stream's clock, like every other time
+    /// here, so a stall does not count and `--speed max` plays exactly as much.
     public var stopAfter: Duration?
 
     public init(clock: C, speed: Double = 1, frameRateOption: Double? = nil, stopAfter: Duration? = nil) {
@@ -32,7 +33,7 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
         case wake(Int)
     }
 
-    /// Runs until the source ends and every tag is delivered, `stopAfter` passes, or the task
+    /// Runs until the source ends and every tag is delivered, `stopAfter` has played, or the task
     /// is cancelled. Returns the number of `sendID3` calls made.
     @discardableResult
     public func run<S: AsyncSequence & Sendable>(_ source: S, engine: any MeteringEngine,
@@ -49,7 +50,6 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
             timer?.cancel()
         }
         let start = clock.now
-        let stopAt = stopAfter.map { $0.seconds }
         func elapsed() -> Double { start.duration(to: clock.now).seconds }
 
         var playout: Playout?
@@ -85,7 +85,8 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
             guard var current = playout else {
                 if sourceEnded { break } else { continue }
             }
-            for due in current.takeDue(at: now) {
+            let stopPosition = stopAfter.flatMap { limit in current.startPosition.map { $0 + limit.seconds } }
+            for due in current.takeDue(at: now) where stopPosition.map({ due.position <= $0 + 1e-9 }) ?? true {
                 for nielsen in due.tag.nielsenTags {
                     engine.sendID3(nielsen.payload, context: TagContext(due.tag))
                     calls += 1
@@ -97,9 +98,10 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
                 nextPlayheadReport = now.rounded(.down) + 1
             }
             playout = current
-            if let stopAt, now >= stopAt { break }
+            if let stopPosition, let playhead = current.playhead(at: now), playhead >= stopPosition - 1e-9 { break }
             if sourceEnded, current.pending.isEmpty || current.nextDueTime() == nil { break }
-            let wake = [current.nextDueTime(), stalled ? nil : nextPlayheadReport, stopAt].compactMap { $0 }.min()
+            let stopTime = stopPosition.flatMap { current.time(reaching: $0) }
+            let wake = [current.nextDueTime(), stalled ? nil : nextPlayheadReport, stopTime].compactMap { $0 }.min()
             generation += 1
             timer?.cancel()
             if let wake {

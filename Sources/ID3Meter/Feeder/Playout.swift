@@ -17,6 +17,8 @@ struct Playout {
     private var timeline = Timeline()
     private(set) var pending: [Pending] = []
     private var anchor: (wall: Double, position: Double)?
+    /// Where playback started on the timeline.
+    private(set) var startPosition: Double?
     private static let epsilon = 1e-9
 
     init(frameRate: Double, speed: Double = 1) {
@@ -36,6 +38,7 @@ struct Playout {
             // Playback starts at the start of the first buffered media (timeline position 0),
             // or at its first tag if that comes earlier.
             anchor = (now, min(0, positions.min() ?? 0))
+            startPosition = anchor?.position
         }
         for (tag, position) in zip(chunk.tags, positions) {
             // INFO tags may arrive out of order; keep the queue in position order, arrival order for ties.
@@ -66,8 +69,13 @@ struct Playout {
 
     /// When the next pending tag falls due, if the buffer already holds it.
     func nextDueTime() -> Double? {
-        guard let anchor, let next = pending.first, next.position <= timeline.end + Self.epsilon else { return nil }
-        let frames = max(((next.position - anchor.position) / frameDuration - Self.epsilon).rounded(.up), 0)
+        pending.first.flatMap { time(reaching: $0.position) }
+    }
+
+    /// The wall time of the first frame at or past `position`, if the buffer already reaches it.
+    func time(reaching position: Double) -> Double? {
+        guard let anchor, position <= timeline.end + Self.epsilon else { return nil }
+        let frames = max(((position - anchor.position) / frameDuration - Self.epsilon).rounded(.up), 0)
         return anchor.wall + frames * frameDuration / speed
     }
 
