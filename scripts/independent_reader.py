@@ -196,7 +196,7 @@ def emsg_tags(segment, scales):
             scale, time = struct.unpack(">IQ", body[:12])
             scheme, value, data = body[20:].split(b"\0", 2)
             pts = time * 90000 // scale
-        if scheme in (b"https://aomedia.org/emsg/ID3", b"www.nielsen.com:id3:v1"):
+        if scheme in (b"https://aomedia.org/emsg/ID3", b"https://developer.apple.com/streaming/emsg-id3", b"www.nielsen.com:id3:v1"):
             yield pts % (1 << 33), data
 
 

@@ -40,6 +40,7 @@ public struct FragmentedMP4Samples {
                                       extraFlags: 0x20)
             let delta = ID3TagSpec(version: .v2_3, frames: [.priv(owner: factory.owner(secondsIntoDay: second + 2), data: [0x41])])
             let other = ID3TagSpec(version: .v2_4, frames: [.txxx(description: "ad-break", value: "segment \(index)")])
+            let apple = ID3TagSpec(version: .v2_4, frames: [.priv(owner: factory.owner(secondsIntoDay: second + 5), data: [0x41])])
             let boxes = Self.emsg(version: 1, scheme: "www.nielsen.com:id3:v1", value: "1", timescale: 90_000,
                                   time: Int(earliest + 45_000), id: index * 10, data: absolute.bytes())
                 + Self.emsg(version: 0, scheme: "https://aomedia.org/emsg/ID3", value: "", timescale: 1_000,
@@ -48,10 +49,13 @@ public struct FragmentedMP4Samples {
                             time: 4_000, id: index * 10 + 2, data: other.bytes())
                 + Self.emsg(version: 0, scheme: "urn:scte:scte35:2013:bin", value: "", timescale: 1_000,
                             time: 0, id: index * 10 + 3, data: Array("ID3 look-alike that is SCTE-35".utf8))
+                + Self.emsg(version: 1, scheme: "https://developer.apple.com/streaming/emsg-id3", value: "", timescale: 90_000,
+                            time: Int(earliest + 450_000), id: index * 10 + 4, data: apple.bytes())
             var bytes = [UInt8](try Data(contentsOf: media.appendingPathComponent(name)))
             bytes.insert(contentsOf: boxes, at: Self.afterSegmentType(bytes))
             try Data(bytes).write(to: folder.appendingPathComponent(name))
-            for (tag, pts) in [(absolute, earliest + 45_000), (delta, earliest + 180_000), (other, earliest + 360_000)] {
+            for (tag, pts) in [(absolute, earliest + 45_000), (delta, earliest + 180_000), (other, earliest + 360_000),
+                               (apple, earliest + 450_000)] {
                 expected += TagSchedule(packets: [ScheduledPacket(pts: pts & (PTS.wrap - 1), tags: [tag])]).expectedFrames { _ in name }
             }
         }

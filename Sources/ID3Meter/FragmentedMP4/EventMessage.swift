@@ -15,8 +15,11 @@ struct EventMessage: Equatable {
     var id: Int
     var messageData: [UInt8]
 
-    /// Schemes whose message data is an ID3 tag: AOM's (id3-emsg) and Nielsen's own.
-    static let id3Schemes: Set<String> = ["https://aomedia.org/emsg/ID3", "www.nielsen.com:id3:v1"]
+    /// Schemes whose message data is an ID3 tag: AOM's (id3-emsg), Apple's (HLS timed metadata
+    /// in CMAF) and Nielsen's own.
+    static let id3Schemes: Set<String> = [
+        "https://aomedia.org/emsg/ID3", "https://developer.apple.com/streaming/emsg-id3", "www.nielsen.com:id3:v1",
+    ]
 
     var carriesID3: Bool { Self.id3Schemes.contains(schemeIDURI) }
 
