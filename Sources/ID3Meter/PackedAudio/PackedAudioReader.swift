@@ -22,12 +22,6 @@ struct PackedAudioReader: ChunkedReader {
 
     init(origin: TagOrigin) { self.origin = origin }
 
-    /// Whether `bytes` look like packed audio: an ID3 tag, or an audio frame, and no MPEG-TS sync.
-    static func isPackedAudio(_ bytes: [UInt8]) -> Bool {
-        TransportStreamSync.offset(in: bytes) == nil
-            && (ID3TagParser.hasHeader(bytes, at: 0) || AudioFrameHeader.parse(bytes, at: 0) != nil)
-    }
-
     mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
         pending.append(contentsOf: bytes)
         walk(isFinal: false, emit: emit)

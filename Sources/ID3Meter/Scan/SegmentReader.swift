@@ -121,7 +121,7 @@ public final class SegmentReader: @unchecked Sendable {
         reading.started = true
         let prefix = reading.prefix
         reading.prefix = []
-        if let form = initSegment != nil ? .fragmentedMP4 : WholeFileForm.allCases.first(where: { $0.recognises(prefix) }) {
+        if let form = initSegment != nil ? .fragmentedMP4 : MediaForm.sniff(prefix)?.wholeFileForm {
             reading.reader = form.makeReader(initSegment: initSegment, origin: reading.origin)
         } else {
             reading.origin.segment?.startPTS = SegmentStartPTS.find(in: prefix)

@@ -23,14 +23,7 @@ public enum WholeFileForm: Sendable, CaseIterable {
         guard !Location.hasScheme(location), let handle = FileHandle(forReadingAtPath: location) else { return nil }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 1_024)) ?? Data())
-        return allCases.first { $0.recognises(head) }
-    }
-
-    func recognises(_ bytes: [UInt8]) -> Bool {
-        switch self {
-        case .packedAudio: PackedAudioReader.isPackedAudio(bytes)
-        case .fragmentedMP4: FragmentReader.isFragmentedMP4(bytes)
-        }
+        return MediaForm.sniff(head)?.wholeFileForm
     }
 
     /// A reader for this form's bytes; `initSegment` is an fMP4 segment's `EXT-X-MAP`.

@@ -16,7 +16,7 @@ enum TransportStreamReader {
             throw InputFailure(source: url, reason: "cannot open: \(error)")
         }
         if prefix.isEmpty { throw InputFailure(source: url, reason: "cannot read: it is empty") }
-        guard TransportStreamSync.offset(in: prefix) != nil else {
+        guard MediaForm.sniff(prefix) == .transportStream else {
             throw InputFailure(source: url, reason:
                 "cannot read: not MPEG-TS (no sync byte every 188 bytes), packed audio or an HLS playlist")
         }

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+import SampleGenerator
+
+/// What an input is, told from its first bytes in one place (`MediaForm.sniff`).
+@Suite("Media forms")
+struct MediaFormTests {
+    /// A packed AAC segment whose opening tag is full of 0x47 bytes, at every 188-byte stride.
+    @Test func anID3HeaderMeansPackedAudioWhatever0x47BytesFollow() throws {
+        let segment = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Samples.path("packed/aac/seg1.aac"))))
+        let sync = ID3TagSpec(version: .v2_4, frames: [.priv(owner: "com.example.sync", data: [UInt8](repeating: 0x47, count: 1_000))])
+        #expect(TransportStreamSync.offset(in: sync.bytes()) != nil, "the tag alone has sync bytes at a stride")
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("segment.dat").path
+        try Data(sync.bytes() + segment).write(to: URL(fileURLWithPath: file))
+        #expect(MediaForm.sniff(Array((sync.bytes() + segment).prefix(4_096))) == .packedAudio)
+        let events = Samples.scan(file)
+        #expect(events.failures == [])
+        let expected = try Samples.expected("packed/aac/expected.jsonl").filter { $0.segment == "seg1.aac" }
+        #expect(events.frames().dropFirst() == ArraySlice(expected.map { FoundFrame(pts: $0.pts, id: $0.id, label: $0.owner ?? $0.description, segment: nil) }))
+        #expect(events.frames().first?.label == "com.example.sync")
+    }
+
+    @Test func oneSyncByteIsNotMPEGTS() throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let nullPacket = [0x47, 0x1F, 0xFF, 0x10] + [UInt8](repeating: 0xFF, count: 184)
+        let lone = folder.appendingPathComponent("lone.ts").path, three = folder.appendingPathComponent("three.ts").path
+        try Data([0x47] + [UInt8](repeating: 0x20, count: 299)).write(to: URL(fileURLWithPath: lone))
+        try Data(nullPacket + nullPacket + nullPacket).write(to: URL(fileURLWithPath: three))
+        #expect(MediaForm.sniff(nullPacket) == nil, "a single packet is one sync byte")
+        #expect(Samples.scan(lone).failures.map(\.reason) == ["cannot read: not MPEG-TS (no sync byte every 188 bytes), packed audio or an HLS playlist"])
+        #expect(Samples.scan(three).failures.map(\.reason) == [Scanner.noTimedID3], "three packets are MPEG-TS, without timed ID3")
+    }
+}
