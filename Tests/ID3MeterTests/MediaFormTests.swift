@@ -34,4 +34,25 @@ struct MediaFormTests {
         #expect(Samples.scan(lone).failures.map(\.reason) == ["cannot read: not MPEG-TS (no sync byte every 188 bytes), packed audio or an HLS playlist"])
         #expect(Samples.scan(three).failures.map(\.reason) == [Scanner.noTimedID3], "three packets are MPEG-TS, without timed ID3")
     }
+
+    /// A recording cut inside a TS packet: read to its end, said so, exit 0, every tag whose bytes are there.
+    @Test(arguments: [100, 1_000, 4_000])
+    func aRecordingCutInsideAPacketIsReadToItsEnd(bytesCut: Int) async throws {
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Samples.path("spec/standard-60.ts"))))
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("cut.ts").path
+        try Data(whole.dropLast(bytesCut)).write(to: URL(fileURLWithPath: file))
+        #expect((whole.count - bytesCut) % 188 != 0, "cut inside a packet")
+        let result = try await offThePool { try Command.run(["scan", "--format", "jsonl", file]) }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("ends inside a TS packet: the last \((whole.count - bytesCut) % 188) bytes"), "\(result.stderr)")
+        // Every tag whose PES ends before the cut, as the independent writer's ground truth has them.
+        let events = Samples.scan(file)
+        let expected = try Samples.expected("spec/standard-60.expected.jsonl").filter(\.nielsen).map(\.owner)
+        let sent = events.tags.flatMap(\.nielsenTags).map(\.payload)
+        #expect(!sent.isEmpty && sent == Array(expected.prefix(sent.count)))
+        #expect(Samples.scan(Samples.path("spec/standard-60.ts")).tags.count - events.tags.count <= (bytesCut + 187) / 188,
+                "no more tags lost than packets cut")
+    }
 }

@@ -10,11 +10,23 @@ extension TimedID3Demuxer.Event {
                 tag.notes += packet.notes
                 return .tag(TimedTag(tag: tag, pts: packet.pts, origin: place))
             }
-            if let error = contents.error { events.append(.malformed(error, pts: packet.pts, origin: place)) }
+            if let error = contents.error {
+                // Placed in the input: the offset inside the tag alone would say "byte 0" for most.
+                let placed = ID3ParseError(reason: "\(error.reason) (byte \(error.offset) of the tag)", offset: Int(packet.position))
+                events.append(.malformed(placed, pts: packet.pts, origin: place))
+            }
             return events
         case .damage(let reason, let unit):
             let place = origin(unit)
             return [.failure(InputFailure(source: place.source, segment: place.segment?.uri, reason: reason))]
+        case .endsInsidePES(let pid, let bytes, let declared, let position, let unit):
+            let place = origin(unit)
+            return [.warning(InputFailure(source: place.source, segment: place.segment?.uri, reason:
+                "ends inside the timed-ID3 PES on PID \(TagJoiner.hex(pid)) at byte \(position): \(bytes) of \(declared) bytes, read as they are"))]
+        case .endsInsidePacket(let bytes, let position, let unit):
+            let place = origin(unit)
+            return [.warning(InputFailure(source: place.source, segment: place.segment?.uri,
+                                          reason: "ends inside a TS packet: the last \(bytes) bytes, from byte \(position), are a packet cut short"))]
         }
     }
 }

@@ -15,13 +15,14 @@ struct PESPacket {
 
     var isComplete: Bool { declaredLength.map { bytes.count >= $0 } ?? false }
 
-    /// The payload and PTS, or why the header does not parse.
-    func parsed() -> Result<(payload: ArraySlice<UInt8>, pts: Int64?), PESError> {
+    /// The payload and PTS, or why the header does not parse. With `acceptingCut`, a PES shorter
+    /// than it declares (the input ended) gives the payload bytes there are.
+    func parsed(acceptingCut: Bool = false) -> Result<(payload: ArraySlice<UInt8>, pts: Int64?), PESError> {
         guard bytes.count >= 6, bytes[0] == 0, bytes[1] == 0, bytes[2] == 1 else {
             return .failure(PESError(reason: "PES does not start with a start code"))
         }
         let end = declaredLength.map { min($0, bytes.count) } ?? bytes.count
-        if let declared = declaredLength, bytes.count < declared {
+        if let declared = declaredLength, bytes.count < declared, !acceptingCut {
             return .failure(PESError(reason: "PES cut short: \(bytes.count) of \(declared) bytes"))
         }
         // Streams without the optional header (§2.4.3.7: padding, private_stream_2, ECM, ...).

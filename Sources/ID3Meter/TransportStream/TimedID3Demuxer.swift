@@ -11,6 +11,11 @@ public struct TimedID3Demuxer: Sendable {
         case packet(TimedID3Packet)
         /// Bytes lost to damage; `unit` is where it was found.
         case damage(reason: String, unit: Int)
+        /// The input ended inside a TS packet (a recording cut short): nothing lost to damage, the
+        /// packet read as far as it goes.
+        case endsInsidePacket(bytes: Int, at: Int64, unit: Int)
+        /// The bytes ended inside a timed-ID3 PES: its payload so far was read as it is.
+        case endsInsidePES(pid: Int, bytes: Int, declared: Int, at: Int64, unit: Int)
     }
 
     private enum Role: UInt8 { case other, pat, pmt, timedID3 }
@@ -55,6 +60,17 @@ public struct TimedID3Demuxer: Sendable {
             }
             index += size
         }
+        if isFinal, bytes.count > index, bytes[index] == 0x47 {
+            // A recording cut inside a packet: what it holds is read; a timed-ID3 PES it continues keeps its bytes.
+            reportLostSync(emit)
+            let rest = UnsafeBufferPointer(rebasing: bytes[index...])
+            if rest.count > 4 {
+                let pid = Int(rest[1] & 0x1F) << 8 | Int(rest[2])
+                if roles[pid] != .other { handle(rest, pid: pid, at: offset + Int64(index), emit: emit) }
+            }
+            emit(.endsInsidePacket(bytes: rest.count, at: offset + Int64(index), unit: unit))
+            return bytes.count
+        }
         if isFinal {
             if lostSyncBytes == 0 { lostSyncAt = offset + Int64(index) }
             lostSyncBytes += bytes.count - index
@@ -67,7 +83,7 @@ public struct TimedID3Demuxer: Sendable {
     /// Hands over what is still in progress, as it is, at the end of the input (or of a run of
     /// HLS segments, at a discontinuity), after which nothing can continue it.
     public mutating func flush(emit: (Event) -> Void) {
-        for pid in pes.keys.sorted() { finishPES(pid: pid, emit: emit) }
+        for pid in pes.keys.sorted() { finishPES(pid: pid, atEnd: true, emit: emit) }
         for pid in joiners.keys.sorted() { joiners[pid]?.release { emit(.packet($0)) } }
     }
 
@@ -156,9 +172,13 @@ public struct TimedID3Demuxer: Sendable {
         if pes[pid]!.isComplete || pes[pid]!.bytes.count > TagJoiner.maximumTagBytes { finishPES(pid: pid, emit: emit) }
     }
 
-    private mutating func finishPES(pid: Int, emit: (Event) -> Void) {
+    /// `atEnd`: nothing can follow, so a PES shorter than it declares is read as far as it goes.
+    private mutating func finishPES(pid: Int, atEnd: Bool = false, emit: (Event) -> Void) {
         guard let packet = pes.removeValue(forKey: pid) else { return }
-        switch packet.parsed() {
+        if atEnd, let declared = packet.declaredLength, packet.bytes.count < declared {
+            emit(.endsInsidePES(pid: pid, bytes: packet.bytes.count, declared: declared, at: packet.position, unit: packet.unit))
+        }
+        switch packet.parsed(acceptingCut: atEnd) {
         case .success(let (payload, pts)):
             joiners[pid, default: TagJoiner(pid: pid)].accept(payload, pts: pts, position: packet.position, unit: packet.unit) {
                 emit(.packet($0))
