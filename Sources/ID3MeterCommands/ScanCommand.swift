@@ -11,11 +11,12 @@ struct ScanCommand: AsyncParsableCommand {
         commandName: "scan",
         abstract: "List every Nielsen ID3 tag in files, folders, playlists and URLs, and check them.",
         discussion: """
-            INPUT is a TS file, an HLS playlist (.m3u8, local or http/https; one variant of a \
-            master playlist is read, as ID3 is the same in all), a folder (its .ts and .m3u8 files, \
-            recursively, each tag once), a quoted glob, '-' (a list of inputs on standard input, \
-            one a line), or any URL libavformat reads (udp://, srt://). Inputs are scanned --jobs \
-            at a time.
+            INPUT is an MPEG-TS file, an HLS playlist (.m3u8, local or http/https; one variant of a \
+            master playlist is read, as ID3 is the same in all, with its audio rendition), packed \
+            audio (AAC/ADTS, MP3, AC-3, E-AC-3), fragmented MP4/CMAF (emsg), a folder (its \
+            \(InputExpansion.folderExtensions.map { "." + $0 }.joined(separator: " ")) files, recursively, \
+            each tag once), a quoted glob, '-' (a list of inputs on standard input, one a line), or \
+            a udp://, srt://, rtp:// or tcp:// stream. Inputs are scanned --jobs at a time.
 
             Output: one record per Nielsen tag on stdout, in input order and then stream order \
             (--unordered: as inputs finish); a summary on stderr, with progress when it is a \

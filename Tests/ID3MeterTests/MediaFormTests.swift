@@ -55,4 +55,17 @@ struct MediaFormTests {
         #expect(Samples.scan(Samples.path("spec/standard-60.ts")).tags.count - events.tags.count <= (bytesCut + 187) / 188,
                 "no more tags lost than packets cut")
     }
+
+    /// A folder contributes every extension the tool reads, `.adts` among them.
+    @Test func aFolderTakesEveryExtensionTheToolReads() throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (sample, name) in [("packed/aac/seg1.aac", "a.adts"), ("packed/ec3/seg0.ec3", "b.eac3"), ("fmp4/seg0.m4s", "c.cmfv"),
+                               ("spec/standard-60.ts", "d.ts"), ("spec/standard-60.ts", "e.txt")] {
+            try FileManager.default.copyItem(atPath: Samples.path(sample), toPath: folder.appendingPathComponent(name).path)
+        }
+        let expansion = InputExpansion.expand([folder.path], scanner: Scanner())
+        #expect(expansion.inputs.map { ($0 as NSString).lastPathComponent } == ["a.adts", "b.eac3", "c.cmfv", "d.ts"])
+        #expect(Samples.scan(expansion.inputs[0]).frames().count == (try Samples.expected("packed/aac/expected.jsonl")).filter { $0.segment == "seg1.aac" }.count)
+    }
 }

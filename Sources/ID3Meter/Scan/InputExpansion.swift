@@ -4,10 +4,13 @@ import Glibc
 #endif
 
 /// Turns what the user named into inputs to scan: files, URLs, `-` (a list of inputs on
-/// standard input, one a line), quoted globs, and folders. A folder contributes its `*.ts`,
-/// `*.m3u8` and packed audio files, recursively, but each tag only once: playlists another playlist in the
+/// standard input, one a line), quoted globs, and folders. A folder contributes its files of
+/// `folderExtensions`, recursively, but each tag only once: playlists another playlist in the
 /// folder refers to, and segments any playlist refers to, are read through that playlist.
 public enum InputExpansion {
+    /// What a folder contributes: every extension id3-meter reads (MPEG-TS, playlists, packed audio, fMP4).
+    public static let folderExtensions = ["ts", "m3u8", "m3u"] + WholeFileForm.allExtensions
+
     public static func expand(_ arguments: [String], scanner: Scanner,
                               standardInput: () -> String = readStandardInput) -> (inputs: [String], failures: [InputFailure]) {
         var inputs: [String] = []
@@ -26,7 +29,10 @@ public enum InputExpansion {
             if !Location.hasScheme(argument), FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory),
                isDirectory.boolValue {
                 let found = folderInputs(argument, scanner: scanner)
-                if found.isEmpty { failures.append(InputFailure(source: argument, reason: "no .ts, .m3u8 or packed audio files in this folder")) }
+                if found.isEmpty {
+                    failures.append(InputFailure(source: argument, reason: "no file id3-meter reads in this folder (."
+                                                 + folderExtensions.joined(separator: ", .") + ")"))
+                }
                 inputs += found
             } else {
                 inputs.append(argument)
@@ -56,7 +62,7 @@ public enum InputExpansion {
         let root = URL(fileURLWithPath: folder)
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .map { $0.standardizedFileURL.path }
-            .filter { (["ts", "m3u8"] + WholeFileForm.allExtensions).contains(($0 as NSString).pathExtension.lowercased()) }
+            .filter { folderExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
             .sorted()
         var referenced = Set<String>()
         for playlist in files where Scanner.isPlaylist(playlist) {

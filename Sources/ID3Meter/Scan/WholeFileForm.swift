@@ -8,7 +8,7 @@ public enum WholeFileForm: Sendable, CaseIterable {
 
     var extensions: [String] {
         switch self {
-        case .packedAudio: ["aac", "mp3", "ac3", "ec3", "eac3"]
+        case .packedAudio: ["aac", "adts", "mp3", "ac3", "ec3", "eac3"]
         case .fragmentedMP4: ["mp4", "m4s", "m4a", "m4v", "cmfv", "cmfa"]
         }
     }
