@@ -18,8 +18,9 @@ struct MeterCommand: AsyncParsableCommand {
             otherwise (sent_at, pts, payload, seq, segment, program_date_time, ...).
 
             Ends at EXT-X-ENDLIST, once --duration seconds of the stream have played, or on SIGINT/SIGTERM (the engine's end() is \
-            called and the outputs flushed). Exit status: 0, or 1 when the input could not be \
-            read or a segment was lost, 2 on a usage error.
+            called and the outputs flushed). Exit status: 0 when the input was read (one without \
+            timed ID3 is a warning), 1 when it or a segment could not be read or bytes were skipped \
+            as damaged, 2 on a usage error.
             """)
 
     @Argument(help: "An HLS playlist (master or media, live or VOD) or any input libavformat reads.")

@@ -30,9 +30,11 @@ struct ScanCommand: AsyncParsableCommand {
             12 s (as Nielsen's ID3 Tag Validator flags them) with their times, the longest gap, \
             PTS discontinuities, segments without a tag, inputs that could not be read.
 
-            Exit status: 0 when every input was read, 1 when any input or segment could not be \
-            (the others are still scanned), 2 on a usage error, 3 with --strict when any check \
-            failed (read errors, invalid tags, duplicates, gaps, segments or sources without tags).
+            Exit status: 0 when every input was read (one without timed ID3, or a recording cut \
+            short, is a warning), 1 when any input or segment could not be read or bytes were \
+            skipped as damaged (the others are still scanned), 2 on a usage error, 3 with --strict \
+            when any check failed (read errors, invalid tags, duplicates, gaps, segments or \
+            sources without tags).
             """)
 
     @Argument(help: "Files, folders, playlists, URLs, quoted globs, or - for a list on stdin.")

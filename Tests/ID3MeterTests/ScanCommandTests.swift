@@ -55,10 +55,27 @@ struct ScanCommandTests {
         let result = try run(["scan", "--format", "jsonl", missing, empty, random, noID3, Samples.path("ts/nielsen.ts")])
         #expect(result.status == 1)
         #expect(try jsonLines(result.stdout).count == 4, "the good input is still scanned")
-        for (input, reason) in [(missing, "No such file"), (empty, "it is empty"), (random, "not MPEG-TS"), (noID3, "no timed-ID3 stream")] {
+        for (input, reason) in [(missing, "No such file"), (empty, "it is empty"), (random, "not MPEG-TS")] {
             #expect(result.stderr.split(separator: "\n").contains { $0.hasPrefix("error: \(input): ") && $0.contains(reason) },
                     "stderr names \(input) and says \(reason): \(result.stderr)")
         }
+        #expect(result.stderr.split(separator: "\n").contains { $0.hasPrefix("warning: \(noID3): no timed-ID3 stream") }, "\(result.stderr)")
+    }
+
+    /// Exit statuses each mean one thing: 0 every input was read (one without timed ID3 is a
+    /// warning, and a failed QA check), 1 something could not be read or was skipped as damaged,
+    /// 3 a QA check failed under --strict.
+    @Test func anInputWithoutTimedID3IsReadAndWarnedAboutNotAnError() throws {
+        let noID3 = Samples.path("ts/no-id3.ts")
+        let plain = try run(["scan", "--format", "jsonl", noID3])
+        #expect(plain.status == 0)
+        #expect(plain.stderr.contains("warning: \(noID3): no timed-ID3 stream"), "\(plain.stderr)")
+        let strict = try run(["scan", "--strict", "--report", "-", noID3])
+        #expect(strict.status == 3)
+        #expect(strict.stdout.contains("no_nielsen_tags"), "\(strict.stdout)")
+        let meter = try run(["--speed", "max", noID3])
+        #expect(meter.status == 0, "the meter follows the same rule: \(meter.stderr)")
+        #expect(meter.stderr.contains("no timed-ID3 stream"))
     }
 
     @Test func usageErrorsExit2() throws {

@@ -52,7 +52,8 @@ public struct Scanner: Sendable {
             let silent = ["udp:", "srt:"].contains { input.hasPrefix($0) } ? " (no data for \(fetcher.ioTimeout) s)" : ""
             emit(.failure(InputFailure(source: input, reason: "read error: \(error)\(silent)")))
         }
-        if !demuxer.hasTimedID3Stream { emit(.failure(InputFailure(source: input, reason: Self.noTimedID3))) }
+        // Read, but nothing to meter: a warning (and a failed check in the QA report), not an error.
+        if !demuxer.hasTimedID3Stream { emit(.warning(InputFailure(source: input, reason: Self.noTimedID3))) }
     }
 
     /// The chosen variant's segments and, when it has one, its audio rendition's, in turn; a tag
@@ -104,7 +105,7 @@ public struct Scanner: Sendable {
         }
         readers.forEach { $0.finish(emit: emitOnce) }
         if segmentsRead > 0, !foundTimedID3 {
-            emit(.failure(InputFailure(source: input, reason: "none of its segments has \(Self.noTimedID3.dropFirst(3))")))
+            emit(.warning(InputFailure(source: input, reason: "none of its segments has \(Self.noTimedID3.dropFirst(3))")))
         }
     }
 
@@ -130,7 +131,7 @@ public struct Scanner: Sendable {
             return
         }
         reader.finish(emit: note)
-        if !found { emit(.failure(InputFailure(source: input, reason: form.noTagReason))) }
+        if !found { emit(.warning(InputFailure(source: input, reason: form.noTagReason))) }
     }
 
     static let noTimedID3 = "no timed-ID3 stream (an MPEG-TS PID of stream_type 0x15, or one declared as ID3)"
