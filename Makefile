@@ -46,7 +46,7 @@ verify: deps python
 
 # Base audio/video (TS and fMP4 HLS) from the ffmpeg CLI; the ID3 streams from id3-sample-gen (libavformat's muxer
 # and an independent TS writer), each sample beside the list of tags written into it.
-samples: deps ffmpeg
+samples: deps ffmpeg python
 	mkdir -p $(SAMPLE_BUILD)
 	for seconds in 40 20 2; do \
 	  ffmpeg -nostdin -loglevel error -y -f lavfi -i "testsrc=size=160x90:rate=30000/1001" \
@@ -71,10 +71,11 @@ samples: deps ffmpeg
 	  cat $(SAMPLE_BUILD)/fmp4/init.mp4 $$segment | ffprobe -v error -ignore_editlist 1 \
 	    -show_entries packet=stream_index,dts -of csv=p=0 -i - | awk -F, '!seen[$$1]++' > $${segment%.m4s}.csv; \
 	done
-	rm -rf samples/ts samples/hls samples/spec samples/qa samples/packed samples/quirks samples/fmp4 samples/renditions
+	rm -rf samples/ts samples/hls samples/spec samples/qa samples/packed samples/quirks samples/fmp4 samples/renditions samples/byterange
 	$(SWIFT) run id3-sample-gen write --output samples --long-base $(SAMPLE_BUILD)/base40.ts --short-base $(SAMPLE_BUILD)/base20.ts \
 	  --audio $(SAMPLE_BUILD) --fmp4 $(SAMPLE_BUILD)/fmp4
 	cp $(SAMPLE_BUILD)/base2.ts samples/ts/no-id3.ts
+	python3 scripts/byterange_samples.py samples
 	@du -sh samples
 
 bench: build ffmpeg python

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """An independent reader of timed ID3 in MPEG-TS, sharing no code with id3-meter or libavformat.
 
-Reads each TS file named (or the segments of a local HLS media playlist, as one stream), finds
+Reads each TS file named (or the segments of a local HLS media playlist, as one stream, sub-ranges
+of a file with EXT-X-BYTERANGE included), finds
 the PIDs that the PMT declares with stream_type 0x15 (descriptor or not), reassembles their PES
 packets, joins a tag continued in PES packets without a PTS, gives a PES without a PTS the PID's
 previous PTS, and prints one JSON line per Nielsen PRIV frame: {"pts": ..., "payload": ...}.
@@ -200,34 +201,54 @@ def emsg_tags(segment, scales):
             yield pts % (1 << 33), data
 
 
+def byte_range(text, following):
+    """RFC 8216 4.3.2.2: "<n>[@<o>]"; without o, the range follows the previous one of the resource."""
+    length, _, offset = text.partition("@")
+    return (int(offset) if offset else following, int(length))
+
+
 def files(argument):
-    """The files to read, and the init segment when the playlist has one."""
+    """The pieces to read, (path, offset, length or None for all), and the init section's piece."""
     if argument.endswith(".m3u8"):
         folder = os.path.dirname(argument)
         init = None
-        paths = []
+        pieces, ends, pending = [], {}, None
         with open(argument) as playlist:
             for line in map(str.strip, playlist):
                 if line.startswith("#EXT-X-MAP:"):
-                    init = os.path.join(folder, line.split('URI="', 1)[1].split('"', 1)[0])
+                    path = os.path.join(folder, line.split('URI="', 1)[1].split('"', 1)[0])
+                    init = (path, 0, None)
+                    if 'BYTERANGE="' in line:
+                        init = (path,) + byte_range(line.split('BYTERANGE="', 1)[1].split('"', 1)[0], 0)
+                elif line.startswith("#EXT-X-BYTERANGE:"):
+                    pending = line.split(":", 1)[1]
                 elif line and not line.startswith("#"):
-                    paths.append(os.path.join(folder, line))
-        return paths, init
-    return [argument], None
+                    path = os.path.join(folder, line)
+                    if pending:
+                        offset, length = byte_range(pending, ends.get(path))
+                        ends[path] = offset + length
+                        pieces.append((path, offset, length))
+                        pending = None
+                    else:
+                        pieces.append((path, 0, None))
+        return pieces, init
+    return [(argument, 0, None)], None
 
 
-def read(path):
+def read(piece):
+    path, offset, length = piece
     with open(path, "rb") as f:
-        return f.read()
+        f.seek(offset)
+        return f.read() if length is None else f.read(length)
 
 
 for argument in sys.argv[1:]:
-    paths, init = files(argument)
+    pieces, init = files(argument)
     if init:
         scales = timescales(read(init))
-        found = [tag for path in paths for tag in emsg_tags(read(path), scales)]
+        found = [tag for piece in pieces for tag in emsg_tags(read(piece), scales)]
     else:
-        found = tags(b"".join(read(path) for path in paths))
+        found = tags(b"".join(read(piece) for piece in pieces))
     for pts, payload in found:
         for owner in nielsen_owners(bytes(payload)):
             print(json.dumps({"pts": pts, "payload": owner}))

@@ -159,7 +159,7 @@ static int idm_stream_interrupt_callback(void *opaque) {
 }
 
 int idm_stream_open(idm_stream **out, const char *url, const char *protocols, idm_interrupt *interrupt,
-                    int64_t io_timeout_us, int64_t deadline_us) {
+                    int64_t io_timeout_us, int64_t deadline_us, int64_t offset, int64_t end) {
     idm_stream *stream = av_mallocz(sizeof(idm_stream));
     if (!stream) return AVERROR(ENOMEM);
     stream->interrupt = interrupt;
@@ -176,14 +176,18 @@ int idm_stream_open(idm_stream **out, const char *url, const char *protocols, id
         if (!strncmp(url, "tcp:", 4)) av_dict_set_int(&options, "listen_timeout", io_timeout_us / 1000, 0);
         if (!strncmp(url, "srt:", 4)) av_dict_set_int(&options, "listen_timeout", io_timeout_us, 0);
     }
+    // A sub-range: http asks the server for it (a Range header); anything else seeks to it.
+    int http = !strncmp(url, "http:", 5) || !strncmp(url, "https:", 6);
+    if (http && offset > 0) av_dict_set_int(&options, "offset", offset, 0);
+    if (http && end > 0) av_dict_set_int(&options, "end_offset", end, 0);
     int error = avio_open2(&stream->io, url, AVIO_FLAG_READ, &cb, &options);
     av_dict_free(&options);
-    if (error < 0) {
-        *out = stream;   // so that the caller can ask whether the deadline passed; closed by it
-        return error;
+    if (error >= 0 && !http && offset > 0) {
+        int64_t position = avio_seek(stream->io, offset, SEEK_SET);
+        if (position < 0) error = (int)position;
     }
-    *out = stream;
-    return 0;
+    *out = stream;   // also on failure, so that the caller can ask whether the deadline passed; closed by it
+    return error < 0 ? error : 0;
 }
 
 int idm_stream_read(idm_stream *stream, uint8_t *buffer, int size) {

@@ -114,7 +114,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
             Thread.detachNewThread { [self] in
                 if let request = Self.readRequest(client) {
                     lock.withLock { log.append(request) }
-                    Self.write(handler(request), to: client)
+                    Self.write(Self.ranged(handler(request), for: request), to: client)
                 }
                 close(client)
             }
@@ -148,6 +148,20 @@ public final class LocalHTTPServer: @unchecked Sendable {
         let path = String(target.dropFirst().prefix { $0 != "?" })
         return Request(method: requestLine.first.map(String.init) ?? "", path: path, headers: headers,
                        body: Array(bytes[headerEnd!..<headerEnd! + length]))
+    }
+
+    /// A `Range: bytes=a-b` request answered from a whole body: 206 with that part (RFC 9110 §14).
+    private static func ranged(_ response: Response, for request: Request) -> Response {
+        guard response.status == 200, case .actual = response.length, response.more == nil,
+              let spec = request.headers["range"], spec.hasPrefix("bytes=") else { return response }
+        let bounds = spec.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = bounds.first.flatMap({ Int($0) }), first < response.body.count else { return response }
+        let last = min(bounds.count > 1 ? Int(bounds[1]) ?? response.body.count - 1 : response.body.count - 1, response.body.count - 1)
+        var partial = response
+        partial.status = 206
+        partial.body = Array(response.body[first...last])
+        partial.headers["Content-Range"] = "bytes \(first)-\(last)/\(response.body.count)"
+        return partial
     }
 
     private static func write(_ response: Response, to client: Int32) {

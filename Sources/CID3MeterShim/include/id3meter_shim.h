@@ -42,9 +42,11 @@ typedef struct idm_stream idm_stream;
 
 /// `protocols` is libavformat's protocol_whitelist (comma-separated): nothing else is opened,
 /// nested protocols and redirects included. `io_timeout_us` ends a silent read; `deadline_us`
-/// (0: none) ends everything, opening included, that long after this call.
+/// (0: none) ends everything, opening included, that long after this call. `offset` and `end`
+/// (0: none) ask for a sub-range: a Range header over http(s), a seek otherwise; the caller
+/// stops reading at its end.
 int idm_stream_open(idm_stream **out, const char *url, const char *protocols, idm_interrupt *interrupt,
-                    int64_t io_timeout_us, int64_t deadline_us);
+                    int64_t io_timeout_us, int64_t deadline_us, int64_t offset, int64_t end);
 /// Whether the stream was interrupted because its deadline passed.
 int idm_stream_deadline_passed(const idm_stream *stream);
 /// Up to `size` bytes, returning as soon as some are available; AVERROR_EOF at the end.

@@ -57,9 +57,43 @@ public struct Segment: Sendable, Equatable {
     /// `EXT-X-PROGRAM-DATE-TIME` of the segment's first sample, given or carried forward.
     public var programDateTime: Date?
     public var key: EncryptionKey?
-    /// `EXT-X-MAP`: the segment needs an initialisation section (fMP4).
+    /// `EXT-X-MAP`: the segment needs an initialisation section (fMP4), maybe a sub-range of its resource.
     public var mapURI: String?
-    public var byteRange: String?
+    public var mapByteRange: ByteRange?
+    /// `EXT-X-BYTERANGE`: the segment is this sub-range of its resource.
+    public var byteRange: ByteRange?
+}
+
+/// A sub-range of a resource (RFC 8216 §4.3.2.2), its offset resolved.
+public struct ByteRange: Sendable, Equatable, CustomStringConvertible {
+    public var offset: Int
+    public var length: Int
+
+    public init(offset: Int, length: Int) {
+        self.offset = offset
+        self.length = length
+    }
+
+    public var end: Int { offset + length }
+
+    /// `<n>[@<o>]`; without `o`, the range starts at `following` (the end of the previous
+    /// sub-range of the same resource). `nil` when the text is no range or would overflow.
+    init?(_ text: Substring, following: Int?) {
+        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let length = Int(parts[0]), length >= 0 else { return nil }
+        let offset: Int
+        if parts.count == 2 {
+            guard let given = Int(parts[1]), given >= 0 else { return nil }
+            offset = given
+        } else {
+            guard let following else { return nil }
+            offset = following
+        }
+        guard !offset.addingReportingOverflow(length).overflow else { return nil }
+        (self.offset, self.length) = (offset, length)
+    }
+
+    public var description: String { "\(length)@\(offset)" }
 }
 
 /// `EXT-X-KEY` with `METHOD=AES-128` (METHOD=NONE is no key at all).

@@ -60,7 +60,10 @@ public enum PlaylistParser {
         var discontinuities = 0
         var key: EncryptionKey?
         var mapURI: String?
-        var byteRange: String?
+        var mapByteRange: ByteRange?
+        var byteRange: (text: Substring, line: Int)?
+        /// Where the last sub-range ended, by resource: a range without an offset follows it.
+        var rangeEnds: [String: Int] = [:]
         var programDateTime: Date?
         var nextProgramDateTime: Date?
         for (index, line) in lines.enumerated() {
@@ -93,9 +96,18 @@ public enum PlaylistParser {
             } else if let value = line.tagValue("#EXT-X-KEY") {
                 key = try parseKey(AttributeList(value), location: location, line: lineNumber)
             } else if let value = line.tagValue("#EXT-X-MAP") {
-                mapURI = AttributeList(value)["URI"].map { Location.resolve($0, against: location) }
+                let attributes = AttributeList(value)
+                mapURI = attributes["URI"].map { Location.resolve($0, against: location) }
+                mapByteRange = nil
+                if let text = attributes["BYTERANGE"] {
+                    // An init section's range without an offset starts at 0: there is no previous one to follow.
+                    guard let range = ByteRange(Substring(text), following: 0) else {
+                        throw PlaylistError(reason: "bad EXT-X-MAP BYTERANGE '\(text)'", line: lineNumber)
+                    }
+                    mapByteRange = range
+                }
             } else if let value = line.tagValue("#EXT-X-BYTERANGE") {
-                byteRange = String(value)
+                byteRange = (value, lineNumber)
             } else if let value = line.tagValue("#EXT-X-PLAYLIST-TYPE") {
                 playlist.playlistType = String(value)
             } else if line == "#EXT-X-ENDLIST" {
@@ -111,11 +123,21 @@ public enum PlaylistParser {
                     note = "line \(extinfLine): EXTINF \(segmentDuration) s is far over EXT-X-TARGETDURATION \(playlist.targetDuration) s; taken as \(playlist.targetDuration) s"
                     duration = playlist.targetDuration
                 }
+                let uri = Location.resolve(line, against: location)
+                var range: ByteRange?
+                if let (text, rangeLine) = byteRange {
+                    guard let parsed = ByteRange(text, following: rangeEnds[uri]) else {
+                        throw PlaylistError(reason: "bad EXT-X-BYTERANGE '\(text)'" + (text.contains("@") ? ""
+                            : " (without an offset it must follow a sub-range of the same resource)"), line: rangeLine)
+                    }
+                    range = parsed
+                    rangeEnds[uri] = parsed.end
+                }
                 playlist.segments.append(Segment(
-                    uri: Location.resolve(line, against: location), duration: duration, note: note,
+                    uri: uri, duration: duration, note: note,
                     mediaSequence: playlist.mediaSequence + playlist.segments.count,
                     discontinuitySequence: playlist.discontinuitySequence + discontinuities,
-                    programDateTime: date, key: key, mapURI: mapURI, byteRange: byteRange))
+                    programDateTime: date, key: key, mapURI: mapURI, mapByteRange: mapByteRange, byteRange: range))
                 nextProgramDateTime = date.map { $0.addingTimeInterval(duration) }
                 extinf = nil
                 programDateTime = nil

@@ -31,13 +31,12 @@ public final class SegmentLoader: @unchecked Sendable {
                      consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(SegmentLoadError) {
         let fail = SegmentLoadError.init(reason:)
         if let refusal = ReferenceRule.refusal(of: segment.uri, from: playlist) { throw fail(refusal) }
-        if segment.byteRange != nil { throw fail("EXT-X-BYTERANGE segments are not supported yet") }
         let key = try segment.key.map { key throws(SegmentLoadError) in
             SegmentDecryptor(key: try self.key(at: key.uri), iv: key.iv ?? Self.sequenceIV(segment.mediaSequence))
         }
         var decryptor = key
         do {
-            try fetcher.read(segment.uri, as: .segment, targetDuration: targetDuration, restart: {
+            try fetcher.read(segment.uri, range: segment.byteRange, as: .segment, targetDuration: targetDuration, restart: {
                 decryptor = key
                 restart()
             }) { chunk in
@@ -55,15 +54,16 @@ public final class SegmentLoader: @unchecked Sendable {
         last.withUnsafeBufferPointer(consume)
     }
 
-    /// The initialisation section at `uri`, fetched once.
-    public func initSegment(at uri: String) throws(SegmentLoadError) -> [UInt8] {
-        if let bytes = initSegments[uri] { return bytes }
+    /// The initialisation section at `uri` (its `range`, when given), fetched once.
+    public func initSegment(at uri: String, range: ByteRange? = nil) throws(SegmentLoadError) -> [UInt8] {
+        let key = range.map { "\(uri) \($0)" } ?? uri
+        if let bytes = initSegments[key] { return bytes }
         if let refusal = ReferenceRule.refusal(of: uri, from: playlist) { throw SegmentLoadError(reason: refusal) }
         let bytes: [UInt8]
-        do { bytes = try fetcher.fetch(uri, as: .initSection, targetDuration: targetDuration) } catch {
+        do { bytes = try fetcher.fetch(uri, range: range, as: .initSection, targetDuration: targetDuration) } catch {
             throw SegmentLoadError(reason: "cannot fetch its initialisation segment \(uri): \(error)")
         }
-        initSegments[uri] = bytes
+        initSegments[key] = bytes
         return bytes
     }
 

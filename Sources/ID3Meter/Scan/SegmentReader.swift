@@ -47,6 +47,9 @@ public final class SegmentReader: @unchecked Sendable {
     private var origins: [Int: TagOrigin] = [:]
     private var previous: Segment?
     private var unit = 0
+    /// A TS packet cut by the end of a sub-range (`EXT-X-BYTERANGE`), kept for the next
+    /// sub-range of the same resource, which holds the rest of it.
+    private var cutPacket: (uri: String, end: Int, bytes: [UInt8])?
 
     /// `playlist` is where the segments are listed (references are checked against it).
     public init(source: String, playlist: String, targetDuration: Double?, fetcher: Fetcher) {
@@ -72,19 +75,24 @@ public final class SegmentReader: @unchecked Sendable {
             InputFailure(source: self.source, segment: segment.uri, reason: "media sequence \(segment.mediaSequence) skipped: \(reason)")
         }
         let initSegment: [UInt8]?
-        do { initSegment = try segment.mapURI.map { uri throws(SegmentLoadError) in try loader.initSegment(at: uri) } } catch {
+        do {
+            initSegment = try segment.mapURI.map { uri throws(SegmentLoadError) in try loader.initSegment(at: uri, range: segment.mapByteRange) }
+        } catch {
             finish(emit: emit)
             emit(.failure(failed(error.reason)))
             return nil
         }
         unit += 1
+        let carried = takeCutPacket(continuing: segment, emit: emit)
         let saved = (demuxer, origins)
         let prefixLength = probeStreams ? StreamProbe.prefixBytes : SegmentStartPTS.bytesScanned
-        var reading = Reading(origin: origin)
+        // Offsets in messages are the resource's: a sub-range starts inside it.
+        let firstByte = Int64((segment.byteRange?.offset ?? 0) - carried.count)
+        var reading = Reading(origin: origin, prefix: carried, demuxed: firstByte)
         do {
             try loader.load(segment, restart: {
                 (demuxer, origins) = saved
-                reading = Reading(origin: origin)
+                reading = Reading(origin: origin, prefix: carried, demuxed: firstByte)
             }) { chunk in
                 reading.byteCount += Int64(chunk.count)
                 if reading.started { return feed(chunk, &reading) }
@@ -98,7 +106,7 @@ public final class SegmentReader: @unchecked Sendable {
             emit(.failure(failed(error.reason)))
             return nil
         }
-        end(&reading, initSegment: initSegment, probeStreams: probeStreams)
+        end(&reading, initSegment: initSegment, probeStreams: probeStreams, keepingCutPacketOf: segment)
         reading.events.forEach(emit)
         if let segment = reading.origin.segment { emit(.segment(segment)) }
         return SegmentRead(origin: reading.origin, streams: reading.streams,
@@ -108,11 +116,26 @@ public final class SegmentReader: @unchecked Sendable {
 
     /// Hands over whatever is still waiting for a continuation that will not come.
     public func finish(emit: (ScanEvent) -> Void) {
+        _ = takeCutPacket(continuing: nil, emit: emit)
         demuxer.flush { event in
             event.scanEvents { self.origins[$0] ?? TagOrigin(source: self.source) }.forEach(emit)
         }
         demuxer = TimedID3Demuxer()
         origins.removeAll()
+    }
+
+    /// The bytes of a packet the last sub-range cut, when `segment` is the sub-range that follows
+    /// it in the same resource; otherwise they are read as the end of the input they are.
+    private func takeCutPacket(continuing segment: Segment?, emit: (ScanEvent) -> Void) -> [UInt8] {
+        guard let cut = cutPacket else { return [] }
+        cutPacket = nil
+        if let segment, segment.uri == cut.uri, segment.byteRange?.offset == cut.end { return cut.bytes }
+        cut.bytes.withUnsafeBufferPointer { bytes in
+            _ = demuxer.demux(bytes, at: Int64(cut.end - cut.bytes.count), isFinal: true) { event in
+                event.scanEvents { self.origins[$0] ?? TagOrigin(source: self.source) }.forEach(emit)
+            }
+        }
+        return []
     }
 
     /// The form is told from the first bytes: packed audio and fMP4 segments stand alone; only
@@ -149,8 +172,13 @@ public final class SegmentReader: @unchecked Sendable {
         events.forEach { reading.collect($0) }
     }
 
-    private func end(_ reading: inout Reading, initSegment: [UInt8]?, probeStreams: Bool) {
+    /// With `keepingCutPacketOf` a sub-range's segment, a packet its end cuts is kept for the next sub-range.
+    private func end(_ reading: inout Reading, initSegment: [UInt8]?, probeStreams: Bool, keepingCutPacketOf segment: Segment? = nil) {
         if !reading.started { start(&reading, initSegment: initSegment, probeStreams: probeStreams) }
+        if let segment, let range = segment.byteRange, reading.reader == nil, !reading.carry.isEmpty {
+            cutPacket = (segment.uri, range.end, reading.carry)
+            reading.carry = []
+        }
         if var reader = reading.reader {
             reader.finish { reading.collect($0) }
             reading.reader = reader

@@ -11,12 +11,15 @@ public final class ByteStream: @unchecked Sendable {
     private let deadline: Double?
 
     /// `ioTimeout` ends a read that gets nothing for that long; `deadline` (seconds from now)
-    /// ends everything, the connection included.
-    public init(url: String, interrupt: Interrupt = Interrupt(), ioTimeout: Double = 10, deadline: Double? = nil) throws(FetchError) {
+    /// ends everything, the connection included. With `range`, reading starts at its offset (the
+    /// caller stops at its end).
+    public init(url: String, interrupt: Interrupt = Interrupt(), ioTimeout: Double = 10, deadline: Double? = nil,
+                range: ByteRange? = nil) throws(FetchError) {
         self.interrupt = interrupt
         self.deadline = deadline
         let result = idm_stream_open(&stream, url, ReferenceRule.protocols(for: url), interrupt.pointer,
-                                     Self.microseconds(ioTimeout), deadline.map(Self.microseconds) ?? 0)
+                                     Self.microseconds(ioTimeout), deadline.map(Self.microseconds) ?? 0,
+                                     Int64(range?.offset ?? 0), Int64(range?.end ?? 0))
         if result < 0 { throw error(result) }
     }
 

@@ -7,6 +7,8 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooLarge(FetchLimits.Resource, limit: Int, declared: Int64?)
     /// The fetch's overall deadline passed.
     case deadline(Double)
+    /// The resource ended before the sub-range the playlist gives.
+    case shortRange(ByteRange, got: Int)
 
     var isCancelled: Bool { self == .libav(AVError(code: idm_error_exit())) }
 
@@ -24,6 +26,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLarge(let resource, let limit, let declared):
             (declared.map { "declares \($0) bytes, " } ?? "") + "more than the \(Self.size(limit)) allowed for \(resource.article) \(resource.name) (\(resource.option))"
         case .deadline(let seconds): "not complete after \(Self.seconds(seconds)) s, its deadline (--fetch-deadline)"
+        case .shortRange(let range, let got): "the resource ends \(got) bytes into the sub-range \(range) (EXT-X-BYTERANGE)"
         }
     }
 
