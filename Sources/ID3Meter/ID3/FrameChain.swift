@@ -23,34 +23,42 @@ struct RawFrame {
     var data: Range<Int>
 }
 
+/// The frames one reading finds, and where and why its chain stopped short, if it did.
+struct FrameChainReading {
+    var frames: [RawFrame]
+    /// `nil` when the chain adds up: every frame whole, then only zero padding.
+    var problem: ID3ParseError?
+}
+
 enum FrameChain {
-    /// Walks the frames of `body` from `start`. The chain adds up when every frame has a
-    /// valid identifier, fits in the body, and what follows the last one is zero padding.
-    /// With `strictPadding` off, anything after a zero byte where a frame would start is taken as padding.
-    static func walk(_ body: [UInt8], from start: Int, layout: FrameLayout,
-                     strictPadding: Bool = true) -> Result<[RawFrame], ID3ParseError> {
+    /// Walks the frames of `body` from `start` while they are whole and validly named. The
+    /// chain adds up when what follows the last one is zero padding (or nothing).
+    static func walk(_ body: [UInt8], from start: Int, layout: FrameLayout) -> FrameChainReading {
         var reader = ByteReader(body, from: start)
         var frames: [RawFrame] = []
         while reader.remaining >= layout.headerLength, reader.peek() != 0 {
             let frameOffset = reader.offset
             guard let idBytes = reader.read(layout.idLength), idBytes.allSatisfy(isFrameIDByte) else {
-                return .failure(ID3ParseError(reason: "invalid frame identifier in ID3v\(layout.version)", offset: frameOffset))
+                return FrameChainReading(frames: frames, problem: ID3ParseError(
+                    reason: "invalid frame identifier in ID3v\(layout.version)", offset: frameOffset))
             }
             let size = layout.syncSafeSizes ? reader.readSyncSafe(layout.sizeLength) : reader.readUInt(layout.sizeLength)
             let flags = reader.readUInt(layout.flagsLength) ?? 0
             let id = String(decoding: idBytes, as: UTF8.self)
             guard let size, size <= UInt64(reader.remaining) else {
-                return .failure(ID3ParseError(reason: "frame \(id) overruns the tag", offset: frameOffset))
+                return FrameChainReading(frames: frames, problem: ID3ParseError(reason: "frame \(id) overruns the tag", offset: frameOffset))
             }
             let dataStart = reader.offset
             _ = reader.skip(Int(size))
             frames.append(RawFrame(id: id, flags: UInt16(flags), data: dataStart..<reader.offset))
         }
-        let padding = reader.rest()
-        if let garbage = padding.firstIndex(where: { $0 != 0 }), strictPadding || garbage == padding.startIndex {
-            return .failure(ID3ParseError(reason: "non-zero bytes after the last frame", offset: garbage))
+        let rest = reader.rest()
+        if let garbage = rest.firstIndex(where: { $0 != 0 }) {
+            let reason = garbage == rest.startIndex ? "bytes after the last frame that are neither a frame nor padding"
+                : "non-zero bytes in the padding"
+            return FrameChainReading(frames: frames, problem: ID3ParseError(reason: reason, offset: garbage))
         }
-        return .success(frames)
+        return FrameChainReading(frames: frames, problem: nil)
     }
 
     private static func isFrameIDByte(_ byte: UInt8) -> Bool {

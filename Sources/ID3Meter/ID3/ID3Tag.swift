@@ -12,7 +12,8 @@ public struct ID3Tag: Sendable, Equatable {
     public var frames: [ID3Frame]
     /// Bytes the tag occupied in its packet, header and footer included.
     public var byteCount: Int
-    /// Things worth knowing that did not stop decoding: a restored header, a skipped frame.
+    /// How the tag was read around what was wrong with it: a restored header, a cut end, a
+    /// reading other than the spec's. (A frame that could not be decoded says so in its content.)
     public var notes: [String]
 
     public var privFrames: [(owner: String, data: [UInt8])] {
@@ -29,7 +30,7 @@ public struct ID3Frame: Sendable, Equatable {
         case userText(description: String, value: String)
         /// T??? text frames; v2.4 allows several NUL-separated values.
         case text([String])
-        /// Compressed or encrypted: kept as a fact, not decoded.
+        /// Compressed, encrypted or shorter than its flags require: kept as a fact, not decoded.
         case skipped(reason: String)
         case other
     }

@@ -1,9 +1,13 @@
 /// Decodes one ID3v2 tag (ID3v2.2, v2.3 and v2.4 structure documents) from the bytes at
 /// an offset. Every failure is a value with a reason; no input traps or reads out of bounds.
 ///
-/// A strict parse accepts only the reading the spec prescribes. A tolerant one, if that
-/// fails, also accepts what real writers get wrong: v2.4 frames with plain sizes, and
-/// non-zero bytes in the padding.
+/// A strict parse accepts only the reading the spec prescribes. A tolerant one reads as players
+/// and tag libraries do (Media3's Id3Decoder, mutagen, TagLib): it tries the readings real
+/// writers produce (v2.4 with plain frame sizes, v2.3 with sync-safe ones, v2.4 unsynchronised
+/// as a whole the v2.3 way, the extended-header flag without an extended header) and takes the
+/// first whose frame chain adds up; when none does, the one that reads the most whole frames, so
+/// that a tag cut short or followed by garbage still gives every frame whose bytes are there.
+/// Each way the tag was read around is a note on it.
 enum ID3TagParser {
     static let headerLength = 10
 
@@ -40,34 +44,47 @@ enum ID3TagParser {
         guard let flags = header.readByte(), let size = header.readSyncSafe(4) else {
             return .failure(ID3ParseError(reason: "tag header truncated or its size is not sync-safe", offset: offset + 5))
         }
-        let footerLength = version == .v2_4 && flags & HeaderFlag.footer != 0 ? 10 : 0
-        let byteCount = headerLength + Int(size) + footerLength
-        guard byteCount <= bytes.count - offset else {
-            return .failure(ID3ParseError(
-                reason: "tag declares \(byteCount) bytes but only \(bytes.count - offset) are present", offset: offset))
-        }
-        let bodyStart = offset + headerLength
-        var body = Array(bytes[bodyStart..<bodyStart + Int(size)])
-        if version != .v2_4, flags & HeaderFlag.unsynchronisation != 0 {
-            body = removeUnsynchronisation(body)
-        }
         if version == .v2_2, flags & HeaderFlag.extendedHeader != 0 {
             return .failure(ID3ParseError(reason: "ID3v2.2 compressed tag (no scheme defined)", offset: offset))
         }
-        let framesStart: Int
-        switch extendedHeaderLength(body, version: version, flags: flags) {
-        case .success(let length): framesStart = length
-        case .failure(let error): return .failure(error.shifted(by: bodyStart))
+        let footerLength = version == .v2_4 && flags & HeaderFlag.footer != 0 ? 10 : 0
+        let declared = headerLength + Int(size) + footerLength
+        let bodyStart = offset + headerLength
+        var byteCount = declared
+        var notes: [String] = []
+        var cut: ID3ParseError?
+        if declared > bytes.count - offset {
+            // Cut short (a recording or packet that ends early): the frames that are whole still count.
+            cut = ID3ParseError(reason: "tag declares \(declared) bytes but only \(bytes.count - offset) are present", offset: offset)
+            guard tolerant else { return .failure(cut!) }
+            byteCount = bytes.count - offset
         }
-        return decodeFrames(body, from: framesStart, version: version, flags: flags, tolerant: tolerant)
-            .map { frames, notes in
-                ID3Tag(version: version, flags: flags, frames: frames, byteCount: byteCount, notes: notes)
-            }
-            .mapError { $0.shifted(by: bodyStart) }
+        var body = Array(bytes[bodyStart..<min(bodyStart + Int(size), bytes.count)])
+        if version != .v2_4, flags & HeaderFlag.unsynchronisation != 0 {
+            body = removeUnsynchronisation(body)
+        }
+        let readings = TagReading.candidates(body, version: version, flags: flags, tolerant: tolerant)
+        let walked = readings.map { reading in (reading, FrameChain.walk(reading.body, from: reading.start, layout: reading.layout)) }
+        let clean = walked.first { $0.1.problem == nil }
+        guard let (reading, chain) = clean ?? walked.max(by: { $0.1.frames.count < $1.1.frames.count }), !chain.frames.isEmpty || clean != nil
+        else {
+            let first = walked.first?.1.problem ?? ID3ParseError(reason: "extended header size does not fit the tag", offset: 0)
+            return .failure(cut ?? first.shifted(by: bodyStart))
+        }
+        notes += reading.notes
+        if let cut {
+            notes.append("\(cut.reason): the \(chain.frames.count) whole frame\(chain.frames.count == 1 ? "" : "s") read")
+        } else if let problem = chain.problem {
+            notes.append("\(problem.reason) at byte \(problem.offset + headerLength) of the tag: ignored after \(chain.frames.count) frame\(chain.frames.count == 1 ? "" : "s")")
+        }
+        let frames = chain.frames.map {
+            FrameDecoder.decode($0, in: reading.body, version: version, tagUnsynchronised: reading.unsynchronisedFrames)
+        }
+        return .success(ID3Tag(version: version, flags: flags, frames: frames, byteCount: byteCount, notes: notes))
     }
 
-    private static func extendedHeaderLength(_ body: [UInt8], version: ID3Version,
-                                             flags: UInt8) -> Result<Int, ID3ParseError> {
+    /// The extended header's length from the start of the body, when the header flag says there is one.
+    static func extendedHeaderLength(_ body: [UInt8], version: ID3Version, flags: UInt8) -> Result<Int, ID3ParseError> {
         guard version != .v2_2, flags & HeaderFlag.extendedHeader != 0 else { return .success(0) }
         var reader = ByteReader(body)
         // v2.3's size excludes its own 4 bytes and is a plain integer; v2.4's includes them and is sync-safe.
@@ -78,30 +95,8 @@ enum ID3TagParser {
         return .success(Int(length))
     }
 
-    private static func decodeFrames(_ body: [UInt8], from start: Int, version: ID3Version, flags: UInt8,
-                                     tolerant: Bool) -> Result<([ID3Frame], [String]), ID3ParseError> {
-        let standard = FrameLayout.standard(for: version)
-        var notes: [String] = []
-        var chain = FrameChain.walk(body, from: start, layout: standard)
-        if tolerant, case .failure = chain {
-            if version == .v2_4, case .success(let frames) = FrameChain.walk(body, from: start, layout: FrameLayout(version: .v2_4, syncSafeSizes: false)) {
-                chain = .success(frames)
-                notes.append("ID3v2.4 tag written with plain (not sync-safe) frame sizes")
-            } else if case .success(let frames) = FrameChain.walk(body, from: start, layout: standard, strictPadding: false) {
-                chain = .success(frames)
-                notes.append("non-zero bytes in the padding ignored")
-            }
-        }
-        guard case .success(let rawFrames) = chain else { return chain.map { _ in ([], []) } }
-        let unsynchronised = version == .v2_4 && flags & HeaderFlag.unsynchronisation != 0
-        let frames = rawFrames.map {
-            FrameDecoder.decode($0, in: body, version: version, tagUnsynchronised: unsynchronised)
-        }
-        for frame in frames {
-            if case .skipped(let reason) = frame.content { notes.append("frame \(frame.id) \(reason), not decoded") }
-        }
-        return .success((frames, notes))
-    }
+    static let unsynchronisationFlag = HeaderFlag.unsynchronisation
+    static let extendedHeaderFlag = HeaderFlag.extendedHeader
 }
 
 extension ID3ParseError {

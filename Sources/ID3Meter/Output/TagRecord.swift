@@ -73,7 +73,13 @@ public struct TagRecord: Encodable, Sendable {
                 }
                 record.programDateTime = date
                 record.id3Version = timed.tag.version.description
-                record.notes = timed.tag.notes.isEmpty ? nil : timed.tag.notes
+                // A frame that could not be decoded says why in its own record, not in its neighbours'.
+                var notes = timed.tag.notes
+                if case .skipped(let reason) = frame.content {
+                    record.reason = reason
+                    notes.append("frame \(frame.id) \(reason), not decoded")
+                }
+                record.notes = notes.isEmpty ? nil : notes
                 return record
             }
         }
@@ -94,14 +100,14 @@ public struct TagRecord: Encodable, Sendable {
 }
 
 extension ID3Frame {
-    /// What names a frame for a person: a PRIV's owner, a TXXX's description, a text frame's text.
+    /// What names a frame for a person: a PRIV's owner, a TXXX's description, a text frame's text
+    /// (an undecoded frame has none: its `reason` says why).
     var label: String? {
         switch content {
         case .priv(let owner, _): owner
         case .userText(let description, _): description
         case .text(let values): values.joined(separator: "/")
-        case .skipped(let reason): reason
-        case .other: nil
+        case .skipped, .other: nil
         }
     }
 }

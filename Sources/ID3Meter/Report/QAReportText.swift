@@ -51,6 +51,7 @@ extension SourceReport {
             lines += findings.map { "\(title) at \($0.place): \($0.detail)" }
         }
         lines += segmentsWithoutTags.map { "segment without any Nielsen tag: \($0)" }
+        lines += recoveries.keys.sorted().map { "read leniently (\(recoveries[$0]!)): \($0)" }
         lines += omitted.keys.sorted().map { "\(omitted[$0]!) more \($0) not listed (each list keeps \(SourceReport.keptFindings))" }
         return lines
     }

@@ -54,9 +54,12 @@ public struct SourceReport: Encodable, Sendable {
     public var segmentsWithoutTags: [String] = []
     /// Entries left out of each list past `keptFindings`, by the list's key.
     public var omitted: [String: Int] = [:]
+    /// Tags read around something wrong (a cut end, garbage after the frames, a reading other than
+    /// the spec's, a frame not decoded...), by kind: every recovery is counted, none is silent.
+    public var recoveries: [String: Int] = [:]
 
     enum CodingKeys: String, CodingKey {
-        case source, readable, failures, warnings, omitted, id3Tags = "id3_tags", malformedPackets = "malformed_packets"
+        case source, readable, failures, warnings, omitted, recoveries, id3Tags = "id3_tags", malformedPackets = "malformed_packets"
         case nielsenTags = "nielsen_tags", validTags = "valid_tags", invalidByReason = "invalid_by_reason"
         case invalidTags = "invalid_tags", placeholderTags = "placeholder_tags", duplicates
         case shortGaps = "short_gaps", longGaps = "long_gaps", longestGap = "longest_gap", discontinuities
@@ -106,6 +109,10 @@ public struct SourceReportBuilder {
         switch event {
         case .tag(let timed):
             built.id3Tags += 1
+            for note in timed.tag.notes { built.recoveries[ProblemTally.kind(of: note), default: 0] += 1 }
+            for frame in timed.tag.frames {
+                if case .skipped(let reason) = frame.content { built.recoveries["frame not decoded: \(reason)", default: 0] += 1 }
+            }
             for nielsen in timed.nielsenTags { add(nielsen, timed) }
         case .segment(let segment):
             built.segments += 1
