@@ -73,11 +73,13 @@ samples: deps ffmpeg python
 	  cat $(SAMPLE_BUILD)/fmp4/init.mp4 $$segment | ffprobe -v error -ignore_editlist 1 \
 	    -show_entries packet=stream_index,dts -of csv=p=0 -i - | awk -F, '!seen[$$1]++' > $${segment%.m4s}.csv; \
 	done
-	rm -rf samples/ts samples/hls samples/spec samples/qa samples/packed samples/quirks samples/fmp4 samples/renditions samples/byterange
+	rm -rf samples/ts samples/hls samples/spec samples/qa samples/packed samples/quirks samples/fmp4 samples/renditions samples/byterange samples/lenient
 	$(SWIFT) run id3-sample-gen write --output samples --long-base $(SAMPLE_BUILD)/base40.ts --short-base $(SAMPLE_BUILD)/base20.ts \
 	  --audio $(SAMPLE_BUILD) --fmp4 $(SAMPLE_BUILD)/fmp4
 	cp $(SAMPLE_BUILD)/base2.ts samples/ts/no-id3.ts
 	python3 scripts/byterange_samples.py samples
+	python3 -c 'import mutagen' 2>/dev/null || python3 -m pip install -q mutagen
+	python3 scripts/lenient_samples.py samples
 	@du -sh samples
 
 bench: build ffmpeg python

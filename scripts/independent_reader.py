@@ -108,7 +108,45 @@ def deunsync(b):
     return b.replace(b"\xff\x00", b"\xff")
 
 
+def walk(body, start, syncsafe_sizes, unsync_frames):
+    """The whole frames (id, flags, data) from `start`, and whether the chain adds up: nothing
+    but zero padding after the last one."""
+    frames, i = [], start
+    while i + 10 <= len(body) and body[i] != 0:
+        frame_id = body[i:i + 4]
+        if not all(48 <= c <= 57 or 65 <= c <= 90 for c in frame_id):
+            return frames, False
+        size = syncsafe(body[i + 4:i + 8]) if syncsafe_sizes else int.from_bytes(body[i + 4:i + 8], "big")
+        if i + 10 + size > len(body):
+            return frames, False
+        data = body[i + 10:i + 10 + size]
+        if unsync_frames or body[i + 9] & 0x02:
+            data = deunsync(data)
+        frames.append((frame_id, body[i + 9], data))
+        i += 10 + size
+    return frames, not any(body[i:])
+
+
+def readings(version, flags, body):
+    """The ways writers mean a tag's body (start, sync-safe sizes, per-frame unsync): the
+    spec's first, then the mistakes players read around."""
+    starts = [0]
+    if flags & 0x40 and len(body) >= 4:
+        length = int.from_bytes(body[:4], "big") + 4 if version == 3 else syncsafe(body[:4])
+        if 6 <= length <= len(body):
+            starts = [length, 0]
+    sizes = [version == 4, version != 4]
+    whole = deunsync(body)
+    for data, unsync_frames in ([(body, True), (whole, False)] if version == 4 and flags & 0x80 else [(body, False)]):
+        for start in starts:
+            for syncsafe_sizes in sizes:
+                yield data, start, syncsafe_sizes, unsync_frames
+
+
 def nielsen_owners(payload):
+    """The Nielsen PRIV owners of the back-to-back tags in `payload`, read as a lenient player
+    does: the first reading whose frame chain adds up, else the one with the most whole frames
+    (a tag cut short, or with garbage after its frames, still gives its whole frames)."""
     offset = 0
     while offset + 10 <= len(payload) and payload[offset:offset + 3] == b"ID3":
         version, flags, size = payload[offset + 3], payload[offset + 5], syncsafe(payload[offset + 6:offset + 10])
@@ -116,17 +154,19 @@ def nielsen_owners(payload):
         offset += 10 + size + (10 if version == 4 and flags & 0x10 else 0)
         if version == 3 and flags & 0x80:
             body = deunsync(body)
-        i = 0
-        while i + 10 <= len(body) and body[i] != 0:
-            frame_id = body[i:i + 4]
-            size = syncsafe(body[i + 4:i + 8]) if version == 4 else int.from_bytes(body[i + 4:i + 8], "big")
-            frame_flags = body[i + 9]
-            data = body[i + 10:i + 10 + size]
-            i += 10 + size
+        best = None
+        for data, start, syncsafe_sizes, unsync_frames in readings(version, flags, body):
+            frames, fits = walk(data, start, syncsafe_sizes, unsync_frames)
+            if fits:
+                best = frames
+                break
+            if best is None or len(frames) > len(best):
+                best = frames
+        for frame_id, frame_flags, data in best or []:
+            if version == 4 and frame_flags & 0x0C or version == 3 and frame_flags & 0xC0:
+                continue  # compressed or encrypted: not read
             if version == 4 and frame_flags & 0x01:
                 data = data[4:]
-            if version == 4 and (frame_flags & 0x02 or flags & 0x80):
-                data = deunsync(data)
             if frame_id == b"PRIV":
                 owner = data.split(b"\0", 1)[0].decode("latin-1")
                 if owner.startswith("www.nielsen.com"):

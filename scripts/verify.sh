@@ -10,7 +10,7 @@ passed=0
 failed=0
 for input in samples/ts/nielsen*.ts samples/spec/*.ts samples/qa/*.ts samples/spec/hls/index.m3u8 samples/hls/low/low.m3u8 \
     samples/quirks/quirks.ts samples/quirks/hls/index.m3u8 samples/fmp4/index.m3u8 samples/byterange/ts.m3u8 \
-    samples/byterange/fmp4.m3u8; do
+    samples/byterange/fmp4.m3u8 samples/lenient/*.ts; do
   independent=$(python3 scripts/independent_reader.py "$input" | sort)
   ours=$("$METER" scan --format jsonl "$input" 2>/dev/null \
     | python3 -c 'import json, sys; [print(json.dumps({"pts": r["pts"], "payload": r["payload"]})) for r in map(json.loads, sys.stdin)]' | sort)

@@ -85,8 +85,11 @@ struct SampleScanTests {
         // Playlists referred to by others (the renditions' masters) are read through them, not again;
         // spec/standard-60.ts is read through byterange/ts.m3u8, whose sub-ranges cover it.
         #expect(names == ["byterange/fmp4.m3u8", "byterange/packed.m3u8", "byterange/ts.m3u8",
-                          "fmp4/index.m3u8", "hls/master.m3u8", "packed/ac3/index.m3u8", "packed/ec3/index.m3u8",
-                          "packed/mp3/index.m3u8", "qa/defects.ts", "quirks/hls/index.m3u8", "quirks/quirks.ts",
+                          "fmp4/index.m3u8", "hls/master.m3u8",
+                          "lenient/cut.ts", "lenient/extended-flag.ts", "lenient/garbage.ts", "lenient/undecodable.ts",
+                          "lenient/v23-syncsafe.ts", "lenient/v24-frame-unsync.ts", "lenient/v24-whole-unsync.ts",
+                          "packed/ac3/index.m3u8", "packed/ec3/index.m3u8", "packed/mp3/index.m3u8",
+                          "qa/defects.ts", "quirks/hls/index.m3u8", "quirks/quirks.ts",
                           "renditions/audio-carries.m3u8", "renditions/both-carry.m3u8",
                           "spec/unsync-60.ts", "spec/v23-184.ts",
                           "ts/nielsen-unsync.ts", "ts/nielsen-v23.ts", "ts/nielsen.ts"])

@@ -75,7 +75,8 @@ enum ID3TagParser {
         if let cut {
             notes.append("\(cut.reason): the \(chain.frames.count) whole frame\(chain.frames.count == 1 ? "" : "s") read")
         } else if let problem = chain.problem {
-            notes.append("\(problem.reason) at byte \(problem.offset + headerLength) of the tag: ignored after \(chain.frames.count) frame\(chain.frames.count == 1 ? "" : "s")")
+            notes.append("\(problem.reason) at byte \(problem.offset + headerLength) of the tag: the \(reading.body.count - problem.offset) "
+                         + "bytes from there ignored, the \(chain.frames.count) frame\(chain.frames.count == 1 ? "" : "s") before read")
         }
         let frames = chain.frames.map {
             FrameDecoder.decode($0, in: reading.body, version: version, tagUnsynchronised: reading.unsynchronisedFrames)
