@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ID3Meter
 import SampleGenerator
+import Synchronization
 
 /// EXT-X-BYTERANGE (RFC 8216 §4.3.2.2) and EXT-X-MAP BYTERANGE, over playlists that
 /// scripts/byterange_samples.py wrote on the independently written samples.
@@ -48,5 +49,28 @@ struct ByteRangeTests {
         #expect(throws: PlaylistError.self) {
             try PlaylistParser.parse("#EXTM3U\n#EXTINF:2,\n#EXT-X-BYTERANGE:30\na.ts\n", location: "/x/index.m3u8")
         }
+    }
+
+    /// A live playlist of sub-ranges, growing between loads: each sub-range once, the tags of the file.
+    @Test(.timeLimit(.minutes(1))) func aLivePlaylistOfSubRanges() async throws {
+        let size = try FileManager.default.attributesOfItem(atPath: Samples.path("spec/standard-60.ts"))[.size] as! Int
+        let ranges = ["#EXT-X-BYTERANGE:5000@0", "#EXT-X-BYTERANGE:7000", "#EXT-X-BYTERANGE:\(size - 12_000)"]
+        let loads = Mutex(0)
+        let server = try LocalHTTPServer { request in
+            guard request.path == "live.m3u8" else { return .file(request.path, in: Samples.folder) }
+            let load = loads.withLock { $0 += 1; return $0 }
+            let shown = min(load + 1, 3)
+            let lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:0"]
+                + ranges.prefix(shown).flatMap { ["#EXTINF:1,", $0, "spec/standard-60.ts"] } + (shown == 3 ? ["#EXT-X-ENDLIST"] : [])
+            return LocalHTTPServer.Response(body: Array(lines.joined(separator: "\n").utf8))
+        }
+        defer { server.stop() }
+        var events: [SourceEvent] = []
+        for await event in TagSource(input: server.url("live.m3u8"), liveStart: 5, clock: ContinuousClock()) { events.append(event) }
+        let chunks = events.compactMap { if case .chunk(let chunk) = $0 { chunk } else { nil } }
+        #expect(chunks.compactMap(\.origin.segment?.mediaSequence) == [0, 1, 2])
+        let expected = try Samples.expected("spec/standard-60.expected.jsonl").filter(\.nielsen).map(\.owner)
+        #expect(chunks.flatMap(\.tags).flatMap(\.nielsenTags).map(\.payload) == expected)
+        #expect(loads.withLock { $0 } >= 2, "it was followed as a live playlist")
     }
 }
