@@ -40,12 +40,8 @@ struct ByteSize: ExpressibleByArgument, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    var description: String { FetchErrorSize.text(bytes) }
-}
-
-/// Sizes as the limits' messages print them.
-enum FetchErrorSize {
-    static func text(_ bytes: Int) -> String {
+    /// As it would be written on the command line (for the defaults in `--help`).
+    var description: String {
         bytes % (1 << 30) == 0 ? "\(bytes >> 30)G" : bytes % (1 << 20) == 0 ? "\(bytes >> 20)M"
             : bytes % (1 << 10) == 0 ? "\(bytes >> 10)K" : "\(bytes)"
     }
