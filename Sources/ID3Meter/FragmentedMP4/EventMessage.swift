@@ -28,7 +28,7 @@ struct EventMessage: Equatable {
         func fail(_ reason: String) -> Result<EventMessage, ID3ParseError> {
             .failure(ID3ParseError(reason: "emsg box: \(reason)", offset: box.content.lowerBound))
         }
-        guard var (version, reader) = box.fullBoxFields(in: bytes) else { return fail("truncated header") }
+        guard case (let version, var reader)? = box.fullBoxFields(in: bytes) else { return fail("truncated header") }
         switch version {
         case 0:
             guard let scheme = reader.readCString(), let value = reader.readCString(),

@@ -165,7 +165,7 @@ struct FragmentReader: ChunkedReader {
         moof.children(in: bytes).filter { $0.type == "traf" }.compactMap { traf -> Int64? in
             guard var (_, header) = traf.child("tfhd", in: bytes)?.fullBoxFields(in: bytes), let track = header.readInt(4),
                   let timescale = timescales[track],
-                  var (version, fields) = traf.child("tfdt", in: bytes)?.fullBoxFields(in: bytes),
+                  case (let version, var fields)? = traf.child("tfdt", in: bytes)?.fullBoxFields(in: bytes),
                   let decodeTime = fields.readInt(version == 1 ? 8 : 4) else { return nil }
             return ticks(decodeTime, timescale: timescale)
         }.min()

@@ -22,7 +22,7 @@ struct TrackTimescales: Equatable {
     /// tkhd and mdhd: the track ID, or the timescale, follows the creation and modification
     /// times (64-bit in version 1).
     private static func fieldAfterTimes(_ box: Box, in bytes: [UInt8]) -> Int? {
-        guard var (version, reader) = box.fullBoxFields(in: bytes), reader.skip(version == 1 ? 16 : 8) else { return nil }
+        guard case (let version, var reader)? = box.fullBoxFields(in: bytes), reader.skip(version == 1 ? 16 : 8) else { return nil }
         return reader.readInt(4)
     }
 }
