@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev pkg-config
 
-.PHONY: all build run test verify samples bench fuzz deps python ffmpeg clean
+.PHONY: all build run test verify samples bench fuzz deps python ffmpeg clean install
 
 all: build
 
@@ -28,7 +28,23 @@ ffmpeg:
 	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q ffmpeg >/dev/null; }; }
 
 build: deps
-	$(SWIFT) build -c release
+	@$(SWIFT) build -c release 2>&1 | grep -v -E "^(Fetching|Fetched|Computing|Computed|Creating working copy|Working copy|Cloning|Cloned|Building for|\[[0-9]+/[0-9]+\])" || true
+	@test -x .build/release/id3-meter
+
+# The binary, its man page (swift-argument-parser's generate-manual) and shell completions, below
+# PREFIX (DESTDIR for staging).
+PREFIX ?= /usr/local
+install: build
+	@$(SWIFT) build -c release --product generate-manual >/dev/null
+	@mkdir -p .build/man && .build/release/generate-manual .build/release/id3-meter --output-directory .build/man >/dev/null
+	install -D -m 755 .build/release/id3-meter $(DESTDIR)$(PREFIX)/bin/id3-meter
+	install -D -m 644 .build/man/id3-meter.1 $(DESTDIR)$(PREFIX)/share/man/man1/id3-meter.1
+	@mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	.build/release/id3-meter --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/id3-meter
+	.build/release/id3-meter --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_id3-meter
+	.build/release/id3-meter --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/id3-meter.fish
+	@echo "installed $$($(DESTDIR)$(PREFIX)/bin/id3-meter --version) in $(DESTDIR)$(PREFIX)/bin (man id3-meter; completions for bash, zsh, fish)"
 
 # Meters the bundled HLS sample in real time (about 35 s), printing each sendID3 as it is made.
 run: build
@@ -36,10 +52,14 @@ run: build
 
 # The suite, then a cross-check of every sample against an independent reader. One test at a
 # time: the live tests keep real time, and on 2 cores the hostile-input tests' children (100s
-# of MB through a debug build) would starve them.
+# of MB through a debug build) would starve them. The full output goes to $(TEST_LOG); what is
+# printed is the suite's summary and what failed.
+TEST_LOG := .build/test.log
 test: deps python
-	$(SWIFT) build
-	$(SWIFT) test --no-parallel
+	@mkdir -p .build && echo "Building and testing (the whole output: $(TEST_LOG))"
+	@$(SWIFT) build > $(TEST_LOG) 2>&1 || { grep -E "error:" $(TEST_LOG) | sort -u | head -40; exit 1; }
+	@$(SWIFT) test --no-parallel --disable-xctest >> $(TEST_LOG) 2>&1; status=$$?; \
+	  grep -a -E "^✘|^✔ Test run with|error:" $(TEST_LOG) | grep -a -v "^\[" | sort -u | head -60; exit $$status
 	scripts/verify.sh
 
 verify: deps python

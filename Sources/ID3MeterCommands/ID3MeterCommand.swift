@@ -1,4 +1,5 @@
 import ArgumentParser
+import ID3Meter
 import Foundation
 import Logging
 
@@ -31,12 +32,15 @@ public struct ID3MeterCommand: AsyncParsableCommand {
 
     public static let configuration = CommandConfiguration(
         commandName: "id3-meter",
-        abstract: "Find Nielsen DTVR ID3 tags in HLS and MPEG-TS streams.",
+        abstract: "Meter and scan the Nielsen DTVR ID3 tags of HLS, MPEG-TS, packed audio and fMP4/CMAF streams.",
         discussion: """
             Nielsen DTVR tags are ID3 PRIV frames whose owner starts www.nielsen.com, carried as \
-            timed ID3 in MPEG-TS (stream_type 0x15). The owner string is what a player passes to \
-            the Nielsen SDK's sendID3.
+            timed ID3 in MPEG-TS (stream_type 0x15), at the head of packed audio segments, or in \
+            fMP4 emsg boxes. The owner string is what a player passes to the Nielsen SDK's sendID3. \
+            'id3-meter INPUT' plays a stream and calls sendID3 on time; 'id3-meter scan' lists and \
+            checks every tag of files, folders, playlists and URLs.
             """,
+        version: ID3MeterVersion.current,
         subcommands: [MeterCommand.self, ScanCommand.self],
         defaultSubcommand: MeterCommand.self)
 }

@@ -116,7 +116,8 @@ struct MeterCommand: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .warning
         LibAVLog.route(to: logger, verbose: verbose)
 
-        var outputs: [any MeterOutput] = [StreamOutput(handle: .standardOutput, style: (format ?? .automatic).style)]
+        let style = format?.style ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
+        var outputs: [any MeterOutput] = [StreamOutput(handle: .standardOutput, style: style)]
         if let output { outputs.append(try StreamOutput(appendingTo: output)) }
         if let collector, let url = URL(string: collector) {
             outputs.append(try CollectorOutput(collector: url, spoolDirectory: spoolDirectory) { printError("warning: \($0)") })
@@ -186,13 +187,12 @@ func withSignalsCancelling(_ work: @escaping @Sendable () async -> Void) async t
 }
 
 enum OutputStyle: String, ExpressibleByArgument, CaseIterable {
-    case jsonl, text, automatic
+    case jsonl, text
 
     var style: StreamOutput.Style {
         switch self {
         case .jsonl: .jsonl
         case .text: .text
-        case .automatic: isatty(STDOUT_FILENO) != 0 ? .text : .jsonl
         }
     }
 }

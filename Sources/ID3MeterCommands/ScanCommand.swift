@@ -50,7 +50,7 @@ struct ScanCommand: AsyncParsableCommand {
     var variant = VariantChoice.lowestBandwidth
 
     @Option(parsing: .unconditional, help: "Inputs scanned at once, 1 to 1024 (default: the number of cores).")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    var jobs: Int?
 
     @Flag(help: "Write each input's records as it finishes, not in input order.")
     var unordered = false
@@ -106,7 +106,7 @@ struct ScanCommand: AsyncParsableCommand {
         let display = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress: progress)
         let all = all
         let streaming = unordered ? nil : output
-        await BatchScan(scanner: scanner, jobs: jobs, ordered: !unordered).run(expansion.inputs) { index, input in
+        await BatchScan(scanner: scanner, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, ordered: !unordered).run(expansion.inputs) { index, input in
             InputCollector(index: index, input: input, writer: recordFormat?.makeWriter(), allFrames: all, output: streaming)
         } deliver: { index, outcome in
             summary.merge(outcome.summary)

@@ -1,4 +1,5 @@
 import Foundation
+import ID3Meter
 import Testing
 import SampleGenerator
 
@@ -115,5 +116,14 @@ struct MeterCommandTests {
             #expect(result.status == 0)
             #expect(result.sends.map(\.payload) == expected, "run \(run)")
         }
+    }
+
+    /// `--version` from the one place it is written; completions from the same parser.
+    @Test func versionAndCompletions() throws {
+        let version = try Command.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout == ID3MeterVersion.current + "\n")
+        let bash = try Command.run(["--generate-completion-script", "bash"])
+        #expect(bash.status == 0 && bash.stdout.contains("--max-segment-size") && bash.stdout.contains("scan"))
     }
 }

@@ -5,7 +5,7 @@ import FoundationNetworking
 import Synchronization
 
 /// Sends meter records to an HTTP collector as JSON batches (`POST`, body
-/// `{"batch":"<id>","records":[...]}`), through an on-disk spool: a record is on disk before
+/// `{"batch":"<id>","meter_version":"<version>","records":[...]}`), through an on-disk spool: a record is on disk before
 /// `write` returns, a batch leaves the spool only after a 2xx answer, a failed send is retried
 /// with exponential backoff, and batches left by an earlier run go first.
 public final class CollectorOutput: MeterOutput, @unchecked Sendable {
@@ -104,7 +104,8 @@ public final class CollectorOutput: MeterOutput, @unchecked Sendable {
         var request = URLRequest(url: collector, timeoutInterval: settings.requestTimeout)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(#"{"batch":"\#(id)","records":[\#(records)]}"#.utf8)
+        request.setValue("id3-meter/\(ID3MeterVersion.current)", forHTTPHeaderField: "User-Agent")
+        request.httpBody = Data(#"{"batch":"\#(id)","meter_version":"\#(ID3MeterVersion.current)","records":[\#(records)]}"#.utf8)
         do {
             // In its own task: FoundationNetworking on Linux traps when a request is cancelled mid-flight
             // (TaskRegistry "not in the registry"), and `finish()` cancels the send loop.

@@ -1,0 +1,4 @@
+/// The one place the version is written: `--version`, the collector's batches, the man page.
+public enum ID3MeterVersion {
+    public static let current = "0.11.0"
+}
