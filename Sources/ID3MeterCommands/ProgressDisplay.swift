@@ -2,7 +2,8 @@ import Foundation
 import ID3Meter
 import Synchronization
 
-/// One self-rewriting line on a terminal's stderr: inputs done of total, MB read, MB/s, ETA.
+/// One self-rewriting line on a terminal's stderr, always below what was written before it:
+/// inputs done of total, segments of the playlists being read, MB read, MB/s, ETA.
 final class ProgressDisplay: Sendable {
     private let progress: ScanProgress
     private let started = ContinuousClock.now
@@ -28,12 +29,23 @@ final class ProgressDisplay: Sendable {
         }
     }
 
+    fileprivate func around(_ write: () -> Void) {
+        timer.withLock { running in
+            guard running != nil else { return write() }
+            FileHandle.standardError.write(Data(Self.clearLine.utf8))
+            write()
+            draw()
+        }
+    }
+
     private func draw() {
         let snapshot = progress.snapshot
         let seconds = max(started.duration(to: .now).seconds, 0.001)
         let megabytes = Double(snapshot.bytesRead) / 1_048_576
         let rate = megabytes / seconds
-        var line = "\(snapshot.inputsDone)/\(snapshot.inputs) inputs  \(String(format: "%.1f MB  %.1f MB/s", megabytes, rate))"
+        var line = "\(snapshot.inputsDone)/\(snapshot.inputs) inputs"
+        if let segments = snapshot.segments { line += "  \(segments.done)/\(segments.total) segments" }
+        line += "  " + String(format: "%.1f MB  %.1f MB/s", megabytes, rate)
         if snapshot.bytesKnown > snapshot.bytesRead, rate > 0 {
             let left = Int(Double(snapshot.bytesKnown - snapshot.bytesRead) / 1_048_576 / rate)
             line += String(format: "  ETA %d:%02d", left / 60, left % 60)
@@ -43,10 +55,10 @@ final class ProgressDisplay: Sendable {
 }
 
 extension Optional where Wrapped == ProgressDisplay {
-    /// Prints error lines with the progress line out of their way.
-    func printing(_ lines: [String]) {
-        guard !lines.isEmpty else { return }
-        if self != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        lines.forEach(printError)
+    /// Runs `write` (records or messages for the same terminal) with the progress line out of the
+    /// way, and draws it again below what was written: the two never share a line.
+    func writing(_ write: () -> Void) {
+        guard let display = self else { return write() }
+        display.around(write)
     }
 }

@@ -90,7 +90,8 @@ struct ScanCommand: AsyncParsableCommand {
         let progress = ScanProgress()
         let scanner = Scanner(variant: variant, fetcher: fetch.fetcher, progress: progress)
         let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
-        let output = OrderedOutput()
+        let display = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress: progress)
+        let output = OrderedOutput(display: display)
         if let header = recordFormat?.makeWriter().header() { output.write(header) }
 
         var summary = ScanSummary()
@@ -103,15 +104,16 @@ struct ScanCommand: AsyncParsableCommand {
             builder.add(.failure(failure))
             qa.add(builder.report)
         }
-        let display = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress: progress)
         let all = all
+        let namingSources = expansion.inputs.count > 1
         let streaming = unordered ? nil : output
         await BatchScan(scanner: scanner, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, ordered: !unordered).run(expansion.inputs) { index, input in
-            InputCollector(index: index, input: input, writer: recordFormat?.makeWriter(), allFrames: all, output: streaming)
+            InputCollector(index: index, input: input, writer: recordFormat?.makeWriter(namingSources: namingSources), allFrames: all,
+                           output: streaming)
         } deliver: { index, outcome in
             summary.merge(outcome.summary)
             qa.add(outcome.report)
-            display.printing(outcome.errors)
+            display.writing { outcome.errors.forEach(printError) }
             output.finish(index, outcome.records)
         }
         display?.stop()
@@ -201,14 +203,18 @@ final class OrderedOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var current = 0
     private let output = StandardOutput()
+    /// The progress line on the same terminal, moved out of the records' way.
+    private let display: ProgressDisplay?
 
-    func write(_ line: String) { lock.withLock { output.write(line) } }
+    init(display: ProgressDisplay?) { self.display = display }
+
+    func write(_ line: String) { lock.withLock { display.writing { output.write(line) } } }
 
     /// Writes and empties `records` when input `index` is the one being written.
     func writeIfCurrent(_ index: Int, _ records: inout [UInt8]) {
         lock.withLock {
             guard index == current else { return }
-            output.write(bytes: records)
+            display.writing { output.write(bytes: records) }
             records.removeAll(keepingCapacity: true)
         }
     }
@@ -216,12 +222,12 @@ final class OrderedOutput: @unchecked Sendable {
     /// The rest of input `index`'s records; the next input's turn begins.
     func finish(_ index: Int, _ records: [UInt8]) {
         lock.withLock {
-            output.write(bytes: records)
+            display.writing { output.write(bytes: records) }
             current = index + 1
         }
     }
 
-    func flush() { lock.withLock { output.flush() } }
+    func flush() { lock.withLock { display.writing { output.flush() } } }
 }
 
 /// Buffered stdout: one write per line is a syscall per tag on a big scan.

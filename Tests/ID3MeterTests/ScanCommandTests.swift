@@ -87,4 +87,12 @@ struct ScanCommandTests {
         #expect(help.status == 0)
         #expect(help.stdout.contains("--variant"))
     }
+
+    /// seg0.ts under several playlists is several places: with more than one input, text rows name theirs.
+    @Test func textRowsNameTheirInputWhenThereAreSeveral() throws {
+        let one = try run(["scan", "--format", "text", Samples.path("spec/hls/index.m3u8")])
+        let two = try run(["scan", "--format", "text", Samples.path("spec/hls/index.m3u8"), Samples.path("hls/master.m3u8")])
+        #expect(one.stdout.contains("  part0.ts  nielsen") && !one.stdout.contains(Samples.path("spec/hls/index.m3u8")))
+        #expect(two.stdout.contains("  \(Samples.path("spec/hls/index.m3u8")) part0.ts  nielsen"), "\(two.stdout.prefix(400))")
+    }
 }

@@ -4,11 +4,12 @@ import Foundation
 public enum RecordFormat: String, CaseIterable, Sendable {
     case jsonl, csv, text
 
-    public func makeWriter() -> any RecordWriter {
+    /// `namingSources`: text rows say which input they come from (a run of several inputs).
+    public func makeWriter(namingSources: Bool = false) -> any RecordWriter {
         switch self {
         case .jsonl: JSONLRecordWriter()
         case .csv: CSVRecordWriter()
-        case .text: TextRecordWriter()
+        case .text: TextRecordWriter(namingSources: namingSources)
         }
     }
 }
@@ -61,11 +62,15 @@ struct CSVRecordWriter: RecordWriter {
 }
 
 struct TextRecordWriter: RecordWriter {
+    var namingSources = false
+
     func header() -> String? { nil }
 
     func line(for record: TagRecord) -> String {
         let time = record.time.map { String(format: "%10.3fs", $0) } ?? "    no PTS"
-        let place = record.segment.map(Location.name) ?? Location.name(record.source)
+        // seg0.ts under four playlists is four places: with several inputs, the input goes first.
+        let segment = record.segment.map(Location.name)
+        let place = namingSources ? [record.source, segment].compactMap { $0 }.joined(separator: " ") : segment ?? Location.name(record.source)
         switch record.type {
         case .nielsen:
             var status = record.valid == true ? "valid" : "INVALID (\(record.issues?.joined(separator: "; ") ?? ""))"

@@ -9,6 +9,8 @@ public final class ScanProgress: Sendable {
         public var bytesRead: Int64
         /// Sizes of the local files among the inputs; remote ones are not known in advance.
         public var bytesKnown: Int64
+        /// Segments read of those listed, over the playlists being read.
+        public var segments: (done: Int, total: Int)?
     }
 
     private struct State {
@@ -17,6 +19,7 @@ public final class ScanProgress: Sendable {
         var bytesKnown: Int64 = 0
         var bytesDone: Int64 = 0
         var inFlight: [String: Int64] = [:]
+        var segments: [String: (done: Int, total: Int)] = [:]
     }
 
     private let state = Mutex(State())
@@ -30,22 +33,28 @@ public final class ScanProgress: Sendable {
         state.withLock { $0 = State(inputs: inputs.count, bytesKnown: known) }
     }
 
-    /// `bytes` read so far from `input` (cumulative).
-    public func update(_ input: String, bytes: Int64) {
-        state.withLock { $0.inFlight[input] = bytes }
+    /// `bytes` read so far from `input` (cumulative), and for a playlist its segments read of those listed.
+    public func update(_ input: String, bytes: Int64, segments: (done: Int, total: Int)? = nil) {
+        state.withLock { state in
+            state.inFlight[input] = bytes
+            if let segments { state.segments[input] = segments }
+        }
     }
 
     public func finish(_ input: String) {
         state.withLock { state in
             state.bytesDone += state.inFlight.removeValue(forKey: input) ?? 0
+            state.segments.removeValue(forKey: input)
             state.inputsDone += 1
         }
     }
 
     public var snapshot: Snapshot {
         state.withLock { state in
-            Snapshot(inputsDone: state.inputsDone, inputs: state.inputs,
-                     bytesRead: state.bytesDone + state.inFlight.values.reduce(0, +), bytesKnown: state.bytesKnown)
+            let segments = state.segments.values.reduce((done: 0, total: 0)) { ($0.done + $1.done, $0.total + $1.total) }
+            return Snapshot(inputsDone: state.inputsDone, inputs: state.inputs,
+                            bytesRead: state.bytesDone + state.inFlight.values.reduce(0, +), bytesKnown: state.bytesKnown,
+                            segments: state.segments.isEmpty ? nil : segments)
         }
     }
 }

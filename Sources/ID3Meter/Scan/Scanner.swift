@@ -81,12 +81,18 @@ public struct Scanner: Sendable {
             SegmentReader(source: input, playlist: $0.location, targetDuration: $0.playlist.targetDuration, fetcher: fetcher)
         }
         var lostInARow = playlists.map { _ in 0 }
+        let listed = playlists.map(\.playlist.segments.count).reduce(0, +)
+        var tried = 0
         var segmentsRead = 0
         var foundTimedID3 = false
         var bytes: Int64 = 0
         for index in 0..<(playlists.map(\.playlist.segments.count).max() ?? 0) {
             for (number, (playlist, reader)) in zip(playlists, readers).enumerated()
             where index < playlist.playlist.segments.count && lostInARow[number] < fetcher.limits.maximumConsecutiveLostSegments {
+                defer {
+                    tried += 1
+                    progress?.update(input, bytes: bytes, segments: (tried, listed))
+                }
                 guard let read = reader.read(playlist.playlist.segments[index], emit: emitOnce) else {
                     lostInARow[number] += 1
                     if lostInARow[number] == fetcher.limits.maximumConsecutiveLostSegments {
@@ -99,7 +105,6 @@ public struct Scanner: Sendable {
                 lostInARow[number] = 0
                 segmentsRead += 1
                 bytes += read.byteCount
-                progress?.update(input, bytes: bytes)
                 if read.hasTimedID3 { foundTimedID3 = true }
             }
         }
