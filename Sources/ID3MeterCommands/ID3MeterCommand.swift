@@ -8,7 +8,7 @@ extension ID3MeterCommand {
     /// ArgumentParser's 64), like most media tools.
     public static func runAsMain() async {
         // stdout carries the records; every log line goes to stderr.
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        LoggingSystem.bootstrap { _ in ConsoleLogHandler() }
         do {
             var command = try ID3MeterCommand.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

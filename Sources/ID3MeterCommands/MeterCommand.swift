@@ -120,7 +120,7 @@ struct MeterCommand: AsyncParsableCommand {
         var outputs: [any MeterOutput] = [StreamOutput(handle: .standardOutput, style: style)]
         if let output { outputs.append(try StreamOutput(appendingTo: output)) }
         if let collector, let url = URL(string: collector) {
-            outputs.append(try CollectorOutput(collector: url, spoolDirectory: spoolDirectory) { printError("warning: \($0)") })
+            outputs.append(try CollectorOutput(collector: url, spoolDirectory: spoolDirectory) { Console.warning($0) })
         }
         // The engine and the notice handler are used by the metering task alone; the signal
         // handler only cancels that task.
@@ -136,13 +136,13 @@ struct MeterCommand: AsyncParsableCommand {
             switch notice {
             case .frameRate(let choice):
                 let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin.rawValue))"
-                choice.rejected.forEach { printError("warning: \(input): \($0); not used") }
+                choice.rejected.forEach { Console.warning("\(input): \($0); not used") }
                 if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
             case .warning(let warning):
-                printError("warning: \(warning)")
+                Console.warning("\(warning)")
             case .failure(let failure):
                 failures += 1
-                printError("error: \(failure)")
+                Console.error("\(failure)")
             case .malformed(let error, let pts, let origin):
                 logger.warning("malformed ID3 in \(origin.segment?.uri ?? origin.source) at pts \(pts.map(String.init) ?? "none"): \(error)")
             }

@@ -99,7 +99,7 @@ struct ScanCommand: AsyncParsableCommand {
         let expansion = InputExpansion.expand(inputs, scanner: scanner)
         for failure in expansion.failures {
             summary.count(.failure(failure))
-            printError("error: \(failure)")
+            Console.error("\(failure)")
             var builder = SourceReportBuilder(source: failure.source)
             builder.add(.failure(failure))
             qa.add(builder.report)
@@ -192,7 +192,7 @@ struct InputCollector: ScanCollector {
     func finish() -> Outcome {
         var outcome = outcome
         outcome.report = report.report
-        outcome.errors = outcome.report.failures.map { "error: \($0)" } + outcome.report.warnings.map { "warning: \($0)" }
+        outcome.errors = outcome.report.failures.map { Console.line(.error, $0) } + outcome.report.warnings.map { Console.line(.warning, $0) }
         return outcome
     }
 }

@@ -1,4 +1,5 @@
 import CID3MeterShim
+import Glibc
 
 /// Bytes from any protocol libavformat's I/O layer speaks (file, http, https, udp, srt, ...),
 /// read as they arrive. Only the protocols `ReferenceRule.protocols(for:)` allows for the URL
@@ -9,6 +10,7 @@ public final class ByteStream: @unchecked Sendable {
     /// Held for libavformat, which polls it through a pointer for as long as the stream is open.
     private let interrupt: Interrupt
     private let deadline: Double?
+    private let url: String
 
     /// `ioTimeout` ends a read that gets nothing for that long; `deadline` (seconds from now)
     /// ends everything, the connection included. With `range`, reading starts at its offset (the
@@ -17,6 +19,8 @@ public final class ByteStream: @unchecked Sendable {
                 range: ByteRange? = nil) throws(FetchError) {
         self.interrupt = interrupt
         self.deadline = deadline
+        self.url = url
+        LibAVLog.clearLastError()
         let result = idm_stream_open(&stream, url, ReferenceRule.protocols(for: url), interrupt.pointer,
                                      Self.microseconds(ioTimeout), deadline.map(Self.microseconds) ?? 0,
                                      Int64(range?.offset ?? 0), Int64(range?.end ?? 0))
@@ -34,6 +38,7 @@ public final class ByteStream: @unchecked Sendable {
     /// Reads into `buffer` as soon as some bytes are there; 0 at the end.
     public func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws(FetchError) -> Int {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
+        LibAVLog.clearLastError()
         let result = idm_stream_read(stream, base, Int32(clamping: buffer.count))
         if result >= 0 { return Int(result) }
         if AVError(code: result).isEndOfFile { return 0 }
@@ -64,7 +69,12 @@ public final class ByteStream: @unchecked Sendable {
 
     private func error(_ code: Int32) -> FetchError {
         if let deadline, stream.map({ idm_stream_deadline_passed($0) != 0 }) == true { return .deadline(deadline) }
-        return .libav(AVError(code: code))
+        var detail = LibAVLog.clearLastError()
+        // libavformat 5.1 follows up to 8 redirects and then fails with EIO without a word.
+        if detail == nil, code == -EIO, ["http:", "https:"].contains(where: { url.lowercased().hasPrefix($0) }) {
+            detail = "the server closed the connection early, or redirected more than 8 times"
+        }
+        return .libav(AVError(code: code, detail: detail))
     }
 
     /// Microseconds for libavformat, which a `Double` of any size must not overflow.

@@ -10,7 +10,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The resource ended before the sub-range the playlist gives.
     case shortRange(ByteRange, got: Int)
 
-    var isCancelled: Bool { self == .libav(AVError(code: idm_error_exit())) }
+    var isCancelled: Bool { if case .libav(let error) = self { error.isCancelled } else { false } }
 
     /// A failure the same server may not repeat: a 404 at a live edge, a 503, a dropped connection.
     /// Not a cancel, and not EINVAL: libavformat's answer to a URL or redirect it refuses.
@@ -20,7 +20,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .libav(let error) where error.isInvalidArgument:
+        case .libav(let error) where error.isInvalidArgument && error.detail == nil:
             "\(error) (libavformat refused to open it; a redirect off http(s) is refused this way)"
         case .libav(let error): "\(error)"
         case .tooLarge(let resource, let limit, let declared):
