@@ -37,6 +37,7 @@ PREFIX ?= /usr/local
 install: build
 	@$(SWIFT) build -c release --product generate-manual >/dev/null
 	@mkdir -p .build/man && .build/release/generate-manual .build/release/id3-meter --output-directory .build/man >/dev/null
+	@sed -i "s/^$$/.Pp/" .build/man/id3-meter.1   # mdoc wants a paragraph macro, not an empty line
 	install -D -m 755 .build/release/id3-meter $(DESTDIR)$(PREFIX)/bin/id3-meter
 	install -D -m 644 .build/man/id3-meter.1 $(DESTDIR)$(PREFIX)/share/man/man1/id3-meter.1
 	@mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
