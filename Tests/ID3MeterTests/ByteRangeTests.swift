@@ -6,7 +6,7 @@ import Synchronization
 
 /// EXT-X-BYTERANGE (RFC 8216 §4.3.2.2) and EXT-X-MAP BYTERANGE, over playlists that
 /// scripts/byterange_samples.py wrote on the independently written samples.
-@Suite("Byte ranges")
+@Suite("Byte ranges", .timeLimit(.minutes(2)))
 struct ByteRangeTests {
     static func expected(_ name: String) throws -> [FoundFrame] {
         try Samples.expected("byterange/\(name).expected.jsonl").map(FoundFrame.init)

@@ -4,7 +4,7 @@ import Testing
 import SampleGenerator
 
 /// What an input is, told from its first bytes in one place (`MediaForm.sniff`).
-@Suite("Media forms")
+@Suite("Media forms", .timeLimit(.minutes(2)))
 struct MediaFormTests {
     /// A packed AAC segment whose opening tag is full of 0x47 bytes, at every 188-byte stride.
     @Test func anID3HeaderMeansPackedAudioWhatever0x47BytesFollow() throws {

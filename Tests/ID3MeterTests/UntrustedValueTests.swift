@@ -5,7 +5,7 @@ import Testing
 import SampleGenerator
 
 /// The rules and bounds that keep a stream's values from reaching anything they should not.
-@Suite("Untrusted values")
+@Suite("Untrusted values", .timeLimit(.minutes(2)))
 struct UntrustedValueTests {
     @Test(arguments: [
         ("http://cdn/a/seg.ts", "http://cdn/a/index.m3u8", true), ("https://other/x.ts", "http://cdn/index.m3u8", true),
