@@ -210,6 +210,8 @@ void idm_stream_close(idm_stream **stream) {
 // MARK: - Logs and errors
 
 static idm_log_handler idm_current_log_handler;
+// The last error line libav logged on this thread, for the error the caller then reports.
+static __thread char idm_last_error_line[512];
 
 static void idm_log_callback(void *context, int level, const char *format, va_list arguments) {
     idm_log_handler handler = idm_current_log_handler;
@@ -217,7 +219,15 @@ static void idm_log_callback(void *context, int level, const char *format, va_li
     char line[1024];
     int print_prefix = 1;
     av_log_format_line2(context, level, format, arguments, line, sizeof line, &print_prefix);
+    if (level <= AV_LOG_ERROR) snprintf(idm_last_error_line, sizeof idm_last_error_line, "%s", line);
     handler(level, line);
+}
+
+int idm_take_last_error(char *buffer, size_t size) {
+    if (!idm_last_error_line[0]) return 0;
+    if (buffer && size > 0) snprintf(buffer, size, "%s", idm_last_error_line);
+    idm_last_error_line[0] = 0;
+    return 1;
 }
 
 void idm_set_log_handler(idm_log_handler handler, int max_level) {

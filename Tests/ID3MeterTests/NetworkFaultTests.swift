@@ -104,6 +104,18 @@ struct NetworkFaultTests {
         #expect(events.tags.isEmpty)
     }
 
+    /// libavformat 5.1 follows 8 redirects and then fails with a bare EIO: the error says what happened.
+    @Test func aRedirectLoopSaysSoInWords() throws {
+        let server = try LocalHTTPServer { request in
+            LocalHTTPServer.Response(status: 302, headers: ["Location": "/\(request.path)"])
+        }
+        defer { server.stop() }
+        let events = Samples.scan(server.url("loop.ts"), fetcher: Fetcher(ioTimeout: 2, retry: .none))
+        let reason = try #require(events.failures.first?.reason)
+        #expect(reason.contains("redirected more than 8 times"), "\(reason)")
+        #expect(server.requests.count > 8)
+    }
+
     /// A reload that returns garbage (a truncated or broken playlist) is retried; the stream goes on.
     @Test func anInvalidPlaylistReloadIsRetried() async throws {
         // Segments 0-1, then garbage, then 0-3 and the end.

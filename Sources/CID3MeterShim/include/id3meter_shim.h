@@ -58,6 +58,9 @@ void idm_stream_close(idm_stream **stream);
 /// Routes libav log lines (already formatted) to `handler` for levels up to `max_level`.
 typedef void (*idm_log_handler)(int level, const char *line);
 void idm_set_log_handler(idm_log_handler handler, int max_level);
+/// Copies (and forgets) the last error line libav logged on the calling thread; 0 when there is
+/// none. With a NULL buffer it only forgets it.
+int idm_take_last_error(char *buffer, size_t size);
 
 int idm_error_eof(void);
 int idm_error_exit(void);

@@ -69,7 +69,7 @@ public final class ByteStream: @unchecked Sendable {
 
     private func error(_ code: Int32) -> FetchError {
         if let deadline, stream.map({ idm_stream_deadline_passed($0) != 0 }) == true { return .deadline(deadline) }
-        var detail = LibAVLog.clearLastError()
+        var detail = LibAVLog.takeLastError()
         // libavformat 5.1 follows up to 8 redirects and then fails with EIO without a word.
         if detail == nil, code == -EIO, ["http:", "https:"].contains(where: { url.lowercased().hasPrefix($0) }) {
             detail = "the server closed the connection early, or redirected more than 8 times"

@@ -3,9 +3,9 @@ import Foundation
 import Logging
 
 /// Routes libav's log lines into swift-log. libav logs from any thread through a C
-/// callback that cannot capture context, hence one process-wide logger. Its error lines are also
-/// kept per thread, for the error the tool then reports in its own words (`AVError.detail`):
-/// without `verbose`, they are not printed on their own, so one failure reads once.
+/// callback that cannot capture context, hence one process-wide logger. The shim also keeps each
+/// thread's last error line, for the error the tool then reports in its own words
+/// (`AVError.detail`): without `verbose`, they are not printed on their own, so one failure reads once.
 public enum LibAVLog {
     nonisolated(unsafe) private static var logger = Logger(label: "libav")
     nonisolated(unsafe) private static var printsErrors = false
@@ -13,7 +13,6 @@ public enum LibAVLog {
     private static let avLogError: Int32 = 16
     private static let avLogWarning: Int32 = 24
     private static let avLogVerbose: Int32 = 40
-    private static let lastErrorKey = "id3-meter.libav.lastError"
 
     /// `verbose` prints libav's lines (informational ones too); otherwise its errors are only kept.
     public static func route(to logger: Logger, verbose: Bool) {
@@ -23,22 +22,24 @@ public enum LibAVLog {
             guard let line else { return }
             let text = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { return }
-            if level <= LibAVLog.avLogError {
-                // "[tls @ 0x7f...] An unexpected TLS packet was received." -> what after the context.
-                let words = text.hasPrefix("[") ? text.drop { $0 != "]" }.dropFirst().trimmingCharacters(in: .whitespaces) : text
-                Thread.current.threadDictionary[LibAVLog.lastErrorKey] = words
-            }
             guard LibAVLog.printsErrors else { return }
             let swiftLevel: Logger.Level = level <= LibAVLog.avLogError ? .error : level <= LibAVLog.avLogWarning ? .warning : .debug
             LibAVLog.logger.log(level: swiftLevel, "libav: \(text)")
         }, verbose ? avLogVerbose : avLogError)
     }
 
-    /// This thread's last libav error line since the last call, and forgets it.
-    @discardableResult
-    static func clearLastError() -> String? {
-        let dictionary = Thread.current.threadDictionary
-        defer { dictionary.removeObject(forKey: lastErrorKey) }
-        return dictionary[lastErrorKey] as? String
+    /// Forgets this thread's last libav error line. Cheap: it is called before every read.
+    static func clearLastError() {
+        _ = idm_take_last_error(nil, 0)
+    }
+
+    /// This thread's last libav error line since it was cleared (what it says, after libav's
+    /// "[tls @ 0x7f...]" context), and forgets it.
+    static func takeLastError() -> String? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        guard idm_take_last_error(&buffer, buffer.count) != 0 else { return nil }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.hasPrefix("[") ? text.drop { $0 != "]" }.dropFirst().trimmingCharacters(in: .whitespaces) : text
     }
 }
