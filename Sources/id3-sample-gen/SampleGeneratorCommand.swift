@@ -86,7 +86,7 @@ struct ServeCollector: ParsableCommand {
     @Option(help: "Seconds to serve in all.") var lifetime = 120.0
 
     func run() throws {
-        FileManager.default.createFile(atPath: records, contents: nil)
+        _ = FileManager.default.createFile(atPath: records, contents: nil)
         let file = try FileHandle(forWritingTo: URL(fileURLWithPath: records))
         let start = Date()
         let (downAt, downFor) = (downAt, downFor)
