@@ -25,9 +25,6 @@ public struct ProblemTally: Sendable {
         return false
     }
 
-    /// Whether anything was held back since the last `summaries()`.
-    public var isHolding: Bool { !held.isEmpty }
-
     /// One line per kind held back since the last call: "N more like this (not listed): <the last of them>".
     public mutating func summaries() -> [String] {
         defer {
