@@ -4,7 +4,7 @@ import Testing
 import SampleGenerator
 
 /// Tags in an audio rendition (EXT-X-MEDIA TYPE=AUDIO) rather than, or as well as, the video variant.
-@Suite("Audio renditions")
+@Suite("Audio renditions", .timeLimit(.minutes(3)))
 struct AudioRenditionTests {
     @Test func theDefaultRenditionOfTheVariantsGroup() throws {
         let master = try PlaylistParser.parse(String(contentsOfFile: Samples.path("renditions/both-carry.m3u8"), encoding: .utf8),

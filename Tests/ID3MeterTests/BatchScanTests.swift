@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ID3Meter
 
-@Suite("Batch scan")
+@Suite("Batch scan", .timeLimit(.minutes(3)))
 struct BatchScanTests {
     static let inputs = ["ts/nielsen.ts", "spec/unsync-60.ts", "hls/master.m3u8", "spec/v23-184.ts", "qa/defects.ts",
                          "spec/hls/index.m3u8", "ts/nielsen-v23.ts", "spec/standard-60.ts"].map(Samples.path)

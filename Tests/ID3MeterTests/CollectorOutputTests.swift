@@ -47,7 +47,7 @@ extension MeterRecord {
     struct Batch: Decodable { var batch: String; var records: [Decoded] }
 }
 
-@Suite("HTTP collector with a spool", .serialized)
+@Suite("HTTP collector with a spool", .serialized, .timeLimit(.minutes(3)))
 struct CollectorOutputTests {
     static var settings: CollectorOutput.Settings {
         var settings = CollectorOutput.Settings()

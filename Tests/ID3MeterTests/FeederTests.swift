@@ -19,7 +19,7 @@ final class ClockedEngine: MeteringEngine {
     func end() {}
 }
 
-@Suite("Feeder on an injected clock")
+@Suite("Feeder on an injected clock", .timeLimit(.minutes(3)))
 struct FeederTests {
     static func source(_ events: [SourceEvent]) -> AsyncStream<SourceEvent> {
         AsyncStream { continuation in

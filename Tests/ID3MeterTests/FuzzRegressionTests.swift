@@ -4,7 +4,7 @@ import Testing
 
 /// Every input in fuzz/regressions (fuzzer findings once fixed, and hand-made edge cases) goes
 /// through the fuzz harness's own replayer: none may crash it.
-@Suite("Fuzz regressions")
+@Suite("Fuzz regressions", .timeLimit(.minutes(3)))
 struct FuzzRegressionTests {
     static let folder = Samples.root.appendingPathComponent("fuzz/regressions")
     static let replayer = Command.binary.deletingLastPathComponent().appendingPathComponent("id3-meter-fuzz")

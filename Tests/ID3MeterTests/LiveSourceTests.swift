@@ -4,7 +4,7 @@ import Testing
 import SampleGenerator
 
 /// Live HLS against a real local server whose sliding-window playlist grows in real time.
-@Suite("Live HLS", .serialized)
+@Suite("Live HLS", .serialized, .timeLimit(.minutes(3)))
 struct LiveSourceTests {
     @Test func joinsAtTheLiveEdgeAndDeliversEveryLaterTagExactlyOnceInOrder() async throws {
         let server = try LiveServer(preroll: 3) { LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 3, segmentCount: 7, startDate: $0) }

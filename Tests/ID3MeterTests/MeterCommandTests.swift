@@ -4,7 +4,7 @@ import Testing
 import SampleGenerator
 
 /// `id3-meter URL` as a user runs it.
-@Suite("id3-meter (meter)", .serialized)
+@Suite("id3-meter (meter)", .serialized, .timeLimit(.minutes(3)))
 struct MeterCommandTests {
     func launch(_ arguments: [String]) throws -> (Process, Pipe, Pipe) { try Command.launch(arguments) }
 

@@ -5,7 +5,7 @@ import Testing
 import SampleGenerator
 
 /// Faults a real local server injects: error statuses, stalls, refused connections, restarts.
-@Suite("Network faults")
+@Suite("Network faults", .timeLimit(.minutes(3)))
 struct NetworkFaultTests {
     static func expected(_ name: String) throws -> [FoundFrame] {
         try Samples.expected(name).map(FoundFrame.init)

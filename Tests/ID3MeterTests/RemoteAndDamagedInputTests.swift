@@ -3,7 +3,7 @@ import Testing
 @testable import ID3Meter
 import SampleGenerator
 
-@Suite("Remote and damaged inputs")
+@Suite("Remote and damaged inputs", .timeLimit(.minutes(3)))
 struct RemoteAndDamagedInputTests {
     @Test func hlsOverHTTPMatchesTheGroundTruth() throws {
         let server = try LocalHTTPServer(serving: Samples.folder)

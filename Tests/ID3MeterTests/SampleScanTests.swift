@@ -4,7 +4,7 @@ import Testing
 
 /// End to end on real bytes: every sample scanned (libavformat's I/O), compared with
 /// the list of frames the generator wrote into it.
-@Suite("Scanning the samples")
+@Suite("Scanning the samples", .timeLimit(.minutes(3)))
 struct SampleScanTests {
     static let files = [
         "ts/nielsen", "ts/nielsen-v23", "ts/nielsen-unsync",  // libavformat's muxer

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The `id3-meter scan` command as a user runs it: exit codes, messages, output formats.
-@Suite("id3-meter scan")
+@Suite("id3-meter scan", .timeLimit(.minutes(3)))
 struct ScanCommandTests {
     func run(_ arguments: [String]) throws -> Command.Result { try Command.run(arguments) }
 

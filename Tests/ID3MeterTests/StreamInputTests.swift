@@ -5,7 +5,7 @@ import SampleGenerator
 
 /// MPEG-TS as it arrives from a contribution feed: over UDP (unicast and multicast) and SRT,
 /// sent by libavformat's own output protocols, read through its input protocols.
-@Suite("UDP and SRT inputs", .serialized)
+@Suite("UDP and SRT inputs", .serialized, .timeLimit(.minutes(3)))
 struct StreamInputTests {
     static func freePort() -> Int { Int.random(in: 20_000...40_000) }
 
