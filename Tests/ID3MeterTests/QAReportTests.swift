@@ -66,4 +66,19 @@ struct QAReportTests {
         #expect((json?["sources"] as? [Any])?.count == 3)
         #expect(qa.text().contains("duplicate at 62.000 s (pts 5580000)"))
     }
+
+    /// A list past its 1,000 entries counts the rest under `omitted`, and the totals still count all.
+    @Test func listsKeepAThousandAndCountTheRest() throws {
+        var builder = SourceReportBuilder(source: "long")
+        for sequence in 0..<1_500 {
+            builder.add(.segment(SegmentOrigin(uri: "seg\(sequence).ts", mediaSequence: sequence, discontinuitySequence: 0)))
+        }
+        let report = builder.report
+        #expect(report.segmentsWithoutTags.count == SourceReport.keptFindings)
+        #expect(report.omitted["segments_without_tags"] == 500)
+        var qa = QAReport()
+        qa.add(report)
+        #expect(qa.total.segmentsWithoutTags == 1_500 && qa.total.segments == 1_500)
+        #expect(qa.text().contains("500 more segments_without_tags not listed"))
+    }
 }

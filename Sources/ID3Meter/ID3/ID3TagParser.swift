@@ -63,12 +63,20 @@ enum ID3TagParser {
         if version != .v2_4, flags & HeaderFlag.unsynchronisation != 0 {
             body = removeUnsynchronisation(body)
         }
-        let readings = TagReading.candidates(body, version: version, flags: flags, tolerant: tolerant)
-        let walked = readings.map { reading in (reading, FrameChain.walk(reading.body, from: reading.start, layout: reading.layout)) }
-        let clean = walked.first { $0.1.problem == nil }
-        guard let (reading, chain) = clean ?? walked.max(by: { $0.1.frames.count < $1.1.frames.count }), !chain.frames.isEmpty || clean != nil
-        else {
-            let first = walked.first?.1.problem ?? ID3ParseError(reason: "extended header size does not fit the tag", offset: 0)
+        // The first reading whose chain adds up; failing that, the one with the most whole frames.
+        var best: (reading: TagReading, chain: FrameChainReading)?
+        var firstProblem: ID3ParseError?
+        for reading in TagReading.candidates(body, version: version, flags: flags, tolerant: tolerant) {
+            let chain = FrameChain.walk(reading.body, from: reading.start, layout: reading.layout)
+            if chain.problem == nil {
+                best = (reading, chain)
+                break
+            }
+            firstProblem = firstProblem ?? chain.problem
+            if chain.frames.count > best?.chain.frames.count ?? 0 { best = (reading, chain) }
+        }
+        guard let (reading, chain) = best else {
+            let first = firstProblem ?? ID3ParseError(reason: "extended header size does not fit the tag", offset: 0)
             return .failure(cut ?? first.shifted(by: bodyStart))
         }
         notes += reading.notes

@@ -129,17 +129,19 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         events.compactMap(\.sourceEvent).forEach { yield($0) }
     }
 
-    /// A packed audio or fragmented MP4 file: read whole, one chunk (its tags carry their own times).
+    /// A packed audio or fragmented MP4 file: read through, one chunk (its tags carry their own
+    /// times). Only the tags are held until the end; problems go to the throttle as they come.
     private func produceWholeFile(executor: BlockingExecutor, _ yield: ProblemThrottle) async {
         let (input, scanner) = (input, scanner)
-        let events = await executor.run { () -> [ScanEvent] in
-            var events: [ScanEvent] = []
-            scanner.scan(input) { events.append($0) }
-            return events
-        }
         yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: nil, isLive: false)))
-        yield(.chunk(MediaChunk(origin: TagOrigin(source: input), duration: nil, tags: events.compactMap(\.tag))))
-        events.compactMap(\.sourceEvent).forEach { yield($0) }
+        let tags = await executor.run { () -> [TimedTag] in
+            var tags: [TimedTag] = []
+            scanner.scan(input) { event in
+                if let tag = event.tag { tags.append(tag) } else if let problem = event.sourceEvent { yield(problem) }
+            }
+            return tags
+        }
+        yield(.chunk(MediaChunk(origin: TagOrigin(source: input), duration: nil, tags: tags)))
     }
 
     /// MPEG-TS from a file or a stream (http, udp, srt): each timed-ID3 packet is a chunk.
