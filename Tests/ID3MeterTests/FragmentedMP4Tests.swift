@@ -74,4 +74,21 @@ struct FragmentedMP4Tests {
         let expected = try Samples.expected("fmp4/expected.jsonl").filter(\.nielsen).sorted { $0.pts < $1.pts }
         #expect(run.sends == expected.map(Command.Send.init))
     }
+
+    /// Version 0 messages wait for the next fragment, but not without bound: a run of them with no
+    /// moof is handed over as it comes, each tag still delivered once.
+    @Test func messagesWithoutAFragmentDoNotPileUp() throws {
+        let tag = ID3TagSpec(version: .v2_4, frames: [.priv(owner: "www.nielsen.com/x", data: [1])]).bytes()
+        let box = FragmentedMP4Samples.emsg(version: 0, scheme: "https://aomedia.org/emsg/ID3", value: "", timescale: 1_000,
+                                            time: 0, id: 1, data: tag)
+        let count = FragmentReader.maximumWaitingMessages + 10
+        let bytes = (0..<count).flatMap { _ in box }
+        var reader = WholeFileForm.fragmentedMP4.makeReader(origin: TagOrigin(source: "x"))
+        var beforeEnd = 0, all = 0
+        bytes.withUnsafeBufferPointer { reader.feed($0) { if case .tag = $0 { beforeEnd += 1 } } }
+        all = beforeEnd
+        reader.finish { if case .tag = $0 { all += 1 } }
+        #expect(beforeEnd == FragmentReader.maximumWaitingMessages)
+        #expect(all == count)
+    }
 }

@@ -13,6 +13,9 @@ struct FragmentReader: ChunkedReader {
     /// A box that must be read whole and is larger than this is reported and stepped over.
     static let maximumBoxBytes = 16 << 20
     private static let keptTypes: Set<String> = ["moov", "moof", "emsg"]
+    /// Messages held for the next `moof` at most: past this, they are timed by the last one seen
+    /// (as at the end of the bytes), so that boxes of messages without a fragment cannot pile up.
+    static let maximumWaitingMessages = 1_000
 
     private let origin: TagOrigin
     private var timescales: [Int: Int]
@@ -123,6 +126,7 @@ struct FragmentReader: ChunkedReader {
                 deliver(parsed, emit: emit)
             } else {
                 waiting.append(message)   // after a version 0 message, in order
+                if waiting.count >= Self.maximumWaitingMessages { flushWaiting(emit: emit) }
             }
         }
     }
