@@ -13,6 +13,7 @@ let package = Package(
     name: "id3-meter",
     platforms: [.macOS(.v13)],
     products: [
+        .library(name: "ID3MeterCore", targets: ["ID3MeterCore"]),
         .library(name: "ID3Meter", targets: ["ID3Meter"]),
         .executable(name: "id3-meter", targets: ["id3-meter"]),
         .executable(name: "id3-sample-gen", targets: ["id3-sample-gen"]),
@@ -20,6 +21,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -32,10 +34,18 @@ let package = Package(
             dependencies: ["CLibAV"],
             linkerSettings: libav
         ),
+        // Bytes in, tags out: no C target and no libav, so a backend that holds the bytes
+        // builds and links nothing else.
+        .target(
+            name: "ID3MeterCore",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "ID3Meter",
             dependencies: [
+                "ID3MeterCore",
                 "CID3MeterShim",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -71,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ID3MeterTests",
-            dependencies: ["ID3Meter", "SampleGenerator"]
+            dependencies: ["ID3MeterCore", "ID3Meter", "SampleGenerator"]
         ),
     ]
 )

@@ -96,7 +96,7 @@ struct ScanCommand: AsyncParsableCommand {
 
         var summary = ScanSummary()
         var qa = QAReport()
-        let expansion = InputExpansion.expand(inputs, scanner: scanner)
+        let expansion = await InputExpansion.expand(inputs, scanner: scanner)
         for failure in expansion.failures {
             summary.count(.failure(failure))
             Console.error("\(failure)")

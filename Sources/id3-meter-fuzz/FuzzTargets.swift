@@ -47,15 +47,8 @@ enum FuzzTarget: String, CaseIterable {
             // fMP4: boxes, init segment timescales, tfdt, emsg v0/v1 and the ID3 inside; whole and in pieces.
             Self.readWholeAndInPieces(.fragmentedMP4, bytes)
         case .ts:
-            // MPEG-TS: sync, PSI sections, PES and tags joined across them, fed in two pieces.
-            var demuxer = TimedID3Demuxer()
-            let split = bytes.count / 3
-            let rest = bytes.withUnsafeBufferPointer { buffer in
-                let used = demuxer.demux(UnsafeBufferPointer(rebasing: buffer[..<split]), at: 0, isFinal: false) { _ in }
-                return Array(buffer[used...])
-            }
-            _ = rest.withUnsafeBufferPointer { demuxer.demux($0, at: 0, isFinal: true) { _ in } }
-            demuxer.flush { _ in }
+            // MPEG-TS: sync, PSI sections, PES and tags joined across them; whole and in pieces.
+            Self.readWholeAndInPieces(.transportStream, bytes)
         case .options:
             // The command line's numbers: NUL-separated values for every numeric option of both
             // commands, parsed and validated as a user's would be, then turned into what a run uses.
@@ -78,11 +71,13 @@ enum FuzzTarget: String, CaseIterable {
         }
     }
 
-    /// The reader fed the bytes whole, then split in three: the events must be the same.
-    static func readWholeAndInPieces(_ form: WholeFileForm, _ bytes: [UInt8]) {
+    /// The extractor fed the bytes whole, then split in three: the events must be the same.
+    static func readWholeAndInPieces(_ form: MediaForm, _ bytes: [UInt8]) {
         var whole: [String] = [], pieces: [String] = []
-        form.read(bytes, origin: TagOrigin(source: "fuzz")) { whole.append("\($0)") }
-        form.read(pieces: [bytes.count / 3, bytes.count / 3 + 1], of: bytes, origin: TagOrigin(source: "fuzz")) { pieces.append("\($0)") }
+        var extractor = form.makeExtractor(origin: TagOrigin(source: "fuzz"))
+        extractor.extract(bytes) { whole.append("\($0)") }
+        extractor = form.makeExtractor(origin: TagOrigin(source: "fuzz"))
+        extractor.extract(bytes, cutAt: [bytes.count / 3, bytes.count / 3 + 1]) { pieces.append("\($0)") }
         guard whole == pieces else { fatalError("chunking changed the events:\n\(whole)\n\(pieces)") }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// Tags in an audio rendition (EXT-X-MEDIA TYPE=AUDIO) rather than, or as well as, the video variant.
@@ -13,15 +14,15 @@ struct AudioRenditionTests {
         #expect(playlist.audioRendition(for: variant)?.name == "Main")
     }
 
-    @Test func tagsOnlyInTheAudioRenditionAreFound() throws {
-        let events = Samples.scan(Samples.path("renditions/audio-carries.m3u8"))
+    @Test func tagsOnlyInTheAudioRenditionAreFound() async throws {
+        let events = await Samples.scan(Samples.path("renditions/audio-carries.m3u8"))
         #expect(events.failures == [])
         let expected = try Samples.expected("packed/aac/expected.jsonl")
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
     }
 
-    @Test func tagsInBothAreReportedOnce() throws {
-        let events = Samples.scan(Samples.path("renditions/both-carry.m3u8"))
+    @Test func tagsInBothAreReportedOnce() async throws {
+        let events = await Samples.scan(Samples.path("renditions/both-carry.m3u8"))
         #expect(events.failures == [])
         let expected = try Samples.expected("spec/hls/expected.jsonl")
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 
 @Suite("Batch scan", .timeLimit(.minutes(3)))
 struct BatchScanTests {
@@ -21,13 +22,13 @@ struct BatchScanTests {
 
     @Test func inputsListedOnStandardInput() async throws {
         let listed = "# a comment\n\n" + Self.inputs.prefix(3).joined(separator: "\n") + "\n"
-        let expansion = InputExpansion.expand(["-", Self.inputs[3]], scanner: Scanner()) { listed }
+        let expansion = await InputExpansion.expand(["-", Self.inputs[3]], scanner: Scanner()) { listed }
         #expect(expansion.inputs == Array(Self.inputs.prefix(4)))
         #expect(expansion.failures.isEmpty)
     }
 
-    @Test func quotedGlobs() throws {
-        let expansion = InputExpansion.expand([Samples.path("spec/*.ts"), Samples.path("nothing/*.ts")], scanner: Scanner())
+    @Test func quotedGlobs() async throws {
+        let expansion = await InputExpansion.expand([Samples.path("spec/*.ts"), Samples.path("nothing/*.ts")], scanner: Scanner())
         #expect(expansion.inputs == ["standard-60.ts", "unsync-60.ts", "v23-184.ts"].map { Samples.path("spec/\($0)") })
         #expect(expansion.failures.map(\.reason) == ["no file matches this pattern"])
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 import Synchronization
 
@@ -14,8 +15,8 @@ struct ByteRangeTests {
 
     /// A TS file in three sub-ranges cut inside packets (two without an offset): exactly the file's tags.
     @Test(arguments: ["ts", "packed", "fmp4"])
-    func aByteRangePlaylistYieldsTheTagsOfItsFile(name: String) throws {
-        let events = Samples.scan(Samples.path("byterange/\(name).m3u8"))
+    func aByteRangePlaylistYieldsTheTagsOfItsFile(name: String) async throws {
+        let events = await Samples.scan(Samples.path("byterange/\(name).m3u8"))
         #expect(events.failures == [])
         #expect(events.warnings == [], "no packet is cut: the next sub-range continues it")
         #expect(events.frames(segmentNames: true) == (try Self.expected(name)))
@@ -26,7 +27,7 @@ struct ByteRangeTests {
         let server = try LocalHTTPServer(serving: Samples.folder)
         defer { server.stop() }
         let url = server.url("byterange/\(name).m3u8")
-        let events = try await offThePool { Samples.scan(url) }
+        let events = await Samples.scan(url)
         #expect(events.failures == [])
         #expect(events.frames(segmentNames: true) == (try Self.expected(name)))
         let ranges = server.requests.compactMap { $0.headers["range"] }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// A collector that can be taken down and brought back, and keeps every batch it accepted.

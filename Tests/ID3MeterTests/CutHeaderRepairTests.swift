@@ -1,5 +1,6 @@
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// FFmpeg 5.1 delivers timed-ID3 packets without their first 5 bytes; newer versions deliver

@@ -1,5 +1,6 @@
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 
 /// An engine that notes the virtual time of each call.
 final class ClockedEngine: MeteringEngine {

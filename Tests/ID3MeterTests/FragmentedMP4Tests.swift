@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// fMP4/CMAF from the ffmpeg CLI with emsg boxes put in by the generator; the ground truth's
@@ -11,8 +12,8 @@ struct FragmentedMP4Tests {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: Samples.path("fmp4/\(name)"))))
     }
 
-    @Test func everyID3EmsgOfAnHLSPlaylistWithItsTime() throws {
-        let events = Samples.scan(Samples.path("fmp4/index.m3u8"))
+    @Test func everyID3EmsgOfAnHLSPlaylistWithItsTime() async throws {
+        let events = await Samples.scan(Samples.path("fmp4/index.m3u8"))
         #expect(events.failures == [])
         #expect(events.malformed == [])
         let expected = try Samples.expected("fmp4/expected.jsonl")
@@ -21,12 +22,12 @@ struct FragmentedMP4Tests {
     }
 
     /// Init segment and fragments in one file: the `moov` inside gives the timescales.
-    @Test func aWholeFragmentedFile() throws {
+    @Test func aWholeFragmentedFile() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let whole = folder.appendingPathComponent("whole.mp4")
         try Data(try ["init.mp4", "seg0.m4s", "seg1.m4s", "seg2.m4s"].flatMap(Self.file)).write(to: whole)
-        let events = Samples.scan(whole.path)
+        let events = await Samples.scan(whole.path)
         #expect(events.failures == [])
         let expected = try Samples.expected("fmp4/expected.jsonl").map { FoundFrame(pts: $0.pts, id: $0.id, label: $0.owner ?? $0.description, segment: nil) }
         #expect(events.frames() == expected)
@@ -35,7 +36,8 @@ struct FragmentedMP4Tests {
     /// A media segment without its init segment: version 1 times stand, version 0 ones cannot be known.
     @Test func aLoneSegmentTimesOnlyVersion1() throws {
         var events: [ScanEvent] = []
-        WholeFileForm.fragmentedMP4.read(try Self.file("seg1.m4s"), origin: TagOrigin(source: "seg1.m4s")) { events.append($0) }
+        var extractor = MediaForm.fragmentedMP4.makeExtractor(origin: TagOrigin(source: "seg1.m4s"))
+        extractor.extract(try Self.file("seg1.m4s")) { events.append($0) }
         let expected = try Samples.expected("fmp4/expected.jsonl").filter { $0.segment == "seg1.m4s" }
         #expect(events.tags.map(\.pts) == [expected[0].pts, nil, nil, expected[3].pts])
         #expect(events.tags[3].tag.notes.first == "emsg v1 https://developer.apple.com/streaming/emsg-id3")
@@ -59,7 +61,8 @@ struct FragmentedMP4Tests {
         let unknownVersion: [UInt8] = [0, 0, 0, 12] + Array("emsg".utf8) + [7, 0, 0, 0]
         let oversized: [UInt8] = [0, 0, 0x10, 0] + Array("emsg".utf8) + [1, 0, 0, 0]
         var events: [ScanEvent] = []
-        WholeFileForm.fragmentedMP4.read(good + truncated + unknownVersion + oversized, origin: TagOrigin(source: "x")) {
+        var extractor = MediaForm.fragmentedMP4.makeExtractor(origin: TagOrigin(source: "x"))
+        extractor.extract(good + truncated + unknownVersion + oversized) {
             events.append($0)
         }
         #expect(events.tags.map(\.pts) == [180_000])
@@ -83,7 +86,7 @@ struct FragmentedMP4Tests {
                                             time: 0, id: 1, data: tag)
         let count = FragmentReader.maximumWaitingMessages + 10
         let bytes = (0..<count).flatMap { _ in box }
-        var reader = WholeFileForm.fragmentedMP4.makeReader(origin: TagOrigin(source: "x"))
+        var reader = MediaForm.fragmentedMP4.makeExtractor(origin: TagOrigin(source: "x"))
         var beforeEnd = 0, all = 0
         bytes.withUnsafeBufferPointer { reader.feed($0) { if case .tag = $0 { beforeEnd += 1 } } }
         all = beforeEnd

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 
 /// Every input in fuzz/regressions (fuzzer findings once fixed, and hand-made edge cases) goes
 /// through the fuzz harness's own replayer: none may crash it.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// Streams from someone else's server, made hostile on purpose by a real local one: references
@@ -14,8 +15,8 @@ struct HostileStreamTests {
         Set(events.tags.flatMap(\.nielsenTags).map(\.payload))
     }
 
-    static let plantedPayloads = payloads(Samples.scan(planted))
-    static let legitPayloads = payloads(Samples.scan(Samples.path("spec/hls/index.m3u8")))
+    static func plantedPayloads() async -> Set<String> { payloads(await Samples.scan(planted)) }
+    static func legitPayloads() async -> Set<String> { payloads(await Samples.scan(Samples.path("spec/hls/index.m3u8"))) }
 
     /// Every form of reference the issue lists, and a plain absolute path (which a remote playlist resolves on its server).
     static func references(port: UInt16) -> [String] {
@@ -42,7 +43,8 @@ struct HostileStreamTests {
     }
 
     @Test func aRemotePlaylistCannotReachLocalFilesOrSockets() async throws {
-        #expect(!Self.plantedPayloads.isEmpty && Self.plantedPayloads.isDisjoint(with: Self.legitPayloads))
+        let planted = await Self.plantedPayloads(), legit = await Self.legitPayloads()
+        #expect(!planted.isEmpty && planted.isDisjoint(with: legit))
         let port = UInt16.random(in: 40_000...60_000)
         for reference in Self.references(port: port) {
             let playlists = Self.playlists(reference)
@@ -55,10 +57,10 @@ struct HostileStreamTests {
             for name in playlists.keys.sorted() + ["redirect.ts"] {
                 let started = Date()
                 let url = server.url(name)
-                let events = try await offThePool { Samples.scan(url, fetcher: Fetcher(ioTimeout: 2, retry: .none)) }
+                let events = await Samples.scan(url, fetcher: Fetcher(ioTimeout: 2, retry: .none))
                 let context = Comment(rawValue: "\(reference) as \(name)")
                 #expect(Date().timeIntervalSince(started) < 8, context)
-                #expect(Self.payloads(events).isDisjoint(with: Self.plantedPayloads), context)
+                #expect(Self.payloads(events).isDisjoint(with: planted), context)
                 #expect(!events.failures.isEmpty, context)
                 let text = events.failures.map(\.description).joined(separator: "\n")
                 #expect(!text.contains("bytes,") && !text.contains("Is a directory"), "nothing about local files: \(text)")
@@ -66,7 +68,7 @@ struct HostileStreamTests {
                     #expect(text.contains("refused '\(reference)'"), "\(context): \(text)")
                 }
                 if name == "segment.m3u8" {
-                    #expect(Self.payloads(events).isSuperset(of: Self.payloads(Samples.scan(Samples.path("spec/hls/part0.ts")))),
+                    #expect(Self.payloads(events).isSuperset(of: Self.payloads(await Samples.scan(Samples.path("spec/hls/part0.ts")))),
                             "the segments around the refused one are still read")
                 }
             }
@@ -79,8 +81,8 @@ struct HostileStreamTests {
         let playlist = folder.appendingPathComponent("local.m3u8").path
         let text = "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n\(Self.planted)\n#EXTINF:10,\npipe:0\n#EXTINF:10,\nfile://\(Self.planted)\n#EXT-X-ENDLIST\n"
         try text.write(toFile: playlist, atomically: true, encoding: .utf8)
-        let events = try await offThePool { Samples.scan(playlist) }
-        #expect(Self.payloads(events) == Self.plantedPayloads)
+        let events = await Samples.scan(playlist)
+        #expect(Self.payloads(events) == (await Self.plantedPayloads()))
         #expect(events.failures.map(\.reason).contains { $0.contains("refused 'pipe:0'") }, "\(events.failures)")
     }
 
@@ -94,7 +96,8 @@ struct HostileStreamTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("refused 'file://\(Self.planted)': a playlist loaded over http(s) may reference only http(s) URLs"),
                 "\(result.stderr)")
-        #expect(Self.plantedPayloads.allSatisfy { !result.stdout.contains($0) })
+        let planted = await Self.plantedPayloads()
+        #expect(planted.allSatisfy { !result.stdout.contains($0) })
         #expect(result.stdout.contains("\"type\":\"nielsen\""))
     }
 
@@ -141,7 +144,7 @@ struct HostileStreamTests {
         let result = try await offThePool { try MeasuredRun.run(["scan", "--format", "jsonl", server.url("endless.m3u8")]) }
         #expect(result.status == 1)
         #expect(result.stderr.contains("more than the 256 MB allowed for a segment (--max-segment-size)"), "\(result.stderr)")
-        let part0 = Self.payloads(Samples.scan(Samples.path("spec/hls/part0.ts")))
+        let part0 = Self.payloads(await Samples.scan(Samples.path("spec/hls/part0.ts")))
         #expect(!part0.isEmpty && part0.allSatisfy { result.stdout.contains($0) }, "the tags before the cut are reported")
         #expect(result.peakMiB < 150, "peak \(result.peakMiB) MiB")
     }
@@ -171,9 +174,8 @@ struct HostileStreamTests {
         let server = try Self.limitServer()
         defer { server.stop() }
         let url = server.url("endless.ts")
-        let result = try await offThePool { () -> Result<[UInt8], FetchFailure> in
-            Result { () throws(FetchFailure) in try Fetcher(retry: .none).fetch(url, as: resource) }
-        }
+        let result: Result<[UInt8], FetchFailure>
+        do { result = .success(try await Fetcher(retry: .none).fetch(url, as: resource)) } catch { result = .failure(error) }
         guard case .failure(let failure) = result else { Issue.record("an endless body was read whole"); return }
         #expect(failure.description.hasSuffix(message), "\(failure)")
     }
@@ -205,7 +207,7 @@ struct HostileStreamTests {
         }
         defer { server.stop() }
         let url = server.url("many.m3u8")
-        let events = try await offThePool { Samples.scan(url) }
+        let events = await Samples.scan(url)
         #expect(events.failures.count == 11)
         #expect(events.failures.last?.reason.contains("gave up on \(server.url("many.m3u8")) after 10 segments in a row could not be read") == true,
                 "\(events.failures.last?.reason ?? "")")
@@ -285,6 +287,7 @@ struct HostileStreamTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("EXTINF 31536000.0 s is far over EXT-X-TARGETDURATION 10.0 s; taken as 10.0 s"), "\(result.stderr)")
         #expect(result.seconds < 20)
-        #expect(Set(Command.Send.records(in: result.stdout).compactMap(\.payload)) == Self.legitPayloads)
+        let legit = await Self.legitPayloads()
+        #expect(Set(Command.Send.records(in: result.stdout).compactMap(\.payload)) == legit)
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 @Suite("ID3v2 tags")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 
 /// Tags written by mutagen and then got wrong the ways other tools do (scripts/lenient_samples.py):
 /// every frame whose bytes are there is delivered, and a note says what was read around.
@@ -14,8 +15,8 @@ struct LenientID3Tests {
         ("v24-frame-unsync", nil),
         ("v23-syncsafe", "ID3v2.3 tag written with sync-safe frame sizes"),
     ] as [(String, String?)])
-    func everyWholeFrameIsDeliveredAndTheRecoveryNoted(sample: String, note: String?) throws {
-        let events = Samples.scan(Samples.path("lenient/\(sample).ts"))
+    func everyWholeFrameIsDeliveredAndTheRecoveryNoted(sample: String, note: String?) async throws {
+        let events = await Samples.scan(Samples.path("lenient/\(sample).ts"))
         #expect(events.failures == [] && events.malformed == [])
         #expect(events.frames() == (try Samples.expected("lenient/\(sample).expected.jsonl")).map(FoundFrame.init))
         #expect(events.tags.flatMap(\.nielsenTags).count == 1, "the Nielsen tag is delivered")
@@ -25,15 +26,15 @@ struct LenientID3Tests {
 
     /// Private data too: the sync PRIV's 0xFF bytes come back whole under either unsynchronisation.
     @Test(arguments: ["v24-whole-unsync", "v24-frame-unsync"])
-    func unsynchronisedPrivateDataIsRestored(sample: String) throws {
-        let tag = try #require(Samples.scan(Samples.path("lenient/\(sample).ts")).tags.first)
+    func unsynchronisedPrivateDataIsRestored(sample: String) async throws {
+        let tag = try #require(await Samples.scan(Samples.path("lenient/\(sample).ts")).tags.first)
         #expect(tag.tag.privFrames.first { $0.owner == "com.example.sync" }?.data == [0xFF, 0xE0, 0xFF, 0x00, 0xFF, 0xFB, 0xFF])
     }
 
     /// A frame that cannot be decoded is listed with its reason in `reason` (never as its owner),
     /// and the note is on its own record only; the Nielsen PRIV beside it is delivered.
-    @Test func undecodableFramesSayWhyOnTheirOwnRecords() throws {
-        let events = Samples.scan(Samples.path("lenient/undecodable.ts"))
+    @Test func undecodableFramesSayWhyOnTheirOwnRecords() async throws {
+        let events = await Samples.scan(Samples.path("lenient/undecodable.ts"))
         #expect(events.frames() == (try Samples.expected("lenient/undecodable.expected.jsonl")).map(FoundFrame.init))
         let records = events.flatMap { TagRecord.records(for: $0, allFrames: true) }
         #expect(records.map(\.reason) == ["compressed", nil, "encrypted", "frame shorter than its flags require"])
@@ -43,10 +44,10 @@ struct LenientID3Tests {
     }
 
     /// Every recovery is a count in the QA report.
-    @Test func recoveriesAreCountedInTheQAReport() throws {
+    @Test func recoveriesAreCountedInTheQAReport() async throws {
         var builder = SourceReportBuilder(source: "lenient")
         for sample in ["cut", "garbage", "undecodable"] {
-            Samples.scan(Samples.path("lenient/\(sample).ts")).forEach { builder.add($0) }
+            await Samples.scan(Samples.path("lenient/\(sample).ts")).forEach { builder.add($0) }
         }
         let recoveries = builder.report.recoveries
         #expect(recoveries["frame not decoded: encrypted"] == 1)

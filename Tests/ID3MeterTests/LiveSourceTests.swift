@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// Live HLS against a real local server whose sliding-window playlist grows in real time.

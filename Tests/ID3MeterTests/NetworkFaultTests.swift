@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// Faults a real local server injects: error statuses, stalls, refused connections, restarts.
@@ -11,7 +12,7 @@ struct NetworkFaultTests {
         try Samples.expected(name).map(FoundFrame.init)
     }
 
-    @Test func aSegmentThatFailsTwiceIsFetchedOnTheThirdTry() throws {
+    @Test func aSegmentThatFailsTwiceIsFetchedOnTheThirdTry() async throws {
         let failures = Mutex(2)
         let server = try LocalHTTPServer { request in
             if request.path == "spec/hls/part1.ts", failures.withLock({ $0 -= 1; return $0 >= 0 }) {
@@ -20,25 +21,25 @@ struct NetworkFaultTests {
             return .file(request.path, in: Samples.folder)
         }
         defer { server.stop() }
-        let events = Samples.scan(server.url("spec/hls/index.m3u8"))
+        let events = await Samples.scan(server.url("spec/hls/index.m3u8"))
         #expect(events.failures == [])
         #expect(events.frames(segmentNames: true) == (try Self.expected("spec/hls/expected.jsonl")))
         #expect(server.requests.filter { $0.path == "spec/hls/part1.ts" }.count == 3)
     }
 
-    @Test func aSegmentThatNeverComesIsReportedAfterEveryTry() throws {
+    @Test func aSegmentThatNeverComesIsReportedAfterEveryTry() async throws {
         let server = try LocalHTTPServer { request in
             request.path == "spec/hls/part1.ts" ? .notFound : .file(request.path, in: Samples.folder)
         }
         defer { server.stop() }
-        let events = Samples.scan(server.url("spec/hls/index.m3u8"))
+        let events = await Samples.scan(server.url("spec/hls/index.m3u8"))
         #expect(events.failures.count == 1)
         let reason = try #require(events.failures.first?.reason)
         #expect(reason.contains("404") && reason.contains("after 3 attempts"), "\(reason)")
         #expect(server.requests.filter { $0.path == "spec/hls/part1.ts" }.count == 3)
     }
 
-    @Test func aStalledResponseTimesOutAndIsTriedAgain() throws {
+    @Test func aStalledResponseTimesOutAndIsTriedAgain() async throws {
         let stalls = Mutex(1)
         let server = try LocalHTTPServer { request in
             if request.path == "spec/hls/part1.ts", stalls.withLock({ $0 -= 1; return $0 >= 0 }) {
@@ -48,18 +49,18 @@ struct NetworkFaultTests {
         }
         defer { server.stop() }
         let started = Date()
-        let events = Samples.scan(server.url("spec/hls/index.m3u8"), fetcher: Fetcher(ioTimeout: 0.5, retry: Samples.quickRetry))
+        let events = await Samples.scan(server.url("spec/hls/index.m3u8"), fetcher: Fetcher(ioTimeout: 0.5, retry: Samples.quickRetry))
         #expect(Date().timeIntervalSince(started) < 2.5, "the stall was cut off by the timeout, not waited out")
         #expect(events.failures == [])
         #expect(events.frames(segmentNames: true) == (try Self.expected("spec/hls/expected.jsonl")))
     }
 
-    @Test func aRefusedConnectionFailsFastWithItsReason() throws {
+    @Test func aRefusedConnectionFailsFastWithItsReason() async throws {
         let server = try LocalHTTPServer { _ in .notFound }
         let url = server.url("live.m3u8")
         server.stop()
         let started = Date()
-        let events = Samples.scan(url)
+        let events = await Samples.scan(url)
         #expect(Date().timeIntervalSince(started) < 2)
         #expect(events.failures.first?.reason.contains("Connection refused") == true, "\(events.failures)")
     }
@@ -92,12 +93,12 @@ struct NetworkFaultTests {
         #expect(!failures.isEmpty && failures.allSatisfy { $0.reason.hasPrefix("playlist reload failed, retrying") }, "\(failures)")
     }
 
-    @Test func aTLSFailureIsReportedWithItsReason() throws {
+    @Test func aTLSFailureIsReportedWithItsReason() async throws {
         let server = try LocalHTTPServer(serving: Samples.folder)
         defer { server.stop() }
         let url = server.url("spec/standard-60.ts").replacingOccurrences(of: "http://", with: "https://")
         let started = Date()
-        let events = Samples.scan(url, fetcher: Fetcher(ioTimeout: 2, retry: .none))
+        let events = await Samples.scan(url, fetcher: Fetcher(ioTimeout: 2, retry: .none))
         #expect(Date().timeIntervalSince(started) < 5)
         let reason = try #require(events.failures.first?.reason)
         #expect(reason.hasPrefix("cannot open: "), "\(reason)")
@@ -105,12 +106,12 @@ struct NetworkFaultTests {
     }
 
     /// libavformat 5.1 follows 8 redirects and then fails with a bare EIO: the error says what happened.
-    @Test func aRedirectLoopSaysSoInWords() throws {
+    @Test func aRedirectLoopSaysSoInWords() async throws {
         let server = try LocalHTTPServer { request in
             LocalHTTPServer.Response(status: 302, headers: ["Location": "/\(request.path)"])
         }
         defer { server.stop() }
-        let events = Samples.scan(server.url("loop.ts"), fetcher: Fetcher(ioTimeout: 2, retry: .none))
+        let events = await Samples.scan(server.url("loop.ts"), fetcher: Fetcher(ioTimeout: 2, retry: .none))
         let reason = try #require(events.failures.first?.reason)
         #expect(reason.contains("redirected more than 8 times"), "\(reason)")
         #expect(server.requests.count > 8)

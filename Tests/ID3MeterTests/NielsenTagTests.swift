@@ -1,5 +1,6 @@
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 
 @Suite("Nielsen tags")
 struct NielsenTagTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 
 @Suite("33-bit PTS")
 struct PTSTests {

@@ -1,15 +1,16 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 
 /// Packed audio segments made from ffmpeg-encoded AAC, MP3, AC-3 and E-AC-3; the ground truth's
 /// times come from ffprobe's packet list, not from id3-meter's frame walker.
 @Suite("Packed audio")
 struct PackedAudioTests {
     @Test(arguments: ["aac", "mp3", "ac3", "ec3"])
-    func everyTagWithItsTimeInAPackedAudioPlaylist(format: String) throws {
+    func everyTagWithItsTimeInAPackedAudioPlaylist(format: String) async throws {
         let expected = try Samples.expected("packed/\(format)/expected.jsonl")
-        let events = Samples.scan(Samples.path("packed/\(format)/index.m3u8"))
+        let events = await Samples.scan(Samples.path("packed/\(format)/index.m3u8"))
         #expect(events.failures == [])
         #expect(events.malformed == [])
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
@@ -17,9 +18,9 @@ struct PackedAudioTests {
         #expect(Set(events.tags.map(\.pts)).count == 6)
     }
 
-    @Test func aSinglePackedAudioFile() throws {
+    @Test func aSinglePackedAudioFile() async throws {
         let expected = try Samples.expected("packed/aac/expected.jsonl").filter { $0.segment == "seg1.aac" }
-        let events = Samples.scan(Samples.path("packed/aac/seg1.aac"))
+        let events = await Samples.scan(Samples.path("packed/aac/seg1.aac"))
         #expect(events.failures == [])
         #expect(events.frames() == expected.map { FoundFrame(pts: $0.pts, id: $0.id, label: $0.owner ?? $0.description, segment: nil) })
     }
@@ -29,7 +30,8 @@ struct PackedAudioTests {
         let tagEnd = try ID3TagParser.parse(bytes, at: 0).get().byteCount
         bytes.insert(contentsOf: [0x01, 0x02, 0x03, 0x04, 0x05], at: tagEnd + 100)  // inside the second frame
         var events: [ScanEvent] = []
-        WholeFileForm.packedAudio.read(bytes, origin: TagOrigin(source: "damaged.ac3")) { events.append($0) }
+        var extractor = MediaForm.packedAudio.makeExtractor(origin: TagOrigin(source: "damaged.ac3"))
+        extractor.extract(bytes) { events.append($0) }
         #expect(events.tags.count == 2, "the tags on both sides of the damage survive")
         #expect(events.malformed.count == 1)
         #expect(events.malformed.first?.reason.contains("bytes that are neither audio frames nor ID3 tags skipped") == true)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 
 @Suite("HLS playlists")
 struct PlaylistParserTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// The frame clock on virtual time: every expected time here is worked out by hand from the

@@ -1,19 +1,20 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 @Suite("QA report")
 struct QAReportTests {
-    static func report(_ input: String) -> SourceReport {
+    static func report(_ input: String) async -> SourceReport {
         var builder = SourceReportBuilder(source: input)
-        Samples.scan(input).forEach { builder.add($0) }
+        await Samples.scan(input).forEach { builder.add($0) }
         return builder.report
     }
 
-    @Test func findsEveryPlantedDefectWithItsTimeAndNothingElse() throws {
+    @Test func findsEveryPlantedDefectWithItsTimeAndNothingElse() async throws {
         let planted = try JSONDecoder().decode(PlantedDefects.self, from: Data(contentsOf: URL(fileURLWithPath: Samples.path("qa/defects.planted.json"))))
-        let report = Self.report(Samples.path("qa/defects.ts"))
+        let report = await Self.report(Samples.path("qa/defects.ts"))
         #expect(report.placeholderTags.map(\.pts) == planted.placeholder)
         #expect(report.shortGaps.map(\.at.pts) == planted.shortGaps)
         #expect(report.longGaps.map(\.at.pts) == planted.longGaps)
@@ -27,33 +28,33 @@ struct QAReportTests {
         #expect(Set(report.failedChecks) == ["invalid_tags", "duplicates", "short_gaps", "long_gaps"])
     }
 
-    @Test func aCleanStreamPassesEveryCheck() {
-        let report = Self.report(Samples.path("spec/standard-60.ts"))
+    @Test func aCleanStreamPassesEveryCheck() async {
+        let report = await Self.report(Samples.path("spec/standard-60.ts"))
         #expect(report.failedChecks == [])
         #expect(report.shortGaps.isEmpty && report.longGaps.isEmpty && report.discontinuities.isEmpty)
         #expect(report.placeholderTags.count == 2, "placeholders are reported, and fail nothing")
     }
 
-    @Test func segmentsWithoutATagAreNamed() throws {
+    @Test func segmentsWithoutATagAreNamed() async throws {
         let playlist = try String(contentsOfFile: Samples.path("hls/low/low.m3u8"), encoding: .utf8)
         let segments = playlist.split(separator: "\n").filter { $0.hasSuffix(".ts") }.map(String.init)
         let tagged = Set(try Samples.expected("hls/expected.jsonl").filter(\.nielsen).compactMap(\.segment))
-        let report = Self.report(Samples.path("hls/master.m3u8"))
+        let report = await Self.report(Samples.path("hls/master.m3u8"))
         #expect(report.segments == segments.count)
         #expect(report.segmentsWithoutTags.map(Location.name) == segments.filter { !tagged.contains($0) })
         #expect(report.discontinuities.isEmpty)
     }
 
-    @Test func aDeclaredDiscontinuityIsNotAGap() {
-        let report = Self.report(Samples.path("spec/hls/index.m3u8"))
+    @Test func aDeclaredDiscontinuityIsNotAGap() async {
+        let report = await Self.report(Samples.path("spec/hls/index.m3u8"))
         #expect(report.discontinuities.map(\.segment).map { $0.map(Location.name) } == ["part2.ts"])
         #expect(report.longGaps.isEmpty, "the PTS step back at the discontinuity is not measured as a gap")
     }
 
-    @Test func totalsAddUpAcrossSources() {
+    @Test func totalsAddUpAcrossSources() async {
         var qa = QAReport()
-        qa.add(Self.report(Samples.path("qa/defects.ts")))
-        qa.add(Self.report(Samples.path("spec/standard-60.ts")))
+        await qa.add(Self.report(Samples.path("qa/defects.ts")))
+        await qa.add(Self.report(Samples.path("spec/standard-60.ts")))
         var unreadable = SourceReportBuilder(source: "missing.ts")
         unreadable.add(.failure(InputFailure(source: "missing.ts", reason: "cannot open")))
         qa.add(unreadable.report)

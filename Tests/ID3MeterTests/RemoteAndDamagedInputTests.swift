@@ -1,36 +1,37 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 @Suite("Remote and damaged inputs", .timeLimit(.minutes(3)))
 struct RemoteAndDamagedInputTests {
-    @Test func hlsOverHTTPMatchesTheGroundTruth() throws {
+    @Test func hlsOverHTTPMatchesTheGroundTruth() async throws {
         let server = try LocalHTTPServer(serving: Samples.folder)
         defer { server.stop() }
         let expected = try Samples.expected("hls/expected.jsonl")
-        let events = Samples.scan(server.url("hls/master.m3u8"), variant: .highestBandwidth)
+        let events = await Samples.scan(server.url("hls/master.m3u8"), variant: .highestBandwidth)
         #expect(events.failures == [])
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
         #expect(events.tags.first?.origin.segment?.uri == server.url("hls/high/seg0.ts"))
         #expect(server.requests.filter { $0.path == "hls/high/key.bin" }.count == 1, "the key is fetched once")
     }
 
-    @Test func aTransportStreamOverHTTP() throws {
+    @Test func aTransportStreamOverHTTP() async throws {
         let server = try LocalHTTPServer(serving: Samples.folder)
         defer { server.stop() }
         let expected = try Samples.expected("spec/unsync-60.expected.jsonl")
-        let events = Samples.scan(server.url("spec/unsync-60.ts"))
+        let events = await Samples.scan(server.url("spec/unsync-60.ts"))
         #expect(events.failures == [])
         #expect(events.frames() == expected.map(FoundFrame.init))
     }
 
-    @Test func aMissingRemoteSegmentIsReportedAndTheRestScanned() throws {
+    @Test func aMissingRemoteSegmentIsReportedAndTheRestScanned() async throws {
         let server = try LocalHTTPServer { request in
             request.path == "spec/hls/part1.ts" ? .notFound : .file(request.path, in: Samples.folder)
         }
         defer { server.stop() }
-        let events = Samples.scan(server.url("spec/hls/index.m3u8"))
+        let events = await Samples.scan(server.url("spec/hls/index.m3u8"))
         let expected = try Samples.expected("spec/hls/expected.jsonl").filter { $0.segment != "part1.ts" }
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
         #expect(events.failures.map(\.segment) == [server.url("spec/hls/part1.ts")])
@@ -46,7 +47,7 @@ struct RemoteAndDamagedInputTests {
     }
 
     /// Truncated and bit-flipped copies: no crash, no hang, and the tags before the damage survive.
-    @Test func damagedTransportStreamsNeverCrash() throws {
+    @Test func damagedTransportStreamsNeverCrash() async throws {
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("spec/standard-60.ts"))))
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -58,7 +59,7 @@ struct RemoteAndDamagedInputTests {
             }
             let file = folder.appendingPathComponent("damaged\(round).ts")
             try Data(bytes).write(to: file)
-            let events = Samples.scan(file.path)
+            let events = await Samples.scan(file.path)
             if round % 4 == 0 {
                 // Only truncated: every tag whose packets were all there is found, exactly.
                 let found = events.frames().map(\.label)
@@ -89,12 +90,12 @@ struct DamagedMediaTests {
         return (bytes, packets)
     }
 
-    static func scanLabels(_ bytes: [UInt8]) throws -> [String?] {
+    static func scanLabels(_ bytes: [UInt8]) async throws -> [String?] {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("damaged.ts")
         try Data(bytes).write(to: file)
-        return Samples.scan(file.path).frames().map(\.label)
+        return await Samples.scan(file.path).frames().map(\.label)
     }
 
     @Test(arguments: [
@@ -102,7 +103,7 @@ struct DamagedMediaTests {
         "continuity error",   // one TS packet of a tag dropped
         "random overwrite",   // a run of random bytes over a tag
     ])
-    func tagsAwayFromTheDamageSurvive(damage: String) throws {
+    func tagsAwayFromTheDamageSurvive(damage: String) async throws {
         var (bytes, packets) = Self.stream()
         let victim = packets.count / 2
         let range = packets[victim].range
@@ -113,7 +114,7 @@ struct DamagedMediaTests {
             var random = SeededRandom(seed: 3)
             bytes.replaceSubrange(range.lowerBound + 10..<range.lowerBound + 300, with: random.bytes(290))
         }
-        let found = try Self.scanLabels(bytes)
+        let found = try await Self.scanLabels(bytes)
         let untouched = packets.enumerated().filter { $0.offset != victim }.flatMap(\.element.frames)
         // Every untouched tag, in order; the damaged one may be gone, but nothing else is.
         #expect(found.compactMap { $0 }.filter { untouched.contains($0) } == untouched)

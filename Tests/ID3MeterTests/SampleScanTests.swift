@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 
 /// End to end on real bytes: every sample scanned (libavformat's I/O), compared with
 /// the list of frames the generator wrote into it.
@@ -12,9 +13,9 @@ struct SampleScanTests {
     ]
 
     @Test(arguments: files)
-    func everyFrameOfATransportStreamFile(name: String) throws {
+    func everyFrameOfATransportStreamFile(name: String) async throws {
         let expected = try Samples.expected("\(name).expected.jsonl")
-        let events = Samples.scan(Samples.path("\(name).ts"))
+        let events = await Samples.scan(Samples.path("\(name).ts"))
         #expect(events.failures == [])
         #expect(events.malformed == [])
         #expect(events.frames() == expected.map(FoundFrame.init))
@@ -29,8 +30,8 @@ struct SampleScanTests {
         }
     }
 
-    @Test func nielsenTagsCarryTheirShapeChecks() throws {
-        let nielsen = Samples.scan(Samples.path("ts/nielsen.ts")).tags.flatMap(\.nielsenTags)
+    @Test func nielsenTagsCarryTheirShapeChecks() async throws {
+        let nielsen = await Samples.scan(Samples.path("ts/nielsen.ts")).tags.flatMap(\.nielsenTags)
         let expected = try Samples.expected("ts/nielsen.expected.jsonl").filter(\.nielsen)
         #expect(nielsen.map(\.payload) == expected.compactMap(\.owner))
         #expect(nielsen.allSatisfy { $0.isValid })
@@ -38,18 +39,18 @@ struct SampleScanTests {
     }
 
     @Test(arguments: [VariantChoice.lowestBandwidth, .highestBandwidth])
-    func hlsVODEitherVariantClearOrEncrypted(variant: VariantChoice) throws {
+    func hlsVODEitherVariantClearOrEncrypted(variant: VariantChoice) async throws {
         let expected = try Samples.expected("hls/expected.jsonl")
-        let events = Samples.scan(Samples.path("hls/master.m3u8"), variant: variant)
+        let events = await Samples.scan(Samples.path("hls/master.m3u8"), variant: variant)
         #expect(events.failures == [])
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
         let folder = variant == .lowestBandwidth ? "low" : "high"
         #expect(events.tags.allSatisfy { $0.origin.segment?.uri.contains("/hls/\(folder)/") == true })
     }
 
-    @Test func hlsSegmentsKnowSequenceDiscontinuityAndDate() throws {
+    @Test func hlsSegmentsKnowSequenceDiscontinuityAndDate() async throws {
         let expected = try Samples.expected("spec/hls/expected.jsonl")
-        let events = Samples.scan(Samples.path("spec/hls/index.m3u8"))
+        let events = await Samples.scan(Samples.path("spec/hls/index.m3u8"))
         #expect(events.failures == [])
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
         let segments = events.tags.compactMap(\.origin.segment)
@@ -62,7 +63,7 @@ struct SampleScanTests {
         #expect(second.programDateTime == Date(timeIntervalSince1970: 1_795_000_000.5))
     }
 
-    @Test func aPlaylistWithAMissingSegmentStillScansTheOthers() throws {
+    @Test func aPlaylistWithAMissingSegmentStillScansTheOthers() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = Samples.folder.appendingPathComponent("spec/hls")
@@ -71,7 +72,7 @@ struct SampleScanTests {
         }
         try FileManager.default.copyItem(at: source.appendingPathComponent("index.m3u8"), to: folder.appendingPathComponent("index.m3u8"))
         let playlist = folder.appendingPathComponent("index.m3u8").path
-        let events = Samples.scan(playlist)
+        let events = await Samples.scan(playlist)
         let expected = try Samples.expected("spec/hls/expected.jsonl").filter { $0.segment != "part1.ts" }
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
         #expect(events.failures.count == 1)
@@ -79,8 +80,8 @@ struct SampleScanTests {
         #expect(events.failures.first?.segment == folder.appendingPathComponent("part1.ts").path)
     }
 
-    @Test func foldersYieldEachTagOnce() throws {
-        let expansion = InputExpansion.expand([Samples.folder.path], scanner: Scanner())
+    @Test func foldersYieldEachTagOnce() async throws {
+        let expansion = await InputExpansion.expand([Samples.folder.path], scanner: Scanner())
         let names = expansion.inputs.map { $0.replacingOccurrences(of: Samples.folder.path + "/", with: "") }
         // Playlists referred to by others (the renditions' masters) are read through them, not again;
         // spec/standard-60.ts is read through byterange/ts.m3u8, whose sub-ranges cover it.

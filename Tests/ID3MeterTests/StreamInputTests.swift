@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// MPEG-TS as it arrives from a contribution feed: over UDP (unicast and multicast) and SRT,
@@ -10,26 +11,21 @@ struct StreamInputTests {
     static func freePort() -> Int { Int.random(in: 20_000...40_000) }
 
     /// Scans `receiveURL` on a thread while `send` runs; the stream's end is the I/O timeout.
-    func scanWhileSending(_ receiveURL: String, delay: Double, send: @escaping @Sendable () throws -> Void) throws -> [ScanEvent] {
-        let received = ReceivedEvents()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            Scanner(fetcher: Fetcher(ioTimeout: 1.5, retry: .none)).scan(receiveURL) { received.append($0) }
-            done.signal()
-        }
-        Thread.sleep(forTimeInterval: delay)
-        try send()
-        done.wait()
-        return received.events
+    func scanWhileSending(_ receiveURL: String, delay: Double, send: @escaping @Sendable () throws -> Void) async throws -> [ScanEvent] {
+        let sender = Task { try await offThePool { Thread.sleep(forTimeInterval: delay); try send() } }
+        var events: [ScanEvent] = []
+        await Scanner(fetcher: Fetcher(ioTimeout: 1.5, retry: .none)).scan(receiveURL) { events.append($0) }
+        try await sender.value
+        return events
     }
 
     @Test(arguments: ["udp://127.0.0.1:PORT", "udp://239.255.42.1:PORT?localaddr=127.0.0.1"])
-    func transportStreamOverUDP(url: String) throws {
+    func transportStreamOverUDP(url: String) async throws {
         let port = Self.freePort()
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("quirks/quirks.ts"))))
         let address = url.replacingOccurrences(of: "PORT", with: "\(port)")
         let target = address.hasPrefix("udp://239") ? "udp://239.255.42.1:\(port)?localaddr=127.0.0.1&ttl=0" : address
-        let events = try scanWhileSending(address, delay: 0.5) { try StreamSender.send(bytes, to: target) }
+        let events = try await scanWhileSending(address, delay: 0.5) { try StreamSender.send(bytes, to: target) }
         let expected = try Samples.expected("quirks/quirks.expected.jsonl")
         #expect(events.frames() == expected.map(FoundFrame.init))
         // The stream has no end but silence: the I/O timeout, reported, is how the read stops.
@@ -51,7 +47,7 @@ struct StreamInputTests {
         #expect(Command.Send.records(in: String(decoding: output, as: UTF8.self)) == expected.map(Command.Send.init))
     }
 
-    @Test func transportStreamOverSRT() throws {
+    @Test func transportStreamOverSRT() async throws {
         let port = Self.freePort()
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("spec/standard-60.ts"))))
         let received = ReceivedEvents()
@@ -61,8 +57,8 @@ struct StreamInputTests {
             try? StreamSender.send(bytes, to: "srt://127.0.0.1:\(port)?mode=listener", pause: 0.001, linger: 1)
             done.signal()
         }
-        Thread.sleep(forTimeInterval: 1)
-        Scanner(fetcher: Fetcher(ioTimeout: 3, retry: .none)).scan("srt://127.0.0.1:\(port)?mode=caller") { received.append($0) }
+        try await Task.sleep(for: .seconds(1))
+        await Scanner(fetcher: Fetcher(ioTimeout: 3, retry: .none)).scan("srt://127.0.0.1:\(port)?mode=caller") { received.append($0) }
         done.wait()
         let expected = try Samples.expected("spec/standard-60.expected.jsonl")
         #expect(received.events.frames() == expected.map(FoundFrame.init), "\(received.events.failures)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// MPEG-TS as muxers in the field write it (samples/quirks, from `TransportStreamQuirks`):
@@ -11,8 +12,8 @@ struct TransportStreamQuirksTests {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: Samples.path(relative))))
     }
 
-    @Test func undeclaredPIDJoinedPESInheritedPTSAndASecondPID() throws {
-        let events = Samples.scan(Samples.path("quirks/quirks.ts"))
+    @Test func undeclaredPIDJoinedPESInheritedPTSAndASecondPID() async throws {
+        let events = await Samples.scan(Samples.path("quirks/quirks.ts"))
         #expect(events.failures == [])
         #expect(events.malformed == [])
         let expected = try Samples.expected("quirks/quirks.expected.jsonl")
@@ -34,8 +35,8 @@ struct TransportStreamQuirksTests {
         #expect(streams.filter(\.isTimedID3).count == 1)
     }
 
-    @Test func tagsCutBySegmentBoundariesAreJoinedAndBelongWhereTheyStart() throws {
-        let events = Samples.scan(Samples.path("quirks/hls/index.m3u8"))
+    @Test func tagsCutBySegmentBoundariesAreJoinedAndBelongWhereTheyStart() async throws {
+        let events = await Samples.scan(Samples.path("quirks/hls/index.m3u8"))
         #expect(events.failures == [])
         #expect(events.malformed == [])
         let expected = try Samples.expected("quirks/hls/expected.jsonl")
@@ -44,8 +45,8 @@ struct TransportStreamQuirksTests {
 
     /// A segment read on its own has half a tag at its edge: said so, never passed off as whole,
     /// and not an error (nothing was damaged; the bytes end there).
-    @Test func aSegmentAloneReportsItsCutTag() throws {
-        let events = Samples.scan(Samples.path("quirks/hls/seg0.ts"))
+    @Test func aSegmentAloneReportsItsCutTag() async throws {
+        let events = await Samples.scan(Samples.path("quirks/hls/seg0.ts"))
         let expected = try Samples.expected("quirks/hls/expected.jsonl").filter { $0.segment == "seg0.ts" }
         #expect(events.frames().count == expected.count - 1)
         #expect(events.failures == [])

@@ -2,6 +2,7 @@ import CID3MeterShim
 import Foundation
 import Testing
 @testable import ID3Meter
+@testable import ID3MeterCore
 import SampleGenerator
 
 /// The rules and bounds that keep a stream's values from reaching anything they should not.
@@ -27,12 +28,20 @@ struct UntrustedValueTests {
         #expect(ReferenceRule.protocols(for: "rtp://239.0.0.1:1234") == "rtp,udp")
     }
 
-    @Test func aRedirectOffHTTPIsRefusedByLibavformat() throws {
+    /// A redirect is followed only to http(s) with a host: the error says where it pointed.
+    @Test func aRedirectOffHTTPIsRefused() async throws {
         let server = try LocalHTTPServer { _ in
             LocalHTTPServer.Response(status: 302, headers: ["Location": "file://\(Samples.path("ts/nielsen.ts"))"])
         }
         defer { server.stop() }
-        #expect(throws: FetchFailure.self) { try Fetcher(ioTimeout: 2, retry: .none).fetch(server.url("x.ts"), as: .segment) }
+        do {
+            _ = try await Fetcher(ioTimeout: 2).fetch(server.url("x.ts"), as: .segment)
+            Issue.record("the redirect was followed")
+        } catch {
+            guard case .redirect(let reason) = error.error else { Issue.record("\(error)"); return }
+            #expect(reason.contains("file://") && reason.contains("not http(s) with a host"), "\(reason)")
+            #expect(error.attempts == 1, "a refused redirect is not tried again")
+        }
     }
 
     @Test func problemsPastTheFirstFiveOfAKindAreCountedAndSummedUp() {
@@ -74,19 +83,25 @@ struct UntrustedValueTests {
         #expect(choice.rejected.count == 1)
     }
 
-    /// Samples read whole and in pieces cut everywhere: the same events (offsets included).
-    @Test(arguments: ["packed/aac/seg1.aac", "packed/mp3/seg1.mp3", "packed/ac3/seg0.ac3", "fmp4/seg1.m4s"])
+    /// The three carriers through the one extractor contract, read whole and in pieces cut
+    /// everywhere (1 byte, odd sizes, a TS packet, larger): the same events, offsets included.
+    @Test(arguments: ["packed/aac/seg1.aac", "packed/mp3/seg1.mp3", "packed/ac3/seg0.ac3", "fmp4/seg1.m4s",
+                      "spec/standard-60.ts", "quirks/quirks.ts", "spec/v23-184.ts"])
     func anyChunkingReadsAlike(sample: String) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path(sample))))
-        let form: WholeFileForm = sample.hasSuffix("m4s") ? .fragmentedMP4 : .packedAudio
+        let form = try #require(MediaForm.sniff(Array(bytes.prefix(MediaForm.sniffLength))))
+        #expect(form == (sample.hasSuffix("m4s") ? .fragmentedMP4 : sample.hasSuffix("ts") ? .transportStream : .packedAudio))
         let initSegment = sample.hasSuffix("m4s") ? try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("fmp4/init.mp4")))) : nil
-        var whole: [String] = []
-        #expect(form.read(bytes, initSegment: initSegment, origin: TagOrigin(source: sample)) { whole.append("\($0)") })
+        func read(cutAt cuts: [Int]) -> [String] {
+            var events: [String] = []
+            var extractor = form.makeExtractor(origin: TagOrigin(source: sample), initSegment: initSegment)
+            extractor.extract(bytes, cutAt: cuts) { events.append("\($0)") }
+            return events
+        }
+        let whole = read(cutAt: [])
+        #expect(whole.contains { $0.hasPrefix("tag(") }, "the sample has tags")
         for step in [1, 7, 188, 1_000, 4_096] {
-            var pieces: [String] = []
-            form.read(pieces: Array(stride(from: step, to: bytes.count, by: step)), of: bytes, initSegment: initSegment,
-                      origin: TagOrigin(source: sample)) { pieces.append("\($0)") }
-            #expect(pieces == whole, "pieces of \(step) bytes")
+            #expect(read(cutAt: Array(stride(from: step, to: bytes.count, by: step))) == whole, "pieces of \(step) bytes")
         }
     }
 

@@ -8,10 +8,8 @@ public struct SegmentLoadError: Error, Sendable {
 /// Fetches a segment's bytes as they arrive and undoes AES-128 (RFC 8216 §5.2), caching keys
 /// and initialisation sections (`EXT-X-MAP`) by URI. Every reference is checked against
 /// `ReferenceRule` first, from the playlist that made it.
-///
-/// Not thread-safe (the caches): Sendable only so that a `BlockingExecutor`, which runs one
-/// call at a time, can own it.
-public final class SegmentLoader: @unchecked Sendable {
+/// The caches make it a value each reader owns: one per playlist being read.
+package struct SegmentLoader: Sendable {
     private let fetcher: Fetcher
     /// The media playlist the segments come from, and its target duration (for deadlines).
     private let playlist: String
@@ -19,7 +17,7 @@ public final class SegmentLoader: @unchecked Sendable {
     private var keys: [String: [UInt8]] = [:]
     private var initSegments: [String: [UInt8]] = [:]
 
-    public init(fetcher: Fetcher, playlist: String, targetDuration: Double?) {
+    init(fetcher: Fetcher, playlist: String, targetDuration: Double?) {
         self.fetcher = fetcher
         self.playlist = playlist
         self.targetDuration = targetDuration
@@ -27,16 +25,17 @@ public final class SegmentLoader: @unchecked Sendable {
 
     /// Hands the segment's plaintext to `consume` as it arrives. After a failed attempt the
     /// segment is read again from the start: `restart` is called first.
-    public func load(_ segment: Segment, restart: () -> Void,
-                     consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(SegmentLoadError) {
+    mutating func load(_ segment: Segment, restart: () -> Void,
+                       consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(SegmentLoadError) {
         let fail = SegmentLoadError.init(reason:)
         if let refusal = ReferenceRule.refusal(of: segment.uri, from: playlist) { throw fail(refusal) }
-        let key = try segment.key.map { key throws(SegmentLoadError) in
-            SegmentDecryptor(key: try self.key(at: key.uri), iv: key.iv ?? Self.sequenceIV(segment.mediaSequence))
+        var key: SegmentDecryptor?
+        if let declared = segment.key {
+            key = SegmentDecryptor(key: try await self.key(at: declared.uri), iv: declared.iv ?? Self.sequenceIV(segment.mediaSequence))
         }
         var decryptor = key
         do {
-            try fetcher.read(segment.uri, range: segment.byteRange, as: .segment, targetDuration: targetDuration, restart: {
+            try await fetcher.read(segment.uri, range: segment.byteRange, as: .segment, targetDuration: targetDuration, restart: {
                 decryptor = key
                 restart()
             }) { chunk in
@@ -55,23 +54,23 @@ public final class SegmentLoader: @unchecked Sendable {
     }
 
     /// The initialisation section at `uri` (its `range`, when given), fetched once.
-    public func initSegment(at uri: String, range: ByteRange? = nil) throws(SegmentLoadError) -> [UInt8] {
+    mutating func initSegment(at uri: String, range: ByteRange? = nil) async throws(SegmentLoadError) -> [UInt8] {
         let key = range.map { "\(uri) \($0)" } ?? uri
         if let bytes = initSegments[key] { return bytes }
         if let refusal = ReferenceRule.refusal(of: uri, from: playlist) { throw SegmentLoadError(reason: refusal) }
         let bytes: [UInt8]
-        do { bytes = try fetcher.fetch(uri, range: range, as: .initSection, targetDuration: targetDuration) } catch {
+        do { bytes = try await fetcher.fetch(uri, range: range, as: .initSection, targetDuration: targetDuration) } catch {
             throw SegmentLoadError(reason: "cannot fetch its initialisation segment \(uri): \(error)")
         }
         initSegments[key] = bytes
         return bytes
     }
 
-    private func key(at uri: String) throws(SegmentLoadError) -> [UInt8] {
+    private mutating func key(at uri: String) async throws(SegmentLoadError) -> [UInt8] {
         if let key = keys[uri] { return key }
         if let refusal = ReferenceRule.refusal(of: uri, from: playlist) { throw SegmentLoadError(reason: "AES-128 key \(refusal)") }
         let key: [UInt8]
-        do { key = try fetcher.fetch(uri, as: .key, targetDuration: targetDuration) } catch {
+        do { key = try await fetcher.fetch(uri, as: .key, targetDuration: targetDuration) } catch {
             throw SegmentLoadError(reason: "cannot fetch its AES-128 key \(uri): \(error)")
         }
         guard key.count == 16 else {
@@ -82,7 +81,7 @@ public final class SegmentLoader: @unchecked Sendable {
     }
 
     /// Without an IV attribute, the IV is the media sequence number as a 128-bit big-endian integer.
-    public static func sequenceIV(_ sequence: Int) -> [UInt8] {
+    package static func sequenceIV(_ sequence: Int) -> [UInt8] {
         [UInt8](repeating: 0, count: 8) + (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(sequence) >> ($0 * 8)) }
     }
 }

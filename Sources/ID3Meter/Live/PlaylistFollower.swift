@@ -16,17 +16,15 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
     /// Segments back from the live edge to start with (a VOD starts at its first segment).
     public var liveStart: Int
     public var clock: C
-    public var executor: BlockingExecutor
     /// Called with each reload failure before the next try.
     public var onReloadFailure: @Sendable (SegmentLoadError) -> Void
 
-    public init(location: String, scanner: Scanner, liveStart: Int = 3, clock: C, executor: BlockingExecutor,
+    public init(location: String, scanner: Scanner, liveStart: Int = 3, clock: C,
                 onReloadFailure: @escaping @Sendable (SegmentLoadError) -> Void = { _ in }) {
         self.location = location
         self.scanner = scanner
         self.liveStart = liveStart
         self.clock = clock
-        self.executor = executor
         self.onReloadFailure = onReloadFailure
     }
 
@@ -56,11 +54,8 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
             let target = Duration.seconds(max(playlist.targetDuration, 0.5))
             try? await clock.sleep(until: loadStarted.advanced(by: changed ? target : target / 2), tolerance: nil)
             while !Task.isCancelled {
-                let location = location, scanner = scanner, targetDuration = playlist.targetDuration
                 do {
-                    playlist = try await executor.run { () throws(SegmentLoadError) in
-                        try scanner.loadMediaPlaylist(location, targetDuration: targetDuration)
-                    }
+                    playlist = try await scanner.loadMediaPlaylist(location, targetDuration: playlist.targetDuration)
                     failures = 0
                     break
                 } catch {

@@ -2,7 +2,7 @@ import Foundation
 
 /// The tags of one input as they become available, as an AsyncSequence: an HLS playlist
 /// (live: followed as it slides; VOD: read through) segment by segment, or any other input
-/// libavformat opens, packet by packet. Blocking I/O runs on the source's own executor.
+/// read as its bytes arrive, tag by tag. Waiting on the network holds no thread.
 public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
     public typealias Element = SourceEvent
 
@@ -33,54 +33,45 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     }
 
     private func produce(_ yield: @escaping @Sendable (SourceEvent) -> Void) async {
-        let executor = BlockingExecutor(label: "source")
         let throttle = ProblemThrottle(source: input, yield: yield)
         if Scanner.isPlaylist(input) {
-            await produceHLS(executor: executor, throttle)
-        } else if WholeFileForm.of(input) != nil {
-            await produceWholeFile(executor: executor, throttle)
+            await produceHLS(throttle)
         } else {
-            await produceTransportStream(executor: executor, throttle)
+            await produceInput(throttle)
         }
         throttle.summarise()
     }
 
-    private func produceHLS(executor: BlockingExecutor, _ yield: ProblemThrottle) async {
-        let (input, scanner) = (input, scanner)
+    private func produceHLS(_ yield: ProblemThrottle) async {
         var resolved: Scanner.ResolvedPlaylist
         do {
-            resolved = try await executor.run { () throws(SegmentLoadError) in try scanner.resolveMediaPlaylist(input) }
+            resolved = try await scanner.resolveMediaPlaylist(input)
         } catch {
             yield(.failure(InputFailure(source: input, reason: error.reason)))
             return
         }
         // Tags ride in the audio rendition when the variant's segments have no timed ID3.
         if let audio = resolved.audio?.uri, let first = resolved.playlist.segments.first {
-            let variant = resolved
-            let rendition = await executor.run { () -> Result<MediaPlaylist, SegmentLoadError>? in
-                let reader = SegmentReader(source: input, playlist: variant.location, targetDuration: variant.playlist.targetDuration,
-                                           fetcher: scanner.fetcher)
-                guard reader.read(first, emit: { _ in })?.hasTimedID3 == false else { return nil }
-                return Result { () throws(SegmentLoadError) in try scanner.loadMediaPlaylist(audio, referencedBy: input) }
-            }
-            switch rendition {
-            case .success(let playlist)?:
-                resolved.location = audio
-                resolved.playlist = playlist
-            case .failure(let error)?:
-                yield(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)")))
-            case nil: break
+            let reader = SegmentReader(source: input, playlist: resolved.location, targetDuration: resolved.playlist.targetDuration,
+                                       fetcher: scanner.fetcher)
+            if await reader.read(first, emit: { _ in })?.hasTimedID3 == false {
+                do {
+                    resolved.playlist = try await scanner.loadMediaPlaylist(audio, referencedBy: input)
+                    resolved.location = audio
+                } catch {
+                    yield(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)")))
+                }
             }
         }
         let reader = SegmentReader(source: input, playlist: resolved.location, targetDuration: resolved.playlist.targetDuration,
                                    fetcher: scanner.fetcher)
         let lostLimit = scanner.fetcher.limits.maximumConsecutiveLostSegments
-        let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, clock: clock,
-                                        executor: executor) { error in
+        let input = input
+        let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, clock: clock) { error in
             yield(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)")))
         }
-        nonisolated(unsafe) var opened = false
-        nonisolated(unsafe) var lostInARow = 0
+        var opened = false
+        var lostInARow = 0
         await follower.follow(startingWith: resolved.playlist) { event in
             switch event {
             case .gap(let sequences):
@@ -89,11 +80,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             case .segment(let segment):
                 // Probing the video touches decoder code and memory; only when the variant declares no rate.
                 let probe = !opened && !FrameRateChoice.allowedRates.contains(resolved.variant?.frameRate ?? 0)
-                let (events, read) = await executor.run { () -> ([ScanEvent], SegmentReader.SegmentRead?) in
-                    var events: [ScanEvent] = []
-                    let read = reader.read(segment, probeStreams: probe) { events.append($0) }
-                    return (events, read)
-                }
+                var events: [ScanEvent] = []
+                let read = await reader.read(segment, probeStreams: probe) { events.append($0) }
                 if !opened {
                     opened = true
                     let videoRate = read?.streams.first { $0.isVideo }?.frameRate?.framesPerSecond
@@ -110,11 +98,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 }
             }
         }
-        let rest = await executor.run { () -> [ScanEvent] in
-            var events: [ScanEvent] = []
-            reader.finish { events.append($0) }
-            return events
-        }
+        var rest: [ScanEvent] = []
+        reader.finish { rest.append($0) }
         Self.deliver(rest, origin: nil, duration: nil, yield)
     }
 
@@ -129,32 +114,16 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         events.compactMap(\.sourceEvent).forEach { yield($0) }
     }
 
-    /// A packed audio or fragmented MP4 file: read through, one chunk (its tags carry their own
-    /// times). Only the tags are held until the end; problems go to the throttle as they come.
-    private func produceWholeFile(executor: BlockingExecutor, _ yield: ProblemThrottle) async {
-        let (input, scanner) = (input, scanner)
-        yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: nil, isLive: false)))
-        let tags = await executor.run { () -> [TimedTag] in
-            var tags: [TimedTag] = []
-            scanner.scan(input) { event in
-                if let tag = event.tag { tags.append(tag) } else if let problem = event.sourceEvent { yield(problem) }
-            }
-            return tags
-        }
-        yield(.chunk(MediaChunk(origin: TagOrigin(source: input), duration: nil, tags: tags)))
-    }
-
-    /// MPEG-TS from a file or a stream (http, udp, srt): each timed-ID3 packet is a chunk.
-    private func produceTransportStream(executor: BlockingExecutor, _ yield: ProblemThrottle) async {
-        let (input, scanner) = (input, scanner)
-        await executor.run {
-            scanner.scanTransportStream(input, prefixBytes: StreamProbe.prefixBytes, opened: { prefix in
-                let streams = (try? StreamProbe.streams(in: prefix, interrupt: scanner.fetcher.interrupt)) ?? []
-                let videoRate = streams.first { $0.isVideo }?.frameRate?.framesPerSecond
-                yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: videoRate, isLive: false)))
-            }) { event in
-                Self.deliver([event], origin: nil, duration: nil, yield)
-            }
+    /// Any other input (a file, an HTTP resource, a udp/srt stream): each tag is a chunk as it
+    /// is read, its own PTS placing it; the source is open once its first bytes are probed.
+    private func produceInput(_ yield: ProblemThrottle) async {
+        let interrupt = scanner.fetcher.interrupt
+        await scanner.scan(input, opened: { prefix in
+            let streams = (try? StreamProbe.streams(in: prefix, interrupt: interrupt)) ?? []
+            let videoRate = streams.first { $0.isVideo }?.frameRate?.framesPerSecond
+            yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: videoRate, isLive: false)))
+        }) { event in
+            Self.deliver([event], origin: nil, duration: nil, yield)
         }
     }
 }

@@ -1,4 +1,4 @@
-/// What a batch does with one input's events, on the thread that scans it: formatting records
+/// What a batch does with one input's events, in the task that scans it: formatting records
 /// and building reports there keeps that work parallel and stores only its outcome, not the
 /// events, until the outcome's turn to be delivered.
 public protocol ScanCollector: SendableMetatype {
@@ -7,9 +7,9 @@ public protocol ScanCollector: SendableMetatype {
     func finish() -> Outcome
 }
 
-/// Scans many inputs at once, `jobs` at a time, each on its own blocking executor. Outcomes
-/// come in input order, or as inputs finish when `ordered` is off. One input failing never
-/// stops the others. With fewer inputs than jobs, the spare threads split large files.
+/// Scans many inputs at once, `jobs` at a time, each in a task of its own. Outcomes come in
+/// input order, or as inputs finish when `ordered` is off. One input failing never stops the
+/// others.
 public struct BatchScan: Sendable {
     public var scanner: Scanner
     public var jobs: Int
@@ -21,7 +21,7 @@ public struct BatchScan: Sendable {
         self.ordered = ordered
     }
 
-    /// `collector(index, input)` makes each input's collector, on the thread that scans it.
+    /// `collector(index, input)` makes each input's collector, in the task that scans it.
     public func run<Collector: ScanCollector>(_ inputs: [String], collector: @escaping @Sendable (Int, String) -> Collector,
                                               deliver: (_ index: Int, Collector.Outcome) -> Void) async {
         scanner.progress?.start(inputs: inputs)
@@ -31,12 +31,10 @@ public struct BatchScan: Sendable {
                 let index = started, input = inputs[index]
                 started += 1
                 group.addTask {
-                    await BlockingExecutor(label: "scan").run {
-                        var consumer = collector(index, input)
-                        scanner.scan(input) { consumer.add($0) }
-                        scanner.progress?.finish(input)
-                        return (index, consumer.finish())
-                    }
+                    var consumer = collector(index, input)
+                    await scanner.scan(input) { consumer.add($0) }
+                    scanner.progress?.finish(input)
+                    return (index, consumer.finish())
                 }
             }
             while started < min(jobs, inputs.count) { startNext() }

@@ -9,10 +9,10 @@ import Glibc
 /// folder refers to, and segments any playlist refers to, are read through that playlist.
 public enum InputExpansion {
     /// What a folder contributes: every extension id3-meter reads (MPEG-TS, playlists, packed audio, fMP4).
-    public static let folderExtensions = ["ts", "m3u8", "m3u"] + WholeFileForm.allExtensions
+    public static let folderExtensions = ["ts", "m3u8", "m3u"] + MediaForm.allCases.flatMap(\.extensions).filter { $0 != "ts" }
 
     public static func expand(_ arguments: [String], scanner: Scanner,
-                              standardInput: () -> String = readStandardInput) -> (inputs: [String], failures: [InputFailure]) {
+                              standardInput: () -> String = readStandardInput) async -> (inputs: [String], failures: [InputFailure]) {
         var inputs: [String] = []
         var failures: [InputFailure] = []
         for argument in arguments.flatMap({ $0 == "-" ? listedInputs(standardInput()) : [$0] }) {
@@ -20,7 +20,7 @@ public enum InputExpansion {
                argument.contains(where: { "*?[".contains($0) }) {
                 let matches = glob(argument)
                 if matches.isEmpty { failures.append(InputFailure(source: argument, reason: "no file matches this pattern")) }
-                let expanded = expand(matches, scanner: scanner, standardInput: standardInput)
+                let expanded = await expand(matches, scanner: scanner, standardInput: standardInput)
                 inputs += expanded.inputs
                 failures += expanded.failures
                 continue
@@ -28,7 +28,7 @@ public enum InputExpansion {
             var isDirectory: ObjCBool = false
             if !Location.hasScheme(argument), FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory),
                isDirectory.boolValue {
-                let found = folderInputs(argument, scanner: scanner)
+                let found = await folderInputs(argument, scanner: scanner)
                 if found.isEmpty {
                     failures.append(InputFailure(source: argument, reason: "no file id3-meter reads in this folder (."
                                                  + folderExtensions.joined(separator: ", .") + ")"))
@@ -58,7 +58,7 @@ public enum InputExpansion {
         return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
     }
 
-    private static func folderInputs(_ folder: String, scanner: Scanner) -> [String] {
+    private static func folderInputs(_ folder: String, scanner: Scanner) async -> [String] {
         let root = URL(fileURLWithPath: folder)
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .map { $0.standardizedFileURL.path }
@@ -66,7 +66,7 @@ public enum InputExpansion {
             .sorted()
         var referenced = Set<String>()
         for playlist in files where Scanner.isPlaylist(playlist) {
-            switch try? scanner.loadPlaylist(playlist) {
+            switch try? await scanner.loadPlaylist(playlist) {
             case .master(let master):
                 // Variants carry the same tags; only the rendition read with the chosen one is covered.
                 let rendition = scanner.variant.pick(from: master.variants).flatMap(master.audioRendition(for:))?.uri

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Reads every ID3 tag from one input, in stream order: MPEG-TS from a file or any URL
-/// libavformat opens (http, udp, srt), packed audio or fragmented MP4 files, or an HLS
-/// playlist segment by segment (one variant of a master playlist).
+/// Reads every ID3 tag from one input, in stream order: MPEG-TS, packed audio or fragmented MP4
+/// from a file or over HTTP, MPEG-TS from a stream libavformat opens (udp, srt, rtp, tcp), or an
+/// HLS playlist segment by segment (one variant of a master playlist).
 public struct Scanner: Sendable {
     public var variant: VariantChoice
     public var fetcher: Fetcher
@@ -20,55 +20,109 @@ public struct Scanner: Sendable {
         return ["m3u8", "m3u"].contains((path as NSString).pathExtension.lowercased())
     }
 
-    public func scan(_ input: String, emit: (ScanEvent) -> Void) {
+    /// Emits the events of `input` in stream order. `opened` gets its first
+    /// `StreamProbe.prefixBytes` (for a probe of its streams) before any event, when it is not a playlist.
+    public func scan(_ input: String, opened: ([UInt8]) -> Void = { _ in }, emit: (ScanEvent) -> Void) async {
         if Self.isPlaylist(input) {
-            scanPlaylist(input, emit: emit)
-        } else if let form = WholeFileForm.of(input) {
-            scanWholeFile(input, form: form, emit: emit)
+            await scanPlaylist(input, emit: emit)
+        } else if Location.transport(of: input) == .stream {
+            await scanStream(input, opened: opened, emit: emit)
         } else {
-            scanTransportStream(input, emit: emit)
+            await scanBytes(input, opened: opened, emit: emit)
         }
     }
 
-    /// MPEG-TS from a file or any stream libavformat opens. `opened` gets its first
-    /// `prefixBytes` (for a probe) before any event.
-    func scanTransportStream(_ input: String, prefixBytes: Int = 4_096, opened: ([UInt8]) -> Void = { _ in },
-                             emit: (ScanEvent) -> Void) {
-        let origin = TagOrigin(source: input)
+    /// A file or an HTTP resource of any form, through the extractor its first bytes call for.
+    private func scanBytes(_ input: String, opened: ([UInt8]) -> Void, emit: (ScanEvent) -> Void) async {
+        var extractor = MediaExtractor(origin: TagOrigin(source: input))
+        // The first bytes are held until `opened` has them, so that it comes before any event.
+        var held: [UInt8]? = []
+        func release() {
+            guard let front = held else { return }
+            held = nil
+            opened(front)
+            extractor.feed(front, emit: emit)
+        }
+        var bytes: Int64 = 0
+        do {
+            // One attempt: events already out cannot be taken back by a retry.
+            try await fetcher.read(input, as: .input, retrying: false) { chunk in
+                bytes += Int64(chunk.count)
+                progress?.update(input, bytes: bytes)
+                guard held != nil else { return extractor.feed(chunk, emit: emit) }
+                held!.append(contentsOf: chunk)
+                if held!.count >= StreamProbe.prefixBytes { release() }
+            }
+        } catch {
+            guard bytes > 0 else { return emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)"))) }
+            release()
+            extractor.finish(emit: emit)
+            return emit(.failure(InputFailure(source: input, reason: "read error after \(bytes) bytes: \(error)")))
+        }
+        release()
+        extractor.finish(emit: emit)
+    }
+
+    /// A stream only libavformat reads (udp, srt, rtp, tcp): read on an executor of its own, its
+    /// events brought back to this task.
+    private func scanStream(_ input: String, opened: ([UInt8]) -> Void, emit: (ScanEvent) -> Void) async {
+        enum Step: Sendable { case opened([UInt8]), event(ScanEvent) }
+        let (steps, continuation) = AsyncStream.makeStream(of: Step.self)
+        let scanner = self
+        let reading = Task {
+            await BlockingExecutor(label: "stream").run {
+                scanner.readStream(input, opened: { continuation.yield(.opened($0)) }) { continuation.yield(.event($0)) }
+                continuation.finish()
+            }
+        }
+        let interrupt = fetcher.interrupt
+        await withTaskCancellationHandler {
+            for await step in steps {
+                switch step {
+                case .opened(let prefix): opened(prefix)
+                case .event(let event): emit(event)
+                }
+            }
+        } onCancel: {
+            interrupt.cancel()
+            reading.cancel()
+        }
+    }
+
+    /// MPEG-TS from a stream libavformat opens, blocking until it ends.
+    func readStream(_ input: String, opened: ([UInt8]) -> Void, emit: (ScanEvent) -> Void) {
         let start: (stream: ByteStream, prefix: [UInt8])
-        do { start = try TransportStreamReader.open(input, fetcher: fetcher, prefixBytes: prefixBytes) } catch {
+        do { start = try TransportStreamReader.open(input, fetcher: fetcher, prefixBytes: StreamProbe.prefixBytes) } catch {
             emit(.failure(error))
             return
         }
         opened(start.prefix)
-        var demuxer = TimedID3Demuxer()
+        var extractor = TransportStreamExtractor(origin: TagOrigin(source: input))
         do {
-            try TransportStreamReader.read(start.stream, prefix: start.prefix, demuxer: &demuxer,
-                                           progress: { progress?.update(input, bytes: $0) }) { event in
-                event.scanEvents { _ in origin }.forEach(emit)
-            }
+            try TransportStreamReader.read(start.stream, prefix: start.prefix, into: &extractor,
+                                           progress: { progress?.update(input, bytes: $0) }, emit: emit)
         } catch {
             // udp and srt report a silence as long as the timeout as an I/O error.
             let silent = ["udp:", "srt:"].contains { input.hasPrefix($0) } ? " (no data for \(fetcher.ioTimeout) s)" : ""
             emit(.failure(InputFailure(source: input, reason: "read error: \(error)\(silent)")))
         }
         // Read, but nothing to meter: a warning (and a failed check in the QA report), not an error.
-        if !demuxer.hasTimedID3Stream { emit(.warning(InputFailure(source: input, reason: Self.noTimedID3))) }
+        if !extractor.hasTimedID3Stream { emit(.warning(InputFailure(source: input, reason: MediaForm.noTimedID3))) }
     }
 
     /// The chosen variant's segments and, when it has one, its audio rendition's, in turn; a tag
     /// found in both (same PTS, same frames) is reported once.
-    private func scanPlaylist(_ input: String, emit: (ScanEvent) -> Void) {
+    private func scanPlaylist(_ input: String, emit: (ScanEvent) -> Void) async {
         let resolved: ResolvedPlaylist
         do {
-            resolved = try resolveMediaPlaylist(input)
+            resolved = try await resolveMediaPlaylist(input)
         } catch {
             emit(.failure(InputFailure(source: input, reason: error.reason)))
             return
         }
         var playlists = [(location: resolved.location, playlist: resolved.playlist)]
         if let audio = resolved.audio?.uri {
-            do { playlists.append((audio, try loadMediaPlaylist(audio, referencedBy: input))) } catch {
+            do { playlists.append((audio, try await loadMediaPlaylist(audio, referencedBy: input))) } catch {
                 emit(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)")))
             }
         }
@@ -93,7 +147,7 @@ public struct Scanner: Sendable {
                     tried += 1
                     progress?.update(input, bytes: bytes, segments: (tried, listed))
                 }
-                guard let read = reader.read(playlist.playlist.segments[index], emit: emitOnce) else {
+                guard let read = await reader.read(playlist.playlist.segments[index], emit: emitOnce) else {
                     lostInARow[number] += 1
                     if lostInARow[number] == fetcher.limits.maximumConsecutiveLostSegments {
                         emit(.failure(InputFailure(source: input, reason: "gave up on \(playlist.location) after \(lostInARow[number]) "
@@ -110,41 +164,14 @@ public struct Scanner: Sendable {
         }
         readers.forEach { $0.finish(emit: emitOnce) }
         if segmentsRead > 0, !foundTimedID3 {
-            emit(.warning(InputFailure(source: input, reason: "none of its segments has \(Self.noTimedID3.dropFirst(3))")))
+            emit(.warning(InputFailure(source: input, reason: "none of its segments has \(MediaForm.noTimedID3.dropFirst(3))")))
         }
     }
-
-    private func scanWholeFile(_ input: String, form: WholeFileForm, emit: (ScanEvent) -> Void) {
-        var reader = form.makeReader(origin: TagOrigin(source: input))
-        var found = false
-        func note(_ event: ScanEvent) {
-            if case .tag = event { found = true }
-            emit(event)
-        }
-        var bytes: Int64 = 0
-        do {
-            try fetcher.read(input, as: .input, restart: {
-                reader = form.makeReader(origin: TagOrigin(source: input))
-                bytes = 0
-            }) { chunk in
-                reader.feed(chunk, emit: note)
-                bytes += Int64(chunk.count)
-                progress?.update(input, bytes: bytes)
-            }
-        } catch {
-            emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)")))
-            return
-        }
-        reader.finish(emit: note)
-        if !found { emit(.warning(InputFailure(source: input, reason: form.noTagReason))) }
-    }
-
-    static let noTimedID3 = "no timed-ID3 stream (an MPEG-TS PID of stream_type 0x15, or one declared as ID3)"
 
     /// The media playlist at `location`; `parent`, the playlist that referenced it, if any, must be allowed to.
     public func loadMediaPlaylist(_ location: String, referencedBy parent: String? = nil,
-                                  targetDuration: Double? = nil) throws(SegmentLoadError) -> MediaPlaylist {
-        switch try loadPlaylist(location, referencedBy: parent, targetDuration: targetDuration) {
+                                  targetDuration: Double? = nil) async throws(SegmentLoadError) -> MediaPlaylist {
+        switch try await loadPlaylist(location, referencedBy: parent, targetDuration: targetDuration) {
         case .media(let media): return media
         case .master: throw SegmentLoadError(reason: "\(location) is a master playlist, not a media playlist")
         }
@@ -160,25 +187,25 @@ public struct Scanner: Sendable {
         public var audio: Rendition?
     }
 
-    public func resolveMediaPlaylist(_ location: String) throws(SegmentLoadError) -> ResolvedPlaylist {
-        switch try loadPlaylist(location) {
+    public func resolveMediaPlaylist(_ location: String) async throws(SegmentLoadError) -> ResolvedPlaylist {
+        switch try await loadPlaylist(location) {
         case .media(let media):
             return ResolvedPlaylist(location: location, playlist: media)
         case .master(let master):
             guard let chosen = variant.pick(from: master.variants) else {
                 throw SegmentLoadError(reason: "master playlist has \(master.variants.count) variants; cannot pick \(variant)")
             }
-            let media = try loadMediaPlaylist(chosen.uri, referencedBy: location)
+            let media = try await loadMediaPlaylist(chosen.uri, referencedBy: location)
             return ResolvedPlaylist(location: chosen.uri, variant: chosen, playlist: media, audio: master.audioRendition(for: chosen))
         }
     }
 
     /// The playlist at `location`, read once (whoever follows a playlist tries again itself).
     public func loadPlaylist(_ location: String, referencedBy parent: String? = nil,
-                             targetDuration: Double? = nil) throws(SegmentLoadError) -> Playlist {
+                             targetDuration: Double? = nil) async throws(SegmentLoadError) -> Playlist {
         if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw SegmentLoadError(reason: refusal) }
         let bytes: [UInt8]
-        do { bytes = try fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
+        do { bytes = try await fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
             throw SegmentLoadError(reason: "cannot fetch playlist \(location): \(error)")
         }
         do {

@@ -1,8 +1,8 @@
 import CID3MeterShim
 import Glibc
 
-/// Bytes from any protocol libavformat's I/O layer speaks (file, http, https, udp, srt, ...),
-/// read as they arrive. Only the protocols `ReferenceRule.protocols(for:)` allows for the URL
+/// Bytes from the streams only libavformat's I/O layer speaks here (udp, srt, rtp, tcp), read
+/// as they arrive. Only the protocols `ReferenceRule.protocols(for:)` allows for the URL
 /// are ever opened, redirects included. Blocking and not thread-safe: Sendable only so that a
 /// `BlockingExecutor`, which runs one call at a time, can own it.
 public final class ByteStream: @unchecked Sendable {
@@ -10,7 +10,6 @@ public final class ByteStream: @unchecked Sendable {
     /// Held for libavformat, which polls it through a pointer for as long as the stream is open.
     private let interrupt: Interrupt
     private let deadline: Double?
-    private let url: String
 
     /// `ioTimeout` ends a read that gets nothing for that long; `deadline` (seconds from now)
     /// ends everything, the connection included. With `range`, reading starts at its offset (the
@@ -19,7 +18,6 @@ public final class ByteStream: @unchecked Sendable {
                 range: ByteRange? = nil) throws(FetchError) {
         self.interrupt = interrupt
         self.deadline = deadline
-        self.url = url
         LibAVLog.clearLastError()
         let result = idm_stream_open(&stream, url, ReferenceRule.protocols(for: url), interrupt.pointer,
                                      Self.microseconds(ioTimeout), deadline.map(Self.microseconds) ?? 0,
@@ -69,12 +67,7 @@ public final class ByteStream: @unchecked Sendable {
 
     private func error(_ code: Int32) -> FetchError {
         if let deadline, stream.map({ idm_stream_deadline_passed($0) != 0 }) == true { return .deadline(deadline) }
-        var detail = LibAVLog.takeLastError()
-        // libavformat 5.1 follows up to 8 redirects and then fails with EIO without a word.
-        if detail == nil, code == -EIO, ["http:", "https:"].contains(where: { url.lowercased().hasPrefix($0) }) {
-            detail = "the server closed the connection early, or redirected more than 8 times"
-        }
-        return .libav(AVError(code: code, detail: detail))
+        return .libav(AVError(code: code, detail: LibAVLog.takeLastError()))
     }
 
     /// Microseconds for libavformat, which a `Double` of any size must not overflow.

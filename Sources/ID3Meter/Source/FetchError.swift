@@ -1,7 +1,20 @@
 import CID3MeterShim
+import Glibc
 
-/// Why one attempt at reading a resource failed.
+/// Why one attempt at reading a resource failed: a value that says what happened, matched on
+/// by callers and tests, and put in words by `description`.
 public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The server answered with a status other than 2xx (or a redirect without a Location).
+    case http(status: Int, reason: String)
+    /// No connection, or it broke: refused, reset, TLS, DNS, closed early.
+    case connection(String)
+    /// Nothing came for this many seconds (`--timeout`).
+    case idle(Double)
+    /// A redirect that was not followed: off http(s), or too many.
+    case redirect(String)
+    /// A local file that could not be opened or read.
+    case file(errno: Int32)
+    /// A stream libavformat reads (udp, srt, rtp, tcp) failed.
     case libav(AVError)
     /// More bytes than `FetchLimits` allows, counted or declared (Content-Length) before reading.
     case tooLarge(FetchLimits.Resource, limit: Int, declared: Int64?)
@@ -9,24 +22,42 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case deadline(Double)
     /// The resource ended before the sub-range the playlist gives.
     case shortRange(ByteRange, got: Int)
+    case cancelled
 
-    var isCancelled: Bool { if case .libav(let error) = self { error.isCancelled } else { false } }
+    var isCancelled: Bool {
+        switch self {
+        case .cancelled: true
+        case .libav(let error): error.isCancelled
+        default: false
+        }
+    }
 
-    /// A failure the same server may not repeat: a 404 at a live edge, a 503, a dropped connection.
-    /// Not a cancel, and not EINVAL: libavformat's answer to a URL or redirect it refuses.
+    /// A failure the same server may not repeat: a 404 at a live edge, a 503, a dropped
+    /// connection, a stall. Not a cancel, a refused redirect, a local file, or a size over the
+    /// limit; not EINVAL, libavformat's answer to a URL it refuses.
     var isWorthRetrying: Bool {
-        if case .libav(let error) = self { !error.isCancelled && !error.isInvalidArgument } else { false }
+        switch self {
+        case .http, .connection, .idle, .deadline, .shortRange: true
+        case .libav(let error): !error.isCancelled && !error.isInvalidArgument
+        case .redirect, .file, .tooLarge, .cancelled: false
+        }
     }
 
     public var description: String {
         switch self {
+        case .http(let status, let reason): "HTTP \(status)\(reason.isEmpty ? "" : " \(reason)")"
+        case .connection(let reason): reason
+        case .idle(let seconds): "no data for \(Self.seconds(seconds)) s (--timeout)"
+        case .redirect(let reason): reason
+        case .file(let code): String(cString: strerror(code))
         case .libav(let error) where error.isInvalidArgument && error.detail == nil:
-            "\(error) (libavformat refused to open it; a redirect off http(s) is refused this way)"
+            "\(error) (libavformat refused to open it)"
         case .libav(let error): "\(error)"
         case .tooLarge(let resource, let limit, let declared):
             (declared.map { "declares \($0) bytes, " } ?? "") + "more than the \(Self.size(limit)) allowed for \(resource.article) \(resource.name) (\(resource.option))"
         case .deadline(let seconds): "not complete after \(Self.seconds(seconds)) s, its deadline (--fetch-deadline)"
         case .shortRange(let range, let got): "the resource ends \(got) bytes into the sub-range \(range) (EXT-X-BYTERANGE)"
+        case .cancelled: "cancelled"
         }
     }
 

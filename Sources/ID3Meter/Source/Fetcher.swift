@@ -1,6 +1,7 @@
-/// Reads resources (playlists, segments, keys, initialisation sections, whole inputs) through
-/// libavformat's own I/O, so every protocol it speaks works the same for all of them, within
+/// Reads resources (playlists, segments, keys, initialisation sections, whole inputs) within
 /// `FetchLimits`: each fetch has a byte limit and an overall deadline besides the idle timeout.
+/// HTTP(S) goes through a pooled async client (`HTTPTransport`), local files are read
+/// directly, and the streams only libavformat speaks (udp, srt, rtp, tcp) through the shim.
 public struct Fetcher: Sendable {
     /// How often a failed network fetch is tried again, and how long to wait between tries.
     public struct RetryPolicy: Sendable {
@@ -21,13 +22,16 @@ public struct Fetcher: Sendable {
     public var interrupt: Interrupt
     public var retry: RetryPolicy
     public var limits: FetchLimits
+    /// Sent with every HTTP request (`--header`).
+    public var headers: [HTTPHeader]
 
     public init(ioTimeout: Double = 10, interrupt: Interrupt = Interrupt(), retry: RetryPolicy = RetryPolicy(),
-                limits: FetchLimits = FetchLimits()) {
+                limits: FetchLimits = FetchLimits(), headers: [HTTPHeader] = []) {
         self.ioTimeout = ioTimeout
         self.interrupt = interrupt
         self.retry = retry
         self.limits = limits
+        self.headers = headers
     }
 
     /// Hands `location`'s bytes to `consume` as they arrive. A network resource that fails (a 404
@@ -36,17 +40,18 @@ public struct Fetcher: Sendable {
     /// `retrying` off, and for local files, there is one attempt.
     public func read(_ location: String, range: ByteRange? = nil, as resource: FetchLimits.Resource, targetDuration: Double? = nil,
                      retrying: Bool = true, restart: () -> Void = {},
-                     consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(FetchFailure) {
-        let network = Location.hasScheme(location) && !location.lowercased().hasPrefix("file:")
+                     consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchFailure) {
+        let network = Location.transport(of: location) != .file
         let attempts = retrying && network ? max(retry.attempts, 1) : 1
         var delay = retry.firstDelay
         for attempt in 1...attempts {
             if attempt > 1 { restart() }
             do {
-                return try readOnce(location, range: range, as: resource, targetDuration: targetDuration, consume: consume)
+                return try await readOnce(location, range: range, as: resource, targetDuration: targetDuration, consume: consume)
             } catch {
-                if !error.isWorthRetrying || attempt == attempts || !interrupt.sleep(delay) {
-                    throw FetchFailure(error: error, attempts: attempt)
+                guard error.isWorthRetrying, attempt < attempts, (try? await Task.sleep(for: .seconds(delay))) != nil,
+                      !interrupt.isCancelled else {
+                    throw FetchFailure(error: Task.isCancelled ? .cancelled : error, attempts: attempt)
                 }
                 delay = min(delay * 2, retry.maximumDelay)
             }
@@ -55,9 +60,9 @@ public struct Fetcher: Sendable {
 
     /// The whole resource: for what is parsed whole (playlists, keys, initialisation sections).
     public func fetch(_ location: String, range: ByteRange? = nil, as resource: FetchLimits.Resource, targetDuration: Double? = nil,
-                      retrying: Bool = true) throws(FetchFailure) -> [UInt8] {
+                      retrying: Bool = true) async throws(FetchFailure) -> [UInt8] {
         var bytes: [UInt8] = []
-        try read(location, range: range, as: resource, targetDuration: targetDuration, retrying: retrying,
+        try await read(location, range: range, as: resource, targetDuration: targetDuration, retrying: retrying,
                  restart: { bytes.removeAll() }) { bytes.append(contentsOf: $0) }
         return bytes
     }
@@ -65,12 +70,26 @@ public struct Fetcher: Sendable {
     private static let chunkSize = 256 << 10
 
     private func readOnce(_ location: String, range: ByteRange?, as resource: FetchLimits.Resource, targetDuration: Double?,
-                          consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(FetchError) {
+                          consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
         let limit = limits.maximumBytes(for: resource)
         if let range, range.length > limit { throw .tooLarge(resource, limit: limit, declared: Int64(range.length)) }
-        let stream = try ByteStream(url: location, interrupt: interrupt, ioTimeout: ioTimeout,
-                                    deadline: limits.deadline(for: resource, targetDuration: targetDuration), range: range)
-        // A declared size is a claim, used only to refuse early, never to allocate (a sub-range's is the playlist's).
+        let deadline = limits.deadline(for: resource, targetDuration: targetDuration)
+        switch Location.transport(of: location) {
+        case .http:
+            try await HTTPTransport(ioTimeout: ioTimeout, headers: headers)
+                .read(location, range: range, limit: limit, resource: resource, deadline: deadline, consume: consume)
+        case .file:
+            try LocalFile.read(location, range: range, limit: limit, resource: resource, consume: consume)
+        case .stream:
+            try readStream(location, range: range, limit: limit, resource: resource, deadline: deadline, consume: consume)
+        }
+    }
+
+    /// Through libavformat, blocking the caller: only a whole input is ever read this way (a
+    /// playlist may refer to nothing but http(s) and local files).
+    private func readStream(_ location: String, range: ByteRange?, limit: Int, resource: FetchLimits.Resource, deadline: Double?,
+                            consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(FetchError) {
+        let stream = try ByteStream(url: location, interrupt: interrupt, ioTimeout: ioTimeout, deadline: deadline, range: range)
         if range == nil, let declared = stream.size, declared > limit { throw .tooLarge(resource, limit: limit, declared: declared) }
         let wanted = range?.length ?? .max
         var buffer = [UInt8](repeating: 0, count: Self.chunkSize)

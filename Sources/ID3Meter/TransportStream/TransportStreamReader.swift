@@ -1,6 +1,4 @@
-import Foundation
-
-/// Feeds a byte stream through a `TimedID3Demuxer` as its bytes arrive, in one reused buffer.
+/// Feeds a stream libavformat reads through a `TransportStreamExtractor` as its bytes arrive, in one reused buffer.
 enum TransportStreamReader {
     static let chunkSize = 1 << 20
 
@@ -18,44 +16,33 @@ enum TransportStreamReader {
         if prefix.isEmpty { throw InputFailure(source: url, reason: "cannot read: it is empty") }
         guard MediaForm.sniff(prefix) == .transportStream else {
             throw InputFailure(source: url, reason:
-                "cannot read: not MPEG-TS (no sync byte every 188 bytes), packed audio or an HLS playlist")
+                "cannot read: not MPEG-TS (no sync byte every 188 bytes)")
         }
         return (stream, prefix)
     }
 
-    /// Reads to the end, or to a read error, which is thrown once what came before is demuxed.
-    /// `prefix` is bytes already taken from the stream's front (a probe), demuxed first.
-    static func read(_ stream: ByteStream, prefix: [UInt8] = [], demuxer: inout TimedID3Demuxer,
-                     progress: (Int64) -> Void = { _ in }, emit: (TimedID3Demuxer.Event) -> Void) throws(FetchError) {
-        // The demuxer leaves less than two packets unused, so this always has room for a chunk.
-        var buffer = prefix + [UInt8](repeating: 0, count: chunkSize + 2 * TransportStreamSync.packetSize)
-        var filled = prefix.count
-        var offset: Int64 = 0
-        var atEnd = false
+    /// Reads to the end, or to a read error, which is thrown once what came before is read.
+    /// `prefix` is bytes already taken from the stream's front (a probe), read first.
+    static func read(_ stream: ByteStream, prefix: [UInt8] = [], into extractor: inout TransportStreamExtractor,
+                     progress: (Int64) -> Void = { _ in }, emit: (ScanEvent) -> Void) throws(FetchError) {
+        extractor.feed(prefix, emit: emit)
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        var offset = Int64(prefix.count)
         var failure: FetchError?
-        while !atEnd {
-            let count = buffer.count
-            var got = 0
+        while true {
+            let got: Int
             do {
-                got = try buffer.withUnsafeMutableBufferPointer { bytes throws(FetchError) in
-                    try stream.read(into: UnsafeMutableBufferPointer(rebasing: bytes[filled..<min(count, filled + chunkSize)]))
-                }
+                got = try buffer.withUnsafeMutableBufferPointer { bytes throws(FetchError) in try stream.read(into: bytes) }
             } catch {
-                failure = error   // what came before is still demuxed
+                failure = error   // what came before is still read
+                break
             }
-            atEnd = got == 0
-            filled += got
-            let used = buffer.withUnsafeBufferPointer { bytes in
-                demuxer.demux(UnsafeBufferPointer(rebasing: bytes[..<filled]), at: offset, isFinal: atEnd, emit: emit)
-            }
-            buffer.withUnsafeMutableBufferPointer { bytes in
-                _ = memmove(bytes.baseAddress!, bytes.baseAddress! + used, filled - used)
-            }
-            filled -= used
-            offset += Int64(used)
+            if got == 0 { break }
+            buffer.withUnsafeBufferPointer { extractor.feed(UnsafeBufferPointer(rebasing: $0[..<got]), emit: emit) }
+            offset += Int64(got)
             progress(offset)
         }
-        demuxer.flush(emit: emit)
+        extractor.finish(emit: emit)
         if let failure { throw failure }
     }
 }

@@ -19,9 +19,9 @@ enum Samples {
     static let quickRetry = Fetcher.RetryPolicy(attempts: 3, firstDelay: 0.05, maximumDelay: 0.2)
 
     static func scan(_ input: String, variant: VariantChoice = .lowestBandwidth,
-                     fetcher: Fetcher = Fetcher(retry: quickRetry)) -> [ScanEvent] {
+                     fetcher: Fetcher = Fetcher(retry: quickRetry)) async -> [ScanEvent] {
         var events: [ScanEvent] = []
-        Scanner(variant: variant, fetcher: fetcher).scan(input) { events.append($0) }
+        await Scanner(variant: variant, fetcher: fetcher).scan(input) { events.append($0) }
         return events
     }
 

@@ -9,7 +9,7 @@
 ///
 /// Composition offsets and edit lists are not applied to that earliest time, as hls.js does
 /// not apply them to emsg either; the times are in 90 kHz ticks, truncated, 33 bits.
-struct FragmentReader: ChunkedReader {
+struct FragmentReader: TagExtractor {
     /// A box that must be read whole and is larger than this is reported and stepped over.
     static let maximumBoxBytes = 16 << 20
     private static let keptTypes: Set<String> = ["moov", "moof", "emsg"]

@@ -36,6 +36,23 @@ public enum Location {
         return (joined as NSString).standardizingPath
     }
 
+    /// How `location` is read: over HTTP, from a local file, or as a stream libavformat opens.
+    public enum Transport: Sendable, Equatable {
+        case http, file, stream
+    }
+
+    public static func transport(of location: String) -> Transport {
+        guard hasScheme(location) else { return .file }
+        let scheme = location.prefix { $0 != ":" }.lowercased()
+        return scheme == "http" || scheme == "https" ? .http : scheme == "file" ? .file : .stream
+    }
+
+    /// The path of a local file named by a path or a `file:` URL.
+    public static func filePath(_ location: String) -> String {
+        guard hasScheme(location) else { return location }
+        return URL(string: location)?.path ?? String(location.drop { $0 != ":" }.dropFirst())
+    }
+
     /// The last path component, for short labels.
     public static func name(_ location: String) -> String {
         let path = hasScheme(location) ? (URL(string: location)?.path ?? location) : location

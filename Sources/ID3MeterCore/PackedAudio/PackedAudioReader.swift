@@ -3,7 +3,7 @@
 /// `com.apple.streaming.transportStreamTimestamp` gives the PTS of its first frame; tags further
 /// in are timed by the audio before them (samples / sample rate). libavformat 5.1 keeps only the
 /// first segment's PRIV frames and gives later tags no time, so this is done here.
-struct PackedAudioReader: ChunkedReader {
+struct PackedAudioReader: TagExtractor {
     static let timestampOwner = "com.apple.streaming.transportStreamTimestamp"
     /// A tag declaring more is not waited for: it is reported as malformed and stepped over.
     static let maximumTagBytes = 16 << 20

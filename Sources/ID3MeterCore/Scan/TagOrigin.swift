@@ -18,6 +18,15 @@ public struct SegmentOrigin: Sendable, Equatable {
     public var programDateTime: Date?
     /// The segment's first PTS, which its PROGRAM-DATE-TIME refers to.
     public var startPTS: Int64?
+
+    public init(uri: String, mediaSequence: Int, discontinuitySequence: Int = 0, programDateTime: Date? = nil,
+                startPTS: Int64? = nil) {
+        self.uri = uri
+        self.mediaSequence = mediaSequence
+        self.discontinuitySequence = discontinuitySequence
+        self.programDateTime = programDateTime
+        self.startPTS = startPTS
+    }
 }
 
 /// A decoded ID3 tag with its presentation time.

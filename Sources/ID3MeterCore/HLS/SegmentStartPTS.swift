@@ -1,13 +1,13 @@
 /// The presentation time a TS segment starts at: the earliest PTS among the first PES
 /// packet of each PID. A segment's PROGRAM-DATE-TIME belongs to that instant, so a tag's
 /// wall-clock time is the segment's date plus the tag's distance from it.
-enum SegmentStartPTS {
+package enum SegmentStartPTS {
     private static let packetSize = TransportStreamSync.packetSize
     private static let packetsToScan = 2_000
     /// How much of a segment's front `find` looks at.
-    static let bytesScanned = packetsToScan * TransportStreamSync.packetSize
+    package static let bytesScanned = packetsToScan * TransportStreamSync.packetSize
 
-    static func find(in bytes: [UInt8]) -> Int64? {
+    package static func find(in bytes: [UInt8]) -> Int64? {
         guard let start = TransportStreamSync.offset(in: bytes) else { return nil }
         var seenPIDs = Set<Int>()
         var earliest: Int64?

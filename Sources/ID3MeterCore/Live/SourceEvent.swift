@@ -20,6 +20,12 @@ public struct SourceInfo: Sendable, Equatable {
     /// The average frame rate of the video stream, as libavformat probed it.
     public var videoFrameRate: Double?
     public var isLive: Bool
+
+    public init(variantFrameRate: Double? = nil, videoFrameRate: Double? = nil, isLive: Bool) {
+        self.variantFrameRate = variantFrameRate
+        self.videoFrameRate = videoFrameRate
+        self.isLive = isLive
+    }
 }
 
 /// What a tag source yields, in stream order.

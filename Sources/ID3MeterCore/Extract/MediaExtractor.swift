@@ -1,0 +1,62 @@
+/// An extractor for bytes of any form: holds the first `MediaForm.sniffLength` bytes (or all
+/// there are, if fewer), tells the form from them, then hands everything to that form's
+/// extractor. Bytes of no known form are one failure.
+public struct MediaExtractor: TagExtractor {
+    private let origin: TagOrigin
+    private var prefix: [UInt8] = []
+    private var extractor: (any TagExtractor)?
+    private var refused = false
+    public private(set) var form: MediaForm?
+    /// A tag was found, or, for MPEG-TS, a timed-ID3 stream declared.
+    public private(set) var foundTimedID3 = false
+
+    public init(origin: TagOrigin) { self.origin = origin }
+
+    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
+        guard !refused else { return }
+        if extractor != nil { return pass(bytes, emit: emit) }
+        prefix.append(contentsOf: bytes)
+        if prefix.count >= MediaForm.sniffLength { start(emit: emit) }
+    }
+
+    public mutating func finish(emit: (ScanEvent) -> Void) {
+        if extractor == nil, !refused { start(emit: emit) }
+        guard var running = extractor else { return }
+        var found = false
+        running.finish { event in
+            if case .tag = event { found = true }
+            emit(event)
+        }
+        if found { foundTimedID3 = true }
+        if let ts = running as? TransportStreamExtractor, ts.hasTimedID3Stream { foundTimedID3 = true }
+        if !refused, !foundTimedID3, let form {
+            emit(.warning(InputFailure(source: origin.source, reason: form.noTagReason)))
+        }
+    }
+
+    private mutating func start(emit: (ScanEvent) -> Void) {
+        let held = prefix
+        prefix = []
+        guard !held.isEmpty else {
+            refused = true
+            return emit(.failure(InputFailure(source: origin.source, reason: "cannot read: it is empty")))
+        }
+        guard let form = MediaForm.sniff(held) else {
+            refused = true
+            return emit(.failure(InputFailure(source: origin.source, reason:
+                "cannot read: not MPEG-TS (no sync byte every 188 bytes), packed audio, fragmented MP4 or an HLS playlist")))
+        }
+        self.form = form
+        extractor = form.makeExtractor(origin: origin)
+        held.withUnsafeBufferPointer { pass($0, emit: emit) }
+    }
+
+    private mutating func pass(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
+        var found = false
+        extractor!.feed(bytes) { event in
+            if case .tag = event { found = true }
+            emit(event)
+        }
+        if found { foundTimedID3 = true }
+    }
+}

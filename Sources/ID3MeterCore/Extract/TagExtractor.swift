@@ -1,0 +1,32 @@
+/// Reads one carrier's ID3 tags from its bytes as they arrive, as Media3's `Extractor` and
+/// hls.js's demuxers do: bytes go in, in pieces of any size, events come out. Any chunking
+/// gives the same events, and memory does not grow with the input's size: only what the next
+/// step needs (a tag, a frame header, a box, a TS packet) is held.
+///
+/// `MediaForm.sniff` tells which extractor a input needs; `MediaExtractor` does both.
+public protocol TagExtractor {
+    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void)
+    /// The end of the input: what is still held is read as it is.
+    mutating func finish(emit: (ScanEvent) -> Void)
+}
+
+extension TagExtractor {
+    /// Feeds bytes the caller holds.
+    public mutating func feed(_ bytes: [UInt8], emit: (ScanEvent) -> Void) {
+        bytes.withUnsafeBufferPointer { feed($0, emit: emit) }
+    }
+}
+
+extension TagExtractor {
+    /// Reads bytes held whole to their end, fed in pieces cut at the offsets `cuts` (any
+    /// chunking reads alike; tests and the fuzzer check it).
+    public mutating func extract(_ bytes: [UInt8], cutAt cuts: [Int] = [], emit: (ScanEvent) -> Void) {
+        let bounds = [0] + cuts.map { min(max($0, 0), bytes.count) }.sorted() + [bytes.count]
+        bytes.withUnsafeBufferPointer { buffer in
+            for (start, end) in zip(bounds, bounds.dropFirst()) where start < end {
+                feed(UnsafeBufferPointer(rebasing: buffer[start..<end]), emit: emit)
+            }
+        }
+        finish(emit: emit)
+    }
+}

@@ -1,0 +1,97 @@
+/// MPEG-TS as a `TagExtractor`: the bytes go through a `TimedID3Demuxer`, whole packets
+/// straight from the caller's buffer, and only what ends short of a packet is held for the next
+/// piece. The timed-ID3 packets become tags (or malformed reports) at their PTS.
+///
+/// For HLS, one extractor reads a playlist's segments in turn, each a unit with its own origin,
+/// so that a tag cut by a segment boundary is joined to the rest of it in the next segment.
+public struct TransportStreamExtractor: TagExtractor, Sendable {
+    /// What a demuxer may leave unused: less than two packets, plus a piece being topped up.
+    private static let topUp = 4 * TransportStreamSync.packetSize
+
+    private var demuxer = TimedID3Demuxer()
+    private var origin: TagOrigin
+    /// Where the units still referred to by the demuxer's state came from.
+    private var origins: [Int: TagOrigin]
+    /// Bytes short of a whole packet (or of what resynchronising needs), kept for the next piece.
+    private var carry: [UInt8] = []
+    /// Where `carry` (or the next piece, when it is empty) starts in the resource.
+    private var offset: Int64 = 0
+
+    /// A program map table declared a timed-ID3 stream.
+    public var hasTimedID3Stream: Bool { demuxer.hasTimedID3Stream }
+
+    public init(origin: TagOrigin) {
+        self.origin = origin
+        origins = [0: origin]
+    }
+
+    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
+        var rest = bytes[...]
+        if !carry.isEmpty {
+            // Top the held bytes up just enough to finish their packets, then go on from the piece itself.
+            let taken = min(rest.count, Self.topUp)
+            carry.append(contentsOf: rest.prefix(taken))
+            let held = carry
+            let used = held.withUnsafeBufferPointer { demux($0, isFinal: false, emit: emit) }
+            let left = held.count - used
+            guard left <= taken else {
+                carry.removeFirst(used)
+                return
+            }
+            carry.removeAll(keepingCapacity: true)
+            rest = rest.dropFirst(taken - left)
+        }
+        let piece = UnsafeBufferPointer(rebasing: rest)
+        let used = demux(piece, isFinal: false, emit: emit)
+        carry.append(contentsOf: piece[used...])
+    }
+
+    public mutating func finish(emit: (ScanEvent) -> Void) {
+        readCarry(emit: emit)
+        let origins = self.origins, current = origin
+        demuxer.flush { $0.scanEvents { origins[$0] ?? current }.forEach(emit) }
+    }
+
+    /// A new piece of the same stream (an HLS segment) starts, from `offset` in its resource;
+    /// `cut` is the front of a packet the last sub-range of that resource ended inside.
+    package mutating func beginUnit(_ origin: TagOrigin, at offset: Int64, continuing cut: [UInt8] = []) {
+        demuxer.unit += 1
+        self.origin = origin
+        origins[demuxer.unit] = origin
+        self.offset = offset - Int64(cut.count)
+        carry = cut
+    }
+
+    /// The piece ended. With `keepingCut` (a sub-range, continued by the next), a packet its end
+    /// cuts is returned rather than read as the end of the input.
+    package mutating func endUnit(keepingCut: Bool, emit: (ScanEvent) -> Void) -> [UInt8] {
+        var cut: [UInt8] = []
+        if keepingCut { swap(&cut, &carry) } else { readCarry(emit: emit) }
+        let origins = self.origins, current = origin
+        demuxer.endOfUnit { $0.scanEvents { origins[$0] ?? current }.forEach(emit) }
+        // A tag is not left waiting on more than a few segments; older origins can go.
+        let unit = demuxer.unit
+        self.origins = origins.filter { $0.key > unit - 4 }
+        return cut
+    }
+
+    /// The front of a packet whose rest will not come, at `offset` in its resource.
+    package mutating func readCut(_ bytes: [UInt8], at offset: Int64, emit: (ScanEvent) -> Void) {
+        self.offset = offset
+        carry = bytes
+        readCarry(emit: emit)
+    }
+
+    private mutating func readCarry(emit: (ScanEvent) -> Void) {
+        let held = carry
+        carry = []
+        _ = held.withUnsafeBufferPointer { demux($0, isFinal: true, emit: emit) }
+    }
+
+    private mutating func demux(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, emit: (ScanEvent) -> Void) -> Int {
+        let origins = self.origins, current = origin
+        let used = demuxer.demux(bytes, at: offset, isFinal: isFinal) { $0.scanEvents { origins[$0] ?? current }.forEach(emit) }
+        offset += Int64(used)
+        return used
+    }
+}
