@@ -30,7 +30,15 @@ struct FetchOptions: ParsableArguments {
         valueName: "count"))
     var maxLostSegments = defaults.maximumConsecutiveLostSegments
 
+    @Option(name: .customLong("header"), parsing: .unconditionalSingleValue, help: ArgumentHelp(
+        "An HTTP request header sent with every playlist, segment and key request, as 'Name: value' (repeatable; a token, a cookie, a user agent).",
+        valueName: "header"))
+    var headerLines: [String] = []
+
     func validate() throws {
+        for line in headerLines where HTTPHeader(line) == nil {
+            throw ValidationError("--header '\(line)' is not 'Name: value' (a name of letters, digits and -, one line)")
+        }
         try NumberCheck.check(timeout, "--timeout", in: 0.001...86_400, unit: " seconds")
         try NumberCheck.check(fetchDeadline, "--fetch-deadline", in: 0.001...86_400, unit: " seconds")
         try NumberCheck.check(maxLostSegments, "--max-lost-segments", in: 1...1_000_000)
@@ -48,6 +56,6 @@ struct FetchOptions: ParsableArguments {
         limits.maximumKeyBytes = maxKeySize.bytes
         limits.fetchDeadline = fetchDeadline
         limits.maximumConsecutiveLostSegments = maxLostSegments
-        return Fetcher(ioTimeout: timeout, limits: limits)
+        return Fetcher(ioTimeout: timeout, limits: limits, headers: headerLines.compactMap(HTTPHeader.init))
     }
 }

@@ -3,9 +3,10 @@ import Foundation
 import Glibc
 #endif
 
-/// A real HTTP/1.1 server on 127.0.0.1 for tests and benchmarks: a thread per connection, each
-/// closed after its response, every answer from `handler` (which may stall, to test timeouts).
-/// Call `stop()` to end it.
+/// A real HTTP/1.1 server on 127.0.0.1 for tests and benchmarks: a thread per connection, kept
+/// alive across requests as HTTP/1.1 allows (closed after a response whose end is the close),
+/// every answer from `handler` (which may stall, to test timeouts). It counts the connections
+/// it accepted, so a test can tell whether a client reuses them. Call `stop()` to end it.
 public final class LocalHTTPServer: @unchecked Sendable {
     public struct Request: Sendable {
         public var method: String
@@ -58,6 +59,8 @@ public final class LocalHTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var log: [Request] = []
     private var stopped = false
+    private var accepted = 0
+    private var open: Set<Int32> = []
 
     public init(port: UInt16 = 0, handler: @escaping @Sendable (Request) -> Response) throws {
         self.handler = handler
@@ -95,11 +98,19 @@ public final class LocalHTTPServer: @unchecked Sendable {
     /// Every request answered so far, in order.
     public var requests: [Request] { lock.withLock { log } }
 
-    /// Ends the accept loop. The loop's thread closes the socket itself: closing it here could
-    /// hand its descriptor number to a new server while the old loop still accepts on it.
+    /// The TCP connections accepted so far.
+    public var connections: Int { lock.withLock { accepted } }
+
+    /// Ends the accept loop and every open connection, as a server that goes away does. The
+    /// threads close the sockets themselves: closing one here could hand its descriptor number to
+    /// a new server while the old thread still uses it.
     public func stop() {
-        lock.withLock { stopped = true }
+        let clients = lock.withLock {
+            stopped = true
+            return open
+        }
         shutdown(socket, Int32(SHUT_RDWR))
+        for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
     }
 
     private func serve() {
@@ -111,11 +122,19 @@ public final class LocalHTTPServer: @unchecked Sendable {
                 return
             }
             guard client >= 0 else { continue }
+            lock.withLock {
+                accepted += 1
+                open.insert(client)
+            }
             Thread.detachNewThread { [self] in
-                if let request = Self.readRequest(client) {
+                while let request = Self.readRequest(client) {
                     lock.withLock { log.append(request) }
-                    Self.write(Self.ranged(handler(request), for: request), to: client)
+                    let response = Self.ranged(handler(request), for: request)
+                    let keepAlive = request.headers["connection"]?.lowercased() != "close" && response.more == nil
+                        && { if case .actual = response.length { true } else { false } }()
+                    guard Self.write(response, to: client, keepAlive: keepAlive), keepAlive else { break }
                 }
+                lock.withLock { _ = open.remove(client) }
                 close(client)
             }
         }
@@ -164,7 +183,9 @@ public final class LocalHTTPServer: @unchecked Sendable {
         return partial
     }
 
-    private static func write(_ response: Response, to client: Int32) {
+    /// Whether all of it went out.
+    @discardableResult
+    private static func write(_ response: Response, to client: Int32, keepAlive: Bool) -> Bool {
         var head = "HTTP/1.1 \(response.status) \(response.status < 400 ? "OK" : "Error")\r\nContent-Type: \(response.contentType)\r\n"
         switch response.length {
         case .actual: head += "Content-Length: \(response.body.count)\r\n"
@@ -172,8 +193,10 @@ public final class LocalHTTPServer: @unchecked Sendable {
         case .none: break
         }
         for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
-        guard send(Array((head + "Connection: close\r\n\r\n").utf8) + response.body, to: client) else { return }
+        head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
+        guard send(Array(head.utf8) + response.body, to: client) else { return false }
         response.more? { send($0, to: client) }
+        return true
     }
 
     private static func send(_ bytes: [UInt8], to client: Int32) -> Bool {

@@ -41,3 +41,50 @@ struct LiveSourceTests {
         #expect(sequences == [0, 1, 5, 6])
     }
 }
+
+/// HTTP as a CDN sees it: one kept-alive connection for the whole follow, and the headers asked for.
+@Suite("HTTP connections", .serialized, .timeLimit(.minutes(3)))
+struct HTTPConnectionTests {
+    @Test func aLiveFollowReusesOneConnectionAndSendsTheHeaders() async throws {
+        let server = try LiveServer(preroll: 3) { LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 3, segmentCount: 7, startDate: $0) }
+        defer { server.stop() }
+        let headers = [HTTPHeader(name: "X-Token", value: "t0k3n"), HTTPHeader(name: "Cookie", value: "session=42"),
+                       HTTPHeader(name: "User-Agent", value: "backend/1.0")]
+        let fetcher = Fetcher(ioTimeout: 5, headers: headers)
+        var chunks = 0
+        for await event in TagSource(input: server.url("master.m3u8"), scanner: Scanner(fetcher: fetcher), liveStart: 2,
+                                     clock: ContinuousClock()) {
+            if case .chunk = event { chunks += 1 }
+        }
+        let requests = server.server.requests
+        #expect(chunks >= 4)
+        #expect(requests.filter { $0.path == "live.m3u8" }.count >= 3, "reloads")
+        #expect(requests.filter { $0.path.hasSuffix(".ts") }.count >= 4, "segments")
+        #expect(server.server.connections == 1, "\(requests.count) requests over \(server.server.connections) connections")
+        for request in requests {
+            #expect(request.headers["x-token"] == "t0k3n" && request.headers["cookie"] == "session=42", "\(request.path)")
+            #expect(request.headers["user-agent"] == "backend/1.0", "the caller's user agent replaces ours")
+        }
+    }
+
+    /// Credentials stay with the host they were given for; other headers follow a redirect.
+    @Test func aRedirectToAnotherHostKeepsHeadersButNotCredentials() async throws {
+        let target = try LocalHTTPServer(serving: Samples.folder)
+        defer { target.stop() }
+        // 127.0.0.1 and localhost are different hosts to a browser's origin rule and to ours.
+        let other = "http://localhost:\(target.port)/spec/hls/index.m3u8"
+        let origin = try LocalHTTPServer { _ in LocalHTTPServer.Response(status: 302, headers: ["Location": other]) }
+        defer { origin.stop() }
+        let fetcher = Fetcher(ioTimeout: 5, headers: [HTTPHeader(name: "X-Channel", value: "7"), HTTPHeader(name: "Authorization", value: "Bearer x")])
+        let playlist = try await fetcher.fetch(origin.url("index.m3u8"), as: .playlist)
+        #expect(String(decoding: playlist, as: UTF8.self).hasPrefix("#EXTM3U"))
+        #expect(origin.requests.first?.headers["authorization"] == "Bearer x")
+        #expect(target.requests.first?.headers["x-channel"] == "7")
+        #expect(target.requests.first?.headers["authorization"] == nil)
+    }
+
+    @Test func aHeaderThatIsNotNameColonValueIsRefused() {
+        #expect(HTTPHeader("X-Token: a: b") == HTTPHeader(name: "X-Token", value: "a: b"))
+        for bad in ["no colon", ": empty name", "Bad Name: x", "X-A: one\r\nX-B: two"] { #expect(HTTPHeader(bad) == nil, "\(bad)") }
+    }
+}

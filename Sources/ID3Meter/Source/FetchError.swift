@@ -33,13 +33,14 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A failure the same server may not repeat: a 404 at a live edge, a 503, a dropped
-    /// connection, a stall. Not a cancel, a refused redirect, a local file, or a size over the
-    /// limit; not EINVAL, libavformat's answer to a URL it refuses.
+    /// connection, a stall. Not a cancel, a refused redirect, a local file, a size over the limit
+    /// or a deadline (a trickle tried again would take it again); not EINVAL, libavformat's
+    /// answer to a URL it refuses.
     var isWorthRetrying: Bool {
         switch self {
-        case .http, .connection, .idle, .deadline, .shortRange: true
+        case .http, .connection, .idle, .shortRange: true
         case .libav(let error): !error.isCancelled && !error.isInvalidArgument
-        case .redirect, .file, .tooLarge, .cancelled: false
+        case .redirect, .file, .tooLarge, .deadline, .cancelled: false
         }
     }
 

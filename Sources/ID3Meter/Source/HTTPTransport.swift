@@ -26,6 +26,8 @@ struct HTTPTransport: Sendable {
                 redirectConfiguration: .disallow,
                 timeout: .init(connect: .nanoseconds(nanoseconds), read: .nanoseconds(nanoseconds)))
             configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+            // A refused connection is reported at once; `Fetcher.RetryPolicy` decides what is tried again.
+            configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             clients[nanoseconds] = client
             return client
