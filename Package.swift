@@ -76,6 +76,11 @@ let package = Package(
             path: "Examples/CustomEngine"
         ),
         .executableTarget(
+            name: "stored-segments-example",
+            dependencies: ["ID3MeterCore"],
+            path: "Examples/StoredSegments"
+        ),
+        .executableTarget(
             name: "id3-meter-fuzz",
             dependencies: ["ID3Meter", "ID3MeterCommands"]
         ),

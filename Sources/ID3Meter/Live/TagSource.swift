@@ -119,7 +119,9 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     private func produceInput(_ yield: ProblemThrottle) async {
         let interrupt = scanner.fetcher.interrupt
         await scanner.scan(input, opened: { prefix in
-            let streams = (try? StreamProbe.streams(in: prefix, interrupt: interrupt)) ?? []
+            // Bytes of no known form are refused by the scan; only MPEG-TS has a video rate worth probing.
+            guard let form = MediaForm.sniff(Array(prefix.prefix(MediaForm.sniffLength))) else { return }
+            let streams = form == .transportStream ? (try? StreamProbe.streams(in: prefix, interrupt: interrupt)) ?? [] : []
             let videoRate = streams.first { $0.isVideo }?.frameRate?.framesPerSecond
             yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: videoRate, isLive: false)))
         }) { event in
