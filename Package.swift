@@ -11,7 +11,8 @@ let libav: [LinkerSetting] = [
 
 let package = Package(
     name: "id3-meter",
-    platforms: [.macOS(.v13)],
+    // Mutex (Synchronization) is the newest API used.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "ID3MeterCore", targets: ["ID3MeterCore"]),
         .library(name: "ID3Meter", targets: ["ID3Meter"]),

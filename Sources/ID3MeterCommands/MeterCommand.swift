@@ -23,7 +23,9 @@ struct MeterCommand: AsyncParsableCommand {
             as damaged, 2 on a usage error.
             """)
 
-    @Argument(help: "An HLS playlist (master or media, live or VOD) or any input libavformat reads.")
+    @Argument(help: ArgumentHelp(
+        "An HLS playlist (master or media, live or VOD, local or http/https); an MPEG-TS, packed audio (AAC, MP3, AC-3, E-AC-3) or fragmented MP4 file or http(s) URL; or a udp://, srt://, rtp:// or tcp:// MPEG-TS stream.",
+        valueName: "input"))
     var input: String
 
     @Option(help: "Channel name for play() (default: from the URL).")
@@ -82,26 +84,16 @@ struct MeterCommand: AsyncParsableCommand {
                 throw ValidationError("--collector must be an http or https URL, not '\(collector)'")
             }
         }
-        if collector != nil || spool != nil {
-            do {
-                try FileManager.default.createDirectory(at: spoolDirectory, withIntermediateDirectories: true)
-            } catch {
-                throw ValidationError("cannot use --spool \(spoolDirectory.path): \(error.localizedDescription)")
-            }
-            guard FileManager.default.isWritableFile(atPath: spoolDirectory.path) else {
-                throw ValidationError("cannot write to --spool \(spoolDirectory.path)")
-            }
+        // The spool itself is made when the collector starts, not here.
+        if collector != nil || spool != nil, !WritablePath.isWritable(spoolDirectory.path) {
+            throw ValidationError("cannot write to --spool \(spoolDirectory.path)")
         }
         guard ["1", "2"].contains(adModel) else { throw ValidationError("--ad-model must be 1 or 2") }
         try NumberCheck.check(fps, "--fps", in: FrameRateChoice.allowedRates)
         try NumberCheck.check(duration, "--duration", in: 0.001...315_360_000, unit: " seconds")
         if case .factor(let factor) = speed { try NumberCheck.check(factor, "--speed", in: 0.01...1_000) }
         try NumberCheck.check(liveStart, "--live-start", in: 1...1_000)
-        if let output {
-            do { _ = try StreamOutput(appendingTo: output) } catch {
-                throw ValidationError("cannot write --output \(output): \(error.localizedDescription)")
-            }
-        }
+        if let output, !WritablePath.isWritable(output) { throw ValidationError("cannot write --output \(output)") }
     }
 
     var stopAfter: Duration? { duration.map { Duration.seconds($0) } }
@@ -118,9 +110,16 @@ struct MeterCommand: AsyncParsableCommand {
 
         let style = format?.style ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
         var outputs: [any MeterOutput] = [StreamOutput(handle: .standardOutput, style: style)]
-        if let output { outputs.append(try StreamOutput(appendingTo: output)) }
+        // Made only now, once the whole command line is valid: a usage error leaves the disk alone.
+        if let output {
+            do { outputs.append(try StreamOutput(appendingTo: output)) } catch {
+                throw ValidationError("cannot write --output \(output): \(error.localizedDescription)")
+            }
+        }
         if let collector, let url = URL(string: collector) {
-            outputs.append(try CollectorOutput(collector: url, spoolDirectory: spoolDirectory) { Console.warning($0) })
+            do { outputs.append(try CollectorOutput(collector: url, spoolDirectory: spoolDirectory) { Console.warning($0) }) } catch {
+                throw ValidationError("cannot use --spool \(spoolDirectory.path): \(error.localizedDescription)")
+            }
         }
         // The engine and the notice handler are used by the metering task alone; the signal
         // handler only cancels that task.

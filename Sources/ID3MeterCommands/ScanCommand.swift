@@ -75,10 +75,8 @@ struct ScanCommand: AsyncParsableCommand {
     func validate() throws {
         if let problem = inputs.lazy.compactMap(Location.problem(withInput:)).first { throw ValidationError(problem) }
         try NumberCheck.check(jobs, "--jobs", in: 1...1_024)
-        if let report, report != "-" {
-            guard FileManager.default.createFile(atPath: report, contents: nil) else {
-                throw ValidationError("cannot write --report \(report)")
-            }
+        if let report, report != "-", !WritablePath.isWritable(report) {
+            throw ValidationError("cannot write --report \(report)")
         }
     }
 
@@ -87,6 +85,10 @@ struct ScanCommand: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .error
         LibAVLog.route(to: logger, verbose: verbose)
 
+        // Truncated only now, once the whole command line is valid, and before any work.
+        if let report, report != "-", !FileManager.default.createFile(atPath: report, contents: nil) {
+            throw ValidationError("cannot write --report \(report)")
+        }
         let progress = ScanProgress()
         let scanner = Scanner(variant: variant, fetcher: fetch.fetcher, progress: progress)
         let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)

@@ -83,6 +83,19 @@ struct HTTPConnectionTests {
         #expect(target.requests.first?.headers["authorization"] == nil)
     }
 
+    /// `--header` on the command line reaches every request of a scan; a malformed one is a usage error.
+    @Test func theHeaderOptionGoesWithEveryRequest() async throws {
+        let server = try LocalHTTPServer(serving: Samples.folder)
+        defer { server.stop() }
+        let url = server.url("spec/hls/index.m3u8")
+        let result = try await offThePool { try Command.run(["scan", "--format", "jsonl", "--header", "X-Token: abc", "--header", "Cookie: c=1", url]) }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(server.requests.count > 1)
+        #expect(server.requests.allSatisfy { $0.headers["x-token"] == "abc" && $0.headers["cookie"] == "c=1" })
+        let bad = try await offThePool { try Command.run(["scan", "--header", "X-Token", url]) }
+        #expect(bad.status == 2 && bad.stderr.contains("--header 'X-Token' is not 'Name: value'"), "\(bad.stderr)")
+    }
+
     @Test func aHeaderThatIsNotNameColonValueIsRefused() {
         #expect(HTTPHeader("X-Token: a: b") == HTTPHeader(name: "X-Token", value: "a: b"))
         for bad in ["no colon", ": empty name", "Bad Name: x", "X-A: one\r\nX-B: two"] { #expect(HTTPHeader(bad) == nil, "\(bad)") }

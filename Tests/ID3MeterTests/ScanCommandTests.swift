@@ -10,6 +10,25 @@ struct ScanCommandTests {
         try text.split(separator: "\n").map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
     }
 
+    /// A usage error leaves the disk as it was: no report truncated, no spool folder or output file made.
+    @Test func aUsageErrorWritesNothing() throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let report = folder.appendingPathComponent("report.json").path
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: report))
+        let scan = try run(["scan", "--report", report, "--jobs", "0", Samples.path("spec/standard-60.ts")])
+        #expect(scan.status == 2, "\(scan.stderr)")
+        #expect(try String(contentsOfFile: report, encoding: .utf8) == "kept")
+        let spool = folder.appendingPathComponent("new/spool").path, output = folder.appendingPathComponent("out.jsonl").path
+        let meter = try run(["--collector", "http://127.0.0.1:9/", "--spool", spool, "--output", output, "--fps", "0",
+                             Samples.path("spec/standard-60.ts")])
+        #expect(meter.status == 2, "\(meter.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("new").path))
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let unwritable = try run(["scan", "--report", "/proc/id3-meter/report.json", Samples.path("spec/standard-60.ts")])
+        #expect(unwritable.status == 2 && unwritable.stderr.contains("cannot write --report"), "\(unwritable.stderr)")
+    }
+
     @Test func jsonlRecordsMatchTheGroundTruth() throws {
         let result = try run(["scan", "--format", "jsonl", Samples.path("ts/nielsen.ts")])
         #expect(result.status == 0)

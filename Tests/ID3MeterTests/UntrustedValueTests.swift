@@ -123,3 +123,44 @@ struct UntrustedValueTests {
         }
     }
 }
+
+/// Failures are values: a caller matches on what happened, not on the words.
+@Suite("Typed failures", .timeLimit(.minutes(2)))
+struct TypedFailureTests {
+    @Test func aMissingPlaylistCarriesItsHTTPStatus() async throws {
+        let server = try LocalHTTPServer { _ in .notFound }
+        defer { server.stop() }
+        do {
+            _ = try await Scanner(fetcher: Fetcher(retry: .none)).loadPlaylist(server.url("gone.m3u8"))
+            Issue.record("a 404 was read as a playlist")
+        } catch {
+            guard case .fetch(let failure) = error.cause, case .http(let status, _) = failure.error else {
+                Issue.record("\(error.cause)"); return
+            }
+            #expect(status == 404)
+        }
+    }
+
+    @Test func aBadPlaylistCarriesItsLine() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("bad.m3u8").path
+        try Data("#EXTM3U\n#EXT-X-TARGETDURATION:abc\n".utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try await Scanner().loadPlaylist(path)
+            Issue.record("a bad playlist was read")
+        } catch {
+            guard case .playlist(let playlistError) = error.cause else { Issue.record("\(error.cause)"); return }
+            #expect(playlistError.line == 2)
+        }
+    }
+
+    @Test func aRefusedReferenceSaysSo() async throws {
+        do {
+            _ = try await Scanner().loadPlaylist("file:///etc/passwd", referencedBy: "https://cdn.example/master.m3u8")
+            Issue.record("a remote playlist reached a local file")
+        } catch {
+            guard case .refused = error.cause else { Issue.record("\(error.cause)"); return }
+        }
+    }
+}

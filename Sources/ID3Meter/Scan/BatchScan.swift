@@ -1,7 +1,7 @@
 /// What a batch does with one input's events, in the task that scans it: formatting records
 /// and building reports there keeps that work parallel and stores only its outcome, not the
 /// events, until the outcome's turn to be delivered.
-public protocol ScanCollector: SendableMetatype {
+package protocol ScanCollector: SendableMetatype {
     associatedtype Outcome: Sendable
     mutating func add(_ event: ScanEvent)
     func finish() -> Outcome
@@ -10,19 +10,19 @@ public protocol ScanCollector: SendableMetatype {
 /// Scans many inputs at once, `jobs` at a time, each in a task of its own. Outcomes come in
 /// input order, or as inputs finish when `ordered` is off. One input failing never stops the
 /// others.
-public struct BatchScan: Sendable {
-    public var scanner: Scanner
-    public var jobs: Int
-    public var ordered: Bool
+package struct BatchScan: Sendable {
+    package var scanner: Scanner
+    package var jobs: Int
+    package var ordered: Bool
 
-    public init(scanner: Scanner, jobs: Int, ordered: Bool = true) {
+    package init(scanner: Scanner, jobs: Int, ordered: Bool = true) {
         self.scanner = scanner
         self.jobs = max(jobs, 1)
         self.ordered = ordered
     }
 
     /// `collector(index, input)` makes each input's collector, in the task that scans it.
-    public func run<Collector: ScanCollector>(_ inputs: [String], collector: @escaping @Sendable (Int, String) -> Collector,
+    package func run<Collector: ScanCollector>(_ inputs: [String], collector: @escaping @Sendable (Int, String) -> Collector,
                                               deliver: (_ index: Int, Collector.Outcome) -> Void) async {
         scanner.progress?.start(inputs: inputs)
         await withTaskGroup(of: (Int, Collector.Outcome).self) { group in

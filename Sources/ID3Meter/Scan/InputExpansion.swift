@@ -7,11 +7,11 @@ import Glibc
 /// standard input, one a line), quoted globs, and folders. A folder contributes its files of
 /// `folderExtensions`, recursively, but each tag only once: playlists another playlist in the
 /// folder refers to, and segments any playlist refers to, are read through that playlist.
-public enum InputExpansion {
+package enum InputExpansion {
     /// What a folder contributes: every extension id3-meter reads (MPEG-TS, playlists, packed audio, fMP4).
-    public static let folderExtensions = ["ts", "m3u8", "m3u"] + MediaForm.allCases.flatMap(\.extensions).filter { $0 != "ts" }
+    package static let folderExtensions = ["ts", "m3u8", "m3u"] + MediaForm.allCases.flatMap(\.extensions).filter { $0 != "ts" }
 
-    public static func expand(_ arguments: [String], scanner: Scanner,
+    package static func expand(_ arguments: [String], scanner: Scanner,
                               standardInput: () -> String = readStandardInput) async -> (inputs: [String], failures: [InputFailure]) {
         var inputs: [String] = []
         var failures: [InputFailure] = []
@@ -41,7 +41,7 @@ public enum InputExpansion {
         return (inputs, failures)
     }
 
-    public static func readStandardInput() -> String {
+    package static func readStandardInput() -> String {
         String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
     }
 

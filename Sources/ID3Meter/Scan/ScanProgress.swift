@@ -2,15 +2,15 @@ import Foundation
 import Synchronization
 
 /// How far a batch has got, updated by the scanning threads and read by whoever shows it.
-public final class ScanProgress: Sendable {
-    public struct Snapshot: Sendable {
-        public var inputsDone: Int
-        public var inputs: Int
-        public var bytesRead: Int64
+package final class ScanProgress: Sendable {
+    package struct Snapshot: Sendable {
+        package var inputsDone: Int
+        package var inputs: Int
+        package var bytesRead: Int64
         /// Sizes of the local files among the inputs; remote ones are not known in advance.
-        public var bytesKnown: Int64
+        package var bytesKnown: Int64
         /// Segments read of those listed, over the playlists being read.
-        public var segments: (done: Int, total: Int)?
+        package var segments: (done: Int, total: Int)?
     }
 
     private struct State {
@@ -24,9 +24,9 @@ public final class ScanProgress: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
-    public func start(inputs: [String]) {
+    package func start(inputs: [String]) {
         let known = inputs.reduce(Int64(0)) { total, input in
             total + ((try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int64) ?? 0)
         }
@@ -34,14 +34,14 @@ public final class ScanProgress: Sendable {
     }
 
     /// `bytes` read so far from `input` (cumulative), and for a playlist its segments read of those listed.
-    public func update(_ input: String, bytes: Int64, segments: (done: Int, total: Int)? = nil) {
+    package func update(_ input: String, bytes: Int64, segments: (done: Int, total: Int)? = nil) {
         state.withLock { state in
             state.inFlight[input] = bytes
             if let segments { state.segments[input] = segments }
         }
     }
 
-    public func finish(_ input: String) {
+    package func finish(_ input: String) {
         state.withLock { state in
             state.bytesDone += state.inFlight.removeValue(forKey: input) ?? 0
             state.segments.removeValue(forKey: input)
@@ -49,7 +49,7 @@ public final class ScanProgress: Sendable {
         }
     }
 
-    public var snapshot: Snapshot {
+    package var snapshot: Snapshot {
         state.withLock { state in
             let segments = state.segments.values.reduce((done: 0, total: 0)) { ($0.done + $1.done, $0.total + $1.total) }
             return Snapshot(inputsDone: state.inputsDone, inputs: state.inputs,

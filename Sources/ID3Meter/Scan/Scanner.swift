@@ -6,12 +6,16 @@ import Foundation
 public struct Scanner: Sendable {
     public var variant: VariantChoice
     public var fetcher: Fetcher
-    /// Told the bytes read from each input as the scan goes.
-    public var progress: ScanProgress?
+    /// Told the bytes read from each input as the scan goes (the command line's progress line).
+    package var progress: ScanProgress?
 
-    public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher(), progress: ScanProgress? = nil) {
+    public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher()) {
         self.variant = variant
         self.fetcher = fetcher
+    }
+
+    package init(variant: VariantChoice, fetcher: Fetcher, progress: ScanProgress?) {
+        self.init(variant: variant, fetcher: fetcher)
         self.progress = progress
     }
 
@@ -203,15 +207,15 @@ public struct Scanner: Sendable {
     /// The playlist at `location`, read once (whoever follows a playlist tries again itself).
     public func loadPlaylist(_ location: String, referencedBy parent: String? = nil,
                              targetDuration: Double? = nil) async throws(SegmentLoadError) -> Playlist {
-        if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw SegmentLoadError(reason: refusal) }
+        if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw SegmentLoadError(reason: refusal, cause: .refused) }
         let bytes: [UInt8]
-        do { bytes = try await fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
-            throw SegmentLoadError(reason: "cannot fetch playlist \(location): \(error)")
+        do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
+            throw SegmentLoadError(reason: "cannot fetch playlist \(location): \(error)", cause: .fetch(error))
         }
-        do {
+        do throws(PlaylistError) {
             return try PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: location)
         } catch {
-            throw SegmentLoadError(reason: "playlist \(location): \(error)")
+            throw SegmentLoadError(reason: "playlist \(location): \(error)", cause: .playlist(error))
         }
     }
 }

@@ -1,14 +1,15 @@
 import CID3MeterShim
 import Foundation
 import Logging
+import Synchronization
 
 /// Routes libav's log lines into swift-log. libav logs from any thread through a C
 /// callback that cannot capture context, hence one process-wide logger. The shim also keeps each
 /// thread's last error line, for the error the tool then reports in its own words
 /// (`AVError.detail`): without `verbose`, they are not printed on their own, so one failure reads once.
 public enum LibAVLog {
-    nonisolated(unsafe) private static var logger = Logger(label: "libav")
-    nonisolated(unsafe) private static var printsErrors = false
+    /// The logger, when libav's lines are printed; read by libav's threads, set by `route`.
+    private static let destination = Mutex<Logger?>(nil)
 
     private static let avLogError: Int32 = 16
     private static let avLogWarning: Int32 = 24
@@ -16,15 +17,13 @@ public enum LibAVLog {
 
     /// `verbose` prints libav's lines (informational ones too); otherwise its errors are only kept.
     public static func route(to logger: Logger, verbose: Bool) {
-        Self.logger = logger
-        printsErrors = verbose
+        destination.withLock { $0 = verbose ? logger : nil }
         idm_set_log_handler({ level, line in
-            guard let line else { return }
+            guard let line, let logger = LibAVLog.destination.withLock({ $0 }) else { return }
             let text = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { return }
-            guard LibAVLog.printsErrors else { return }
             let swiftLevel: Logger.Level = level <= LibAVLog.avLogError ? .error : level <= LibAVLog.avLogWarning ? .warning : .debug
-            LibAVLog.logger.log(level: swiftLevel, "libav: \(text)")
+            logger.log(level: swiftLevel, "libav: \(text)")
         }, verbose ? avLogVerbose : avLogError)
     }
 

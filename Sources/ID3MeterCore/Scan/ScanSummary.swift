@@ -1,18 +1,18 @@
 /// Counts over a scan, for the closing lines a person reads.
-public struct ScanSummary: Sendable {
-    public var inputs = 0
-    public var id3Tags = 0
-    public var nielsenTags = 0
-    public var validNielsenTags = 0
-    public var placeholderTags = 0
-    public var malformedPackets = 0
+package struct ScanSummary: Sendable {
+    package var inputs = 0
+    package var id3Tags = 0
+    package var nielsenTags = 0
+    package var validNielsenTags = 0
+    package var placeholderTags = 0
+    package var malformedPackets = 0
     /// Failures and warnings, each already shown as it came.
-    public var failures = 0
-    public var warnings = 0
+    package var failures = 0
+    package var warnings = 0
 
-    public init() {}
+    package init() {}
 
-    public mutating func count(_ event: ScanEvent) {
+    package mutating func count(_ event: ScanEvent) {
         switch event {
         case .tag(let timed):
             id3Tags += 1
@@ -28,7 +28,7 @@ public struct ScanSummary: Sendable {
         }
     }
 
-    public mutating func merge(_ other: ScanSummary) {
+    package mutating func merge(_ other: ScanSummary) {
         inputs += other.inputs
         id3Tags += other.id3Tags
         nielsenTags += other.nielsenTags
@@ -39,7 +39,7 @@ public struct ScanSummary: Sendable {
         warnings += other.warnings
     }
 
-    public var lines: [String] {
+    package var lines: [String] {
         var lines = ["\(inputs) input\(inputs == 1 ? "" : "s"): \(nielsenTags) Nielsen tags (\(validNielsenTags) valid, "
                      + "\(nielsenTags - validNielsenTags) invalid, \(placeholderTags) with placeholder PC CID) "
                      + "in \(id3Tags) ID3 tags; \(malformedPackets) malformed ID3 packets"]
