@@ -116,10 +116,14 @@ struct MeterCommand: AsyncParsableCommand {
                 throw ValidationError("cannot write --output \(output): \(error.localizedDescription)")
             }
         }
+        var sending: Task<Void, Never>?
         if let collector, let url = URL(string: collector) {
-            do { outputs.append(try CollectorOutput(collector: url, spoolDirectory: spoolDirectory) { Console.warning($0) }) } catch {
+            let output: CollectorOutput
+            do { output = try CollectorOutput(collector: url, spoolDirectory: spoolDirectory) { Console.warning($0) } } catch {
                 throw ValidationError("cannot use --spool \(spoolDirectory.path): \(error.localizedDescription)")
             }
+            outputs.append(output)
+            sending = Task { await output.run() }
         }
         // The engine and the notice handler are used by the metering task alone; the signal
         // handler only cancels that task.
@@ -157,6 +161,7 @@ struct MeterCommand: AsyncParsableCommand {
             }
         }
         for output in outputs { await output.finish() }
+        await sending?.value
         printError("\(engine.delivered) tags sent, \(engine.suppressed) suppressed, \(failures) failure\(failures == 1 ? "" : "s")")
         if failures > 0 { throw ExitCode.failure }
     }

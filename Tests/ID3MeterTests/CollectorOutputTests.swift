@@ -74,6 +74,7 @@ struct CollectorOutputTests {
         let spool = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: spool) }
         let output = try CollectorOutput(collector: collector.url, spoolDirectory: spool, settings: Self.settings)
+        let sending = Task { await output.run() }
         for index in 0..<10 { output.write(Self.record(index)) }
         try await Task.sleep(for: .milliseconds(200))
         collector.isUp = false
@@ -87,6 +88,7 @@ struct CollectorOutputTests {
         collector.isUp = true
         for index in 30..<40 { output.write(Self.record(index)) }
         await output.finish()
+        await sending.value
         #expect(Self.received(collector) == (0..<40).map { "www.nielsen.com/\($0)" })
         #expect(collector.recordsPosted == 40, "no batch was sent twice")
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.path).sorted() == ["spool-id"])
@@ -101,8 +103,10 @@ struct CollectorOutputTests {
         var settings = Self.settings
         settings.finishTimeout = .milliseconds(100)
         let first = try CollectorOutput(collector: collector.url, spoolDirectory: spool, settings: settings)
+        let sending = Task { await first.run() }
         for index in 0..<5 { first.write(Self.record(index)) }
         await first.finish()
+        await sending.value
         // A run killed mid-batch leaves its open file behind, as the kernel had it.
         let encoder = JSONEncoder()
         let killed = try (5..<8).map { String(decoding: try encoder.encode(Self.record($0)), as: UTF8.self) }.joined(separator: "\n") + "\n"
@@ -110,6 +114,7 @@ struct CollectorOutputTests {
         #expect(collector.batches.isEmpty)
 
         collector.isUp = true
+        // Without `run()`: `finish()` alone sends what the spool holds.
         let second = try CollectorOutput(collector: collector.url, spoolDirectory: spool, settings: Self.settings)
         second.write(Self.record(8))
         await second.finish()

@@ -1,14 +1,15 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Synchronization
 
 /// Sends meter records to an HTTP collector as JSON batches (`POST`, body
 /// `{"batch":"<id>","meter_version":"<version>","records":[...]}`), through an on-disk spool: a record is on disk before
 /// `write` returns, a batch leaves the spool only after a 2xx answer, a failed send is retried
 /// with exponential backoff, and batches left by an earlier run go first.
-public final class CollectorOutput: MeterOutput, @unchecked Sendable {
+///
+/// The caller drives its life: `run()` (in a task of its own, or a task group) sends until
+/// `finish()`, which stops it and sends what is left. Records written while `run()` is not
+/// running wait in the spool.
+public final class CollectorOutput: MeterOutput, Sendable {
     public struct Settings: Sendable {
         /// How often the open batch is sealed and sent.
         public var batchInterval: Duration = .seconds(1)
@@ -30,10 +31,13 @@ public final class CollectorOutput: MeterOutput, @unchecked Sendable {
         return encoder
     }()
     private let onError: @Sendable (String) -> Void
-    private var sender: Task<Void, Never>?
     private let spoolIdentifier: String
+    /// `finish()` asks `run()` to stop through this, and waits for `runEnded`.
+    private let stop = AsyncStream.makeStream(of: Void.self)
+    private let runEnded = AsyncStream.makeStream(of: Void.self)
+    private let running = Mutex(false)
 
-    /// Opens (or creates) the spool at `spoolDirectory` and starts sending what it holds.
+    /// Opens (or creates) the spool at `spoolDirectory`. Nothing is sent until `run()`.
     public init(collector: URL, spoolDirectory: URL, settings: Settings = Settings(),
                 onError: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.collector = collector
@@ -42,7 +46,19 @@ public final class CollectorOutput: MeterOutput, @unchecked Sendable {
         let spool = try Spool(directory: spoolDirectory)
         spoolIdentifier = spool.identifier
         self.spool = Mutex(spool)
-        sender = Task { [self] in await sendLoop() }
+    }
+
+    /// Sends what the spool holds, then seals and sends every `batchInterval` (waiting longer
+    /// after a failure), until `finish()` or cancellation.
+    public func run() async {
+        running.withLock { $0 = true }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [stop] in for await _ in stop.stream {} }
+            group.addTask { [self] in await sendLoop() }
+            await group.next()
+            group.cancelAll()
+        }
+        runEnded.continuation.finish()
     }
 
     public func write(_ record: MeterRecord) {
@@ -54,10 +70,11 @@ public final class CollectorOutput: MeterOutput, @unchecked Sendable {
         }
     }
 
-    /// Seals the open batch and sends what it can within `finishTimeout`; the rest stays spooled.
+    /// Stops `run()`, seals the open batch and sends what it can within `finishTimeout`; the
+    /// rest stays spooled.
     public func finish() async {
-        sender?.cancel()
-        await sender?.value
+        stop.continuation.finish()
+        if running.withLock({ $0 }) { for await _ in runEnded.stream {} }
         let deadline = ContinuousClock.now.advanced(by: settings.finishTimeout)
         var delay = settings.firstRetryDelay
         while ContinuousClock.now < deadline, !(await sendPending()) {
@@ -101,23 +118,17 @@ public final class CollectorOutput: MeterOutput, @unchecked Sendable {
         guard let lines = try? String(contentsOf: batch, encoding: .utf8) else { return false }
         let records = lines.split(separator: "\n").joined(separator: ",")
         let id = "\(spoolIdentifier)-\(batch.deletingPathExtension().lastPathComponent)"
-        var request = URLRequest(url: collector, timeoutInterval: settings.requestTimeout)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("id3-meter/\(ID3MeterVersion.current)", forHTTPHeaderField: "User-Agent")
-        request.httpBody = Data(#"{"batch":"\#(id)","meter_version":"\#(ID3MeterVersion.current)","records":[\#(records)]}"#.utf8)
+        let body = #"{"batch":"\#(id)","meter_version":"\#(ID3MeterVersion.current)","records":[\#(records)]}"#
         do {
-            // In its own task: FoundationNetworking on Linux traps when a request is cancelled mid-flight
-            // (TaskRegistry "not in the registry"), and `finish()` cancels the send loop.
-            let (_, response) = try await Task { try await URLSession.shared.data(for: request) }.value
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            let status = try await HTTPTransport.post(Array(body.utf8), to: collector.absoluteString, contentType: "application/json",
+                                                      timeout: settings.requestTimeout)
             guard (200..<300).contains(status) else {
                 onError("collector \(collector) answered \(status); batch kept in the spool")
                 return false
             }
             return true
         } catch {
-            onError("collector \(collector): \(error.localizedDescription); batch kept in the spool")
+            if !Task.isCancelled { onError("collector \(collector): \(error); batch kept in the spool") }
             return false
         }
     }

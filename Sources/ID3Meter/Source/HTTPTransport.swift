@@ -99,6 +99,19 @@ struct HTTPTransport: Sendable {
         }
     }
 
+    /// POSTs `body` and returns the status: for the collector, on the same pool.
+    static func post(_ body: [UInt8], to url: String, contentType: String, timeout: Double) async throws -> Int {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: contentType)
+        request.headers.add(name: "User-Agent", value: "id3-meter/\(ID3MeterVersion.current)")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await client(ioTimeout: timeout).execute(request, timeout: .nanoseconds(Int64(min(max(timeout, 0.001), 1e6) * 1e9)))
+        // The answer's body is not needed, but is read so that the connection can serve the next batch.
+        for try await _ in response.body {}
+        return Int(response.status.code)
+    }
+
     private static func nioDeadline(_ deadline: ContinuousClock.Instant?) -> NIODeadline {
         guard let deadline else { return .distantFuture }
         let left = ContinuousClock.now.duration(to: deadline)
