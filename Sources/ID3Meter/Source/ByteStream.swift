@@ -3,9 +3,9 @@ import Glibc
 
 /// Bytes from the streams only libavformat's I/O layer speaks here (udp, srt, rtp, tcp), read
 /// as they arrive. Only the protocols `ReferenceRule.protocols(for:)` allows for the URL
-/// are ever opened, redirects included. Blocking and not thread-safe: Sendable only so that a
-/// `BlockingExecutor`, which runs one call at a time, can own it.
-public final class ByteStream: @unchecked Sendable {
+/// are ever opened, redirects included. Blocking, and used by one thread: it is made, read and
+/// closed inside one `BlockingExecutor` call.
+package final class ByteStream {
     private var stream: OpaquePointer?
     /// Held for libavformat, which polls it through a pointer for as long as the stream is open.
     private let interrupt: Interrupt
@@ -14,7 +14,7 @@ public final class ByteStream: @unchecked Sendable {
     /// `ioTimeout` ends a read that gets nothing for that long; `deadline` (seconds from now)
     /// ends everything, the connection included. With `range`, reading starts at its offset (the
     /// caller stops at its end).
-    public init(url: String, interrupt: Interrupt = Interrupt(), ioTimeout: Double = 10, deadline: Double? = nil,
+    package init(url: String, interrupt: Interrupt = Interrupt(), ioTimeout: Double = 10, deadline: Double? = nil,
                 range: ByteRange? = nil) throws(FetchError) {
         self.interrupt = interrupt
         self.deadline = deadline
@@ -28,13 +28,13 @@ public final class ByteStream: @unchecked Sendable {
     deinit { idm_stream_close(&stream) }
 
     /// The total size, when the protocol knows it (for http, what the server declares).
-    public var size: Int64? {
+    package var size: Int64? {
         let size = idm_stream_size(stream)
         return size >= 0 ? size : nil
     }
 
     /// Reads into `buffer` as soon as some bytes are there; 0 at the end.
-    public func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws(FetchError) -> Int {
+    package func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws(FetchError) -> Int {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
         LibAVLog.clearLastError()
         let result = idm_stream_read(stream, base, Int32(clamping: buffer.count))
@@ -45,7 +45,7 @@ public final class ByteStream: @unchecked Sendable {
 
     /// Bytes up to `limit`, fewer only at the end; with `keepingBytesBeforeAnError`, also when a
     /// read fails after some bytes came (a live stream falling silent: the next read fails again).
-    public func read(upTo limit: Int, keepingBytesBeforeAnError: Bool = false) throws(FetchError) -> [UInt8] {
+    package func read(upTo limit: Int, keepingBytesBeforeAnError: Bool = false) throws(FetchError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: limit)
         var filled = 0
         while filled < limit {

@@ -1,11 +1,11 @@
 import Foundation
 
 /// How records are written: JSON lines for machines, CSV for spreadsheets, text for people.
-public enum RecordFormat: String, CaseIterable, Sendable {
+package enum RecordFormat: String, CaseIterable, Sendable {
     case jsonl, csv, text
 
     /// `namingSources`: text rows say which input they come from (a run of several inputs).
-    public func makeWriter(namingSources: Bool = false) -> any RecordWriter {
+    package func makeWriter(namingSources: Bool = false) -> any RecordWriter {
         switch self {
         case .jsonl: JSONLRecordWriter()
         case .csv: CSVRecordWriter()
@@ -15,7 +15,7 @@ public enum RecordFormat: String, CaseIterable, Sendable {
 }
 
 /// Turns records into lines of output.
-public protocol RecordWriter {
+package protocol RecordWriter {
     /// Lines to write before the first record.
     func header() -> String?
     func line(for record: TagRecord) -> String

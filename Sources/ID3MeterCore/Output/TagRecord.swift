@@ -2,34 +2,34 @@ import Foundation
 
 /// One output line: a Nielsen tag, another ID3 frame (`--all`), or a packet that did not decode.
 /// Field names are the JSONL keys and CSV columns.
-public struct TagRecord: Encodable, Sendable {
-    public enum Kind: String, Encodable, Sendable { case nielsen, frame, malformed }
+package struct TagRecord: Encodable, Sendable {
+    package enum Kind: String, Encodable, Sendable { case nielsen, frame, malformed }
 
-    public var type: Kind
-    public var source: String
-    public var segment: String?
-    public var mediaSequence: Int?
-    public var discontinuitySequence: Int?
+    package var type: Kind
+    package var source: String
+    package var segment: String?
+    package var mediaSequence: Int?
+    package var discontinuitySequence: Int?
     /// 90 kHz ticks as carried in the stream.
-    public var pts: Int64?
+    package var pts: Int64?
     /// `pts` in seconds.
-    public var time: Double?
-    public var programDateTime: String?
-    public var payload: String?
-    public var pcCID: String?
-    public var fdCID: String?
-    public var pcOffset: String?
-    public var fdOffset: String?
-    public var breakout: String?
-    public var valid: Bool?
-    public var placeholderPCCID: Bool?
-    public var issues: [String]?
-    public var frame: String?
-    public var owner: String?
-    public var size: Int?
-    public var id3Version: String?
-    public var reason: String?
-    public var notes: [String]?
+    package var time: Double?
+    package var programDateTime: String?
+    package var payload: String?
+    package var pcCID: String?
+    package var fdCID: String?
+    package var pcOffset: String?
+    package var fdOffset: String?
+    package var breakout: String?
+    package var valid: Bool?
+    package var placeholderPCCID: Bool?
+    package var issues: [String]?
+    package var frame: String?
+    package var owner: String?
+    package var size: Int?
+    package var id3Version: String?
+    package var reason: String?
+    package var notes: [String]?
 
     enum CodingKeys: String, CodingKey {
         case type, source, segment, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
@@ -49,7 +49,7 @@ public struct TagRecord: Encodable, Sendable {
     }
 
     /// The records for a scan event: one per Nielsen tag, and with `allFrames` one per other frame.
-    public static func records(for event: ScanEvent, allFrames: Bool) -> [TagRecord] {
+    package static func records(for event: ScanEvent, allFrames: Bool) -> [TagRecord] {
         switch event {
         case .failure, .warning, .segment:
             return []

@@ -1,8 +1,8 @@
 /// Problems past the first few of a kind are counted, not kept or printed: a stream full of
 /// damage must fill neither memory nor a terminal, and each problem is still accounted for.
 /// A problem's kind is its message with the numbers taken out ("continuity error on PID 0x#").
-public struct ProblemTally: Sendable {
-    public static let shownPerKind = 5
+package struct ProblemTally: Sendable {
+    package static let shownPerKind = 5
     /// Beyond this many kinds, the rest share one: kinds come from the stream's own values.
     private static let maximumKinds = 100
 
@@ -11,10 +11,10 @@ public struct ProblemTally: Sendable {
     private var held: [String: (count: Int, last: String)] = [:]
     private var heldOrder: [String] = []
 
-    public init() {}
+    package init() {}
 
     /// Whether `message` is to be shown: the first few of its kind are; the rest are counted.
-    public mutating func admit(_ message: String) -> Bool {
+    package mutating func admit(_ message: String) -> Bool {
         var kind = Self.kind(of: message)
         if seen[kind] == nil, seen.count >= Self.maximumKinds { kind = "" }
         let count = seen[kind, default: 0] + 1
@@ -26,7 +26,7 @@ public struct ProblemTally: Sendable {
     }
 
     /// One line per kind held back since the last call: "N more like this (not listed): <the last of them>".
-    public mutating func summaries() -> [String] {
+    package mutating func summaries() -> [String] {
         defer {
             held.removeAll()
             heldOrder.removeAll()

@@ -5,9 +5,9 @@
 ///
 /// Bytes come in pieces of any size (a file read in chunks, HLS segments one after another,
 /// a UDP stream); state carries across pieces, so a tag cut by a segment boundary is joined.
-public struct TimedID3Demuxer: Sendable {
+package struct TimedID3Demuxer: Sendable {
     /// What the demuxer reports, in stream order.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         case packet(TimedID3Packet)
         /// Bytes lost to damage; `unit` is where it was found.
         case damage(reason: String, unit: Int)
@@ -32,16 +32,16 @@ public struct TimedID3Demuxer: Sendable {
     private var lostSyncBytes = 0
     private var lostSyncAt: Int64 = 0
     /// The label the next bytes get; packets keep the label of the bytes they started in.
-    public var unit = 0
+    package var unit = 0
     /// A PMT declared at least one timed-ID3 PID.
-    public private(set) var hasTimedID3Stream = false
+    package private(set) var hasTimedID3Stream = false
 
-    public init() { roles[0] = .pat }
+    package init() { roles[0] = .pat }
 
     /// Demuxes the whole TS packets at the front of `bytes`, which start at `offset` in the input,
     /// and returns how many bytes it used; the caller passes the rest again with more bytes.
     /// With `isFinal` everything is used.
-    public mutating func demux(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int64, isFinal: Bool,
+    package mutating func demux(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int64, isFinal: Bool,
                                emit: (Event) -> Void) -> Int {
         let size = TransportStreamSync.packetSize
         var index = 0
@@ -82,7 +82,7 @@ public struct TimedID3Demuxer: Sendable {
 
     /// Hands over what is still in progress, as it is, at the end of the input (or of a run of
     /// HLS segments, at a discontinuity), after which nothing can continue it.
-    public mutating func flush(emit: (Event) -> Void) {
+    package mutating func flush(emit: (Event) -> Void) {
         for pid in pes.keys.sorted() { finishPES(pid: pid, atEnd: true, emit: emit) }
         for pid in joiners.keys.sorted() { joiners[pid]?.release { emit(.packet($0)) } }
     }
@@ -90,7 +90,7 @@ public struct TimedID3Demuxer: Sendable {
     /// At the end of one piece (an HLS segment): a PES of undeclared length is done when its
     /// tags are whole, so it is not held until the next piece starts another. Continuity
     /// counters need not run on into the next segment.
-    public mutating func endOfUnit(emit: (Event) -> Void) {
+    package mutating func endOfUnit(emit: (Event) -> Void) {
         continuity.removeAll()
         for pid in pes.keys.sorted() {
             guard let packet = pes[pid], packet.declaredLength == nil,
