@@ -1,9 +1,13 @@
 import ArgumentParser
 import ID3Meter
 
-/// How long and how much a fetch may take: the same flags for `scan` and the meter.
+/// How an input is fetched: which variant, what headers, how long and how much a fetch may
+/// take. The same flags, and the same help, for `scan` and the meter.
 struct FetchOptions: ParsableArguments {
     private static let defaults = FetchLimits()
+
+    @Option(help: ArgumentHelp("Variant of a master playlist to read: lowest, highest, or its position from 0.", valueName: "choice"))
+    var variant = VariantChoice.lowestBandwidth
 
     @Option(parsing: .unconditional, help: "Seconds to wait on a silent network read (0.001 to 86400).")
     var timeout = 10.0

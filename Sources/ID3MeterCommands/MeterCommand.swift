@@ -58,9 +58,6 @@ struct MeterCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Segments back from the live edge to start at (1 to 1000).")
     var liveStart = 3
 
-    @Option(help: ArgumentHelp("Variant of a master playlist: lowest, highest, or its position from 0.", valueName: "choice"))
-    var variant = VariantChoice.lowestBandwidth
-
     @OptionGroup(title: "Fetching") var fetch: FetchOptions
 
     @Option(help: "App id for the engine.") var appId = "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX"
@@ -129,7 +126,7 @@ struct MeterCommand: AsyncParsableCommand {
         // handler only cancels that task.
         nonisolated(unsafe) let engine = ReferenceEngine(appInfo: AppInfo(appID: appId, appName: appName, appVersion: appVersion),
                                      outputs: outputs, logger: logger)
-        let scanner = Scanner(variant: variant, fetcher: fetch.fetcher)
+        let scanner = Scanner(variant: fetch.variant, fetcher: fetch.fetcher)
         let session = MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input), adModel: adModel)
         let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, clock: ContinuousClock())
         let stopAfter = self.stopAfter

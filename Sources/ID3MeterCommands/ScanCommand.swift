@@ -46,9 +46,6 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Also list every other ID3 frame (id, owner or description, size, pts), and undecodable packets.")
     var all = false
 
-    @Option(help: ArgumentHelp("Variant of a master playlist to read: lowest, highest, or its position from 0.", valueName: "choice"))
-    var variant = VariantChoice.lowestBandwidth
-
     @Option(parsing: .unconditional, help: "Inputs scanned at once, 1 to 1024 (default: the number of cores).")
     var jobs: Int?
 
@@ -90,7 +87,7 @@ struct ScanCommand: AsyncParsableCommand {
             throw ValidationError("cannot write --report \(report)")
         }
         let progress = ScanProgress()
-        let scanner = Scanner(variant: variant, fetcher: fetch.fetcher, progress: progress)
+        let scanner = Scanner(variant: fetch.variant, fetcher: fetch.fetcher, progress: progress)
         let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
         let display = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress: progress)
         let output = OrderedOutput(display: display)
