@@ -67,12 +67,13 @@ struct HTTPConnectionTests {
         }
     }
 
-    /// Credentials stay with the host they were given for; other headers follow a redirect.
-    @Test func aRedirectToAnotherHostKeepsHeadersButNotCredentials() async throws {
+    /// Credentials stay with the origin (scheme, host, port) they were given for; other headers follow a redirect.
+    @Test(arguments: ["localhost", "127.0.0.1"])
+    func aRedirectToAnotherOriginKeepsHeadersButNotCredentials(host: String) async throws {
         let target = try LocalHTTPServer(serving: Samples.folder)
         defer { target.stop() }
-        // 127.0.0.1 and localhost are different hosts to a browser's origin rule and to ours.
-        let other = "http://localhost:\(target.port)/spec/hls/index.m3u8"
+        // Another host, or the same host on another port: another origin either way.
+        let other = "http://\(host):\(target.port)/spec/hls/index.m3u8"
         let origin = try LocalHTTPServer { _ in LocalHTTPServer.Response(status: 302, headers: ["Location": other]) }
         defer { origin.stop() }
         let fetcher = Fetcher(ioTimeout: 5, headers: [HTTPHeader(name: "X-Channel", value: "7"), HTTPHeader(name: "Authorization", value: "Bearer x")])

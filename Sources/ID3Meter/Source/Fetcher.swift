@@ -49,7 +49,7 @@ public struct Fetcher: Sendable {
             do {
                 return try await readOnce(location, range: range, as: resource, targetDuration: targetDuration, consume: consume)
             } catch {
-                guard error.isWorthRetrying, attempt < attempts, (try? await Task.sleep(for: .seconds(delay))) != nil,
+                guard error.isWorthRetrying, attempt < attempts, (try? await Task.sleep(for: .seconds(HTTPTransport.bounded(delay)))) != nil,
                       !interrupt.isCancelled else {
                     throw FetchFailure(error: Task.isCancelled ? .cancelled : error, attempts: attempt)
                 }

@@ -19,7 +19,7 @@ struct HTTPTransport: Sendable {
     private static let clients = Mutex<[Int64: HTTPClient]>([:])
 
     private static func client(ioTimeout: Double) -> HTTPClient {
-        let nanoseconds = Int64(min(max(ioTimeout, 0.001), 1e6) * 1e9)
+        let nanoseconds = Int64(min(max(bounded(ioTimeout), 0.001), 1e6) * 1e9)
         return clients.withLock { clients in
             if let client = clients[nanoseconds] { return client }
             var configuration = HTTPClient.Configuration(
@@ -39,7 +39,8 @@ struct HTTPTransport: Sendable {
               consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
         // The client's deadline covers the response head; the body is checked as it comes, idle
         // waits ending after `ioTimeout`, so a trickle ends within that of its deadline.
-        let deadline = seconds.map { ContinuousClock.now + .seconds($0) }
+        // A library caller's value may be anything: a Duration of an infinite or NaN value traps.
+        let deadline = seconds.map { ContinuousClock.now + .seconds(Self.bounded($0)) }
         let client = Self.client(ioTimeout: ioTimeout)
         var location = url
         var headers = self.headers
@@ -63,7 +64,7 @@ struct HTTPTransport: Sendable {
                       ["http", "https"].contains(next.scheme?.lowercased() ?? ""), next.host?.isEmpty == false else {
                     throw .redirect("redirected to \(target), which is not http(s) with a host")
                 }
-                if next.host?.lowercased() != URL(string: location)?.host?.lowercased() { headers.removeAll(where: \.isCredential) }
+                if Self.origin(of: next) != URL(string: location).map(Self.origin) { headers.removeAll(where: \.isCredential) }
                 location = next.absoluteString
                 continue
             }
@@ -99,6 +100,15 @@ struct HTTPTransport: Sendable {
         }
     }
 
+    /// Scheme, host and port, as a browser's same-origin rule compares them.
+    private static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
+    /// Seconds a `Duration` can hold, for values that come from a caller.
+    static func bounded(_ seconds: Double) -> Double { seconds.isNaN ? 0 : min(max(seconds, 0), 1e9) }
+
     /// POSTs `body` and returns the status: for the collector, on the same pool.
     static func post(_ body: [UInt8], to url: String, contentType: String, timeout: Double) async throws -> Int {
         var request = HTTPClientRequest(url: url)
@@ -106,7 +116,7 @@ struct HTTPTransport: Sendable {
         request.headers.add(name: "Content-Type", value: contentType)
         request.headers.add(name: "User-Agent", value: "id3-meter/\(ID3MeterVersion.current)")
         request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await client(ioTimeout: timeout).execute(request, timeout: .nanoseconds(Int64(min(max(timeout, 0.001), 1e6) * 1e9)))
+        let response = try await client(ioTimeout: timeout).execute(request, timeout: .nanoseconds(Int64(min(max(bounded(timeout), 0.001), 1e6) * 1e9)))
         // The answer's body is not needed, but is read so that the connection can serve the next batch.
         for try await _ in response.body {}
         return Int(response.status.code)
