@@ -24,17 +24,25 @@ let input = CommandLine.arguments.dropFirst().first ?? "samples/hls/master.m3u8"
 // libav's own messages go to swift-log; only its errors by default.
 LibAVLog.route(to: Logger(label: "libav"), verbose: false)
 
-// 1. The tags, segment by segment, as fast as they can be read.
+// 1. The tags, segment by segment, as fast as they can be read: a segment's `.segment` event
+// follows its tags.
+var nielsenInSegment = 0
 for await event in TagSource(input: input, clock: ContinuousClock()) {
-    if case .chunk(let chunk) = event {
-        let nielsen = chunk.tags.flatMap(\.nielsenTags)
-        print("\(chunk.origin.segment?.uri ?? input): \(nielsen.count) Nielsen tag(s)")
+    switch event {
+    case .tag(let timed):
+        nielsenInSegment += timed.nielsenTags.count
+    case .segment(let segment):
+        print("\(segment.uri): \(nielsenInSegment) Nielsen tag(s)")
+        nielsenInSegment = 0
+    case .failure(let failure):
+        print("error: \(failure)")
+    case .opened, .malformed, .warning:
+        break
     }
 }
 
 // 2. The same source played in real time, four times faster, into our engine.
 let session = MeteringSession(channelName: MeteringSession.channelName(for: input))
 let feeder = Feeder(clock: ContinuousClock(), speed: 4)
-await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: feeder, engine: PrintingEngine()) { notice in
-    if case .failure(let failure) = notice { print("error: \(failure)") }
-}
+await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: feeder, engine: PrintingEngine(),
+                  problem: { event in if case .failure(let failure) = event { print("error: \(failure)") } })

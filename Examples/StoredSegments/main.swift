@@ -16,7 +16,7 @@ for path in CommandLine.arguments.dropFirst() {
     var extractor = MediaExtractor(origin: TagOrigin(source: path))
     var tags = 0
     let pieceSize = 64 << 10
-    func handle(_ event: ScanEvent) {
+    func handle(_ event: MediaEvent) {
         switch event {
         case .tag(let timed):
             for nielsen in timed.nielsenTags {
@@ -26,7 +26,7 @@ for path in CommandLine.arguments.dropFirst() {
             }
         case .malformed(let error, _, _): print("\(path): malformed tag: \(error.reason)")
         case .failure(let failure), .warning(let failure): print("\(path): \(failure.reason)")
-        case .segment: break
+        case .opened, .segment: break
         }
     }
     let bytes = [UInt8](data)

@@ -122,7 +122,7 @@ struct MeterCommand: AsyncParsableCommand {
             outputs.append(output)
             sending = Task { await output.run() }
         }
-        // The engine and the notice handler are used by the metering task alone; the signal
+        // The engine and the problem handler are used by the metering task alone; the signal
         // handler only cancels that task.
         nonisolated(unsafe) let engine = ReferenceEngine(appInfo: AppInfo(appID: appId, appName: appName, appVersion: appVersion),
                                      outputs: outputs, logger: logger)
@@ -132,12 +132,13 @@ struct MeterCommand: AsyncParsableCommand {
         let stopAfter = self.stopAfter
 
         nonisolated(unsafe) var failures = 0
-        nonisolated(unsafe) let notice = { (notice: FeederNotice) in
-            switch notice {
-            case .frameRate(let choice):
-                let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin.rawValue))"
-                choice.rejected.forEach { Console.warning("\(input): \($0); not used") }
-                if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
+        let frameRate = { @Sendable [logger] (choice: FrameRateChoice) in
+            let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin.rawValue))"
+            choice.rejected.forEach { Console.warning("\(input): \($0); not used") }
+            if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
+        }
+        nonisolated(unsafe) let problem = { (event: MediaEvent) in
+            switch event {
             case .warning(let warning):
                 Console.warning("\(warning)")
             case .failure(let failure):
@@ -145,16 +146,18 @@ struct MeterCommand: AsyncParsableCommand {
                 Console.error("\(failure)")
             case .malformed(let error, let pts, let origin):
                 logger.warning("malformed ID3 in \(origin.segment?.uri ?? origin.source) at pts \(pts.map(String.init) ?? "none"): \(error)")
+            case .opened, .tag, .segment:
+                break
             }
         }
         try await withSignalsCancelling {
             switch speed {
             case .factor(let factor):
                 await session.run(source, feeder: Feeder(clock: ContinuousClock(), speed: factor, frameRateOption: fps,
-                                                         stopAfter: stopAfter), engine: engine, notice: notice)
+                                                         stopAfter: stopAfter), engine: engine, frameRate: frameRate, problem: problem)
             case .maximum:
                 await session.run(source, feeder: Feeder(clock: InstantClock(), frameRateOption: fps, stopAfter: stopAfter),
-                                  engine: engine, notice: notice)
+                                  engine: engine, frameRate: frameRate, problem: problem)
             }
         }
         for output in outputs { await output.finish() }

@@ -175,7 +175,7 @@ struct InputCollector: ScanCollector {
         outcome.summary.inputs = 1
     }
 
-    mutating func add(_ event: ScanEvent) {
+    mutating func add(_ event: MediaEvent) {
         outcome.summary.count(event)
         report.add(event)
         guard let writer else { return }

@@ -16,14 +16,14 @@ struct AudioRenditionTests {
 
     @Test func tagsOnlyInTheAudioRenditionAreFound() async throws {
         let events = await Samples.scan(Samples.path("renditions/audio-carries.m3u8"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         let expected = try Samples.expected("packed/aac/expected.jsonl")
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
     }
 
     @Test func tagsInBothAreReportedOnce() async throws {
         let events = await Samples.scan(Samples.path("renditions/both-carry.m3u8"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         let expected = try Samples.expected("spec/hls/expected.jsonl")
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
     }

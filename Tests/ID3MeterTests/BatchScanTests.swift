@@ -35,14 +35,14 @@ struct BatchScanTests {
 
     /// Keeps the events, for tests.
     struct EventCollector: ScanCollector {
-        var events: [ScanEvent] = []
-        mutating func add(_ event: ScanEvent) { events.append(event) }
-        func finish() -> [ScanEvent] { events }
+        var events: [MediaEvent] = []
+        mutating func add(_ event: MediaEvent) { events.append(event) }
+        func finish() -> [MediaEvent] { events }
     }
 
     @Test func oneBadInputNeverStopsTheBatch() async throws {
         let inputs = [Self.inputs[0], "/nonexistent.ts", Self.inputs[1]]
-        var results: [(Int, [ScanEvent])] = []
+        var results: [(Int, [MediaEvent])] = []
         await BatchScan(scanner: Scanner(), jobs: 2).run(inputs) { _, _ in EventCollector() } deliver: { results.append(($0, $1)) }
         #expect(results.map(\.0) == [0, 1, 2])
         #expect(results[1].1.failures.map(\.source) == ["/nonexistent.ts"])

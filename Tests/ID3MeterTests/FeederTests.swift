@@ -22,11 +22,16 @@ final class ClockedEngine: MeteringEngine {
 
 @Suite("Feeder on an injected clock", .timeLimit(.minutes(3)))
 struct FeederTests {
-    static func source(_ events: [SourceEvent]) -> AsyncStream<SourceEvent> {
+    static func source(_ events: [MediaEvent]) -> AsyncStream<MediaEvent> {
         AsyncStream { continuation in
             events.forEach { continuation.yield($0) }
             continuation.finish()
         }
+    }
+
+    /// A segment as a source yields it: its tags, then its end.
+    static func events(_ chunk: MediaChunk) -> [MediaEvent] {
+        chunk.tags.map(MediaEvent.tag) + [.segment(chunk.segment!)]
     }
 
     static let info = SourceInfo(variantFrameRate: 25, videoFrameRate: 30, isLive: false)
@@ -36,9 +41,8 @@ struct FeederTests {
         let engine = ClockedEngine(clock: clock)
         let chunk = PlayoutTests.segment(sequence: 7, startPTS: 1_000_000, tagOffsets: [0.5, 1.5, 2.5, 3.5, 4.5, 5.5])
         var rates: [FrameRateChoice] = []
-        let calls = await Feeder(clock: clock).run(Self.source([.opened(Self.info), .chunk(chunk)]), engine: engine) { notice in
-            if case .frameRate(let choice) = notice { rates.append(choice) }
-        }
+        let calls = await Feeder(clock: clock).run(Self.source([.opened(Self.info)] + Self.events(chunk)), engine: engine,
+                                                   frameRate: { rates.append($0) })
         #expect(calls == 6)
         #expect(rates == [FrameRateChoice(info: Self.info, option: nil)])
         #expect(rates.first?.origin == .variant)
@@ -55,7 +59,7 @@ struct FeederTests {
         let clock = InstantClock()
         let engine = ClockedEngine(clock: clock)
         let chunk = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [1, 2, 3, 4])
-        await Feeder(clock: clock, stopAfter: .seconds(2.5)).run(Self.source([.chunk(chunk)]), engine: engine)
+        await Feeder(clock: clock, stopAfter: .seconds(2.5)).run(Self.source(Self.events(chunk)), engine: engine)
         #expect(engine.sends.map(\.payload) == ["www.nielsen.com/0/0", "www.nielsen.com/0/1"])
     }
 
@@ -66,11 +70,11 @@ struct FeederTests {
         let engine = ClockedEngine(clock: clock)
         let first = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [1, 3, 5])
         let second = PlayoutTests.segment(sequence: 1, startPTS: 6 * 90_000, tagOffsets: [1, 3, 5])
-        let source = AsyncStream<SourceEvent> { continuation in
+        let source = AsyncStream<MediaEvent> { continuation in
             Task {
-                continuation.yield(.chunk(first))
+                Self.events(first).forEach { continuation.yield($0) }
                 try? await Task.sleep(for: .milliseconds(100))   // a segment still downloading
-                continuation.yield(.chunk(second))
+                Self.events(second).forEach { continuation.yield($0) }
                 continuation.finish()
             }
         }
@@ -82,13 +86,32 @@ struct FeederTests {
         let clock = InstantClock()
         let engine = ClockedEngine(clock: clock)
         let chunks = (0..<20).map { PlayoutTests.segment(sequence: $0, startPTS: 90_000 * 6 * Int64($0), tagOffsets: [1, 3, 5]) }
-        var failures: [InputFailure] = []
-        let events = chunks.map(SourceEvent.chunk) + [.failure(InputFailure(source: "s", reason: "r"))]
-        await Feeder(clock: clock).run(Self.source(events), engine: engine) { notice in
-            if case .failure(let failure) = notice { failures.append(failure) }
-        }
+        var problems: [String] = []
+        let events = chunks.flatMap(Self.events) + [.failure(InputFailure(source: "s", reason: "r"))]
+        await Feeder(clock: clock).run(Self.source(events), engine: engine, problem: { event in
+            if case .failure(let failure) = event { problems.append(failure.description) }
+        })
         #expect(engine.sends.map(\.payload) == (0..<20).flatMap { segment in (0..<3).map { "www.nielsen.com/\(segment)/\($0)" } })
-        #expect(failures == [InputFailure(source: "s", reason: "r")])
+        #expect(problems == ["s: r"])
+    }
+
+    /// A tag whose segment never ends (the last segment failed after completing it) is still
+    /// played, at the source's end; a tag from an input without segments is buffered as read.
+    @Test func noTagIsLeftInTheBuffer() async {
+        let clock = InstantClock()
+        let engine = ClockedEngine(clock: clock)
+        let segment = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [1, 2])
+        let unended = PlayoutTests.segment(sequence: 1, startPTS: 6 * 90_000, tagOffsets: [1])
+        let calls = await Feeder(clock: clock).run(Self.source(Self.events(segment) + [.tag(unended.tags[0])]), engine: engine)
+        #expect(calls == 3)
+        #expect(engine.sends.map(\.payload) == ["www.nielsen.com/0/0", "www.nielsen.com/0/1", "www.nielsen.com/1/0"])
+        #expect(zip(engine.sends.map(\.at), [1.0, 2.0, 7.0]).allSatisfy { abs($0 - $1) < 1.0 / 25 + 1e-9 }, "\(engine.sends)")
+
+        let lone = segment.tags.map { TimedTag(tag: $0.tag, pts: $0.pts, origin: TagOrigin(source: "plain.ts")) }
+        let loneEngine = ClockedEngine(clock: InstantClock())
+        await Feeder(clock: loneEngine.clock).run(Self.source(lone.map(MediaEvent.tag)), engine: loneEngine)
+        #expect(loneEngine.sends.map(\.payload) == ["www.nielsen.com/0/0", "www.nielsen.com/0/1"])
+        #expect(zip(loneEngine.sends.map(\.at), [0.0, 1.0]).allSatisfy { abs($0 - $1) < 1.0 / 25 + 1e-9 }, "\(loneEngine.sends)")
     }
 
     @Test func frameRateChoiceOrder() {

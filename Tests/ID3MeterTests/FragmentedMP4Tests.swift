@@ -14,7 +14,7 @@ struct FragmentedMP4Tests {
 
     @Test func everyID3EmsgOfAnHLSPlaylistWithItsTime() async throws {
         let events = await Samples.scan(Samples.path("fmp4/index.m3u8"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.malformed == [])
         let expected = try Samples.expected("fmp4/expected.jsonl")
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
@@ -28,14 +28,14 @@ struct FragmentedMP4Tests {
         let whole = folder.appendingPathComponent("whole.mp4")
         try Data(try ["init.mp4", "seg0.m4s", "seg1.m4s", "seg2.m4s"].flatMap(Self.file)).write(to: whole)
         let events = await Samples.scan(whole.path)
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         let expected = try Samples.expected("fmp4/expected.jsonl").map { FoundFrame(pts: $0.pts, id: $0.id, label: $0.owner ?? $0.description, segment: nil) }
         #expect(events.frames() == expected)
     }
 
     /// A media segment without its init segment: version 1 times stand, version 0 ones cannot be known.
     @Test func aLoneSegmentTimesOnlyVersion1() throws {
-        var events: [ScanEvent] = []
+        var events: [MediaEvent] = []
         var extractor = MediaForm.fragmentedMP4.makeExtractor(origin: TagOrigin(source: "seg1.m4s"))
         extractor.extract(try Self.file("seg1.m4s")) { events.append($0) }
         let expected = try Samples.expected("fmp4/expected.jsonl").filter { $0.segment == "seg1.m4s" }
@@ -60,7 +60,7 @@ struct FragmentedMP4Tests {
         truncated.replaceSubrange(0..<4, with: [0, 0, 0, 20])
         let unknownVersion: [UInt8] = [0, 0, 0, 12] + Array("emsg".utf8) + [7, 0, 0, 0]
         let oversized: [UInt8] = [0, 0, 0x10, 0] + Array("emsg".utf8) + [1, 0, 0, 0]
-        var events: [ScanEvent] = []
+        var events: [MediaEvent] = []
         var extractor = MediaForm.fragmentedMP4.makeExtractor(origin: TagOrigin(source: "x"))
         extractor.extract(good + truncated + unknownVersion + oversized) {
             events.append($0)

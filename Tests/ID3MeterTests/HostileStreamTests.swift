@@ -11,7 +11,7 @@ struct HostileStreamTests {
     /// A local TS file with tags of its own: no remote playlist may make us read it.
     static let planted = Samples.path("ts/nielsen.ts")
 
-    static func payloads(_ events: [ScanEvent]) -> Set<String> {
+    static func payloads(_ events: [MediaEvent]) -> Set<String> {
         Set(events.tags.flatMap(\.nielsenTags).map(\.payload))
     }
 

@@ -17,7 +17,7 @@ struct LenientID3Tests {
     ] as [(String, String?)])
     func everyWholeFrameIsDeliveredAndTheRecoveryNoted(sample: String, note: String?) async throws {
         let events = await Samples.scan(Samples.path("lenient/\(sample).ts"))
-        #expect(events.failures == [] && events.malformed == [])
+        #expect(events.failures.isEmpty && events.malformed == [])
         #expect(events.frames() == (try Samples.expected("lenient/\(sample).expected.jsonl")).map(FoundFrame.init))
         #expect(events.tags.flatMap(\.nielsenTags).count == 1, "the Nielsen tag is delivered")
         let notes = events.tags.flatMap(\.tag.notes)

@@ -14,14 +14,14 @@ struct LiveSourceTests {
         let engine = ClockedEngine(clock: clock)
         var failures: [InputFailure] = []
         let source = TagSource(input: server.url("master.m3u8"), liveStart: 2, clock: ContinuousClock())
-        await Feeder(clock: clock).run(source, engine: engine) { notice in
-            if case .failure(let failure) = notice { failures.append(failure) }
-        }
+        await Feeder(clock: clock).run(source, engine: engine, problem: { event in
+            if case .failure(let failure) = event { failures.append(failure) }
+        })
         // Three segments were out when it joined (0, 1, 2): two back from the edge is segment 1.
         let join = try #require(server.joinSegment(back: 2))
         let stream = try #require(server.liveStream)
         #expect(engine.sends.map(\.payload) == (join..<7).flatMap { stream.tags(inSegment: $0).map(\.owner) })
-        #expect(failures == [])
+        #expect(failures.isEmpty)
         let requests = server.server.requests.map(\.path)
         #expect(requests.filter { $0 == "live.m3u8" }.count >= 3, "the playlist was reloaded as it grew")
         #expect(requests.filter { $0.hasSuffix(".ts") } == (join..<7).map { "seg\($0).ts" }, "each segment fetched once")
@@ -33,12 +33,11 @@ struct LiveSourceTests {
             load == 1 ? ScriptedPlaylistServer.playlist(0...1, ended: false) : ScriptedPlaylistServer.playlist(5...6, ended: true)
         }
         defer { server.stop() }
-        var events: [SourceEvent] = []
+        var events: [MediaEvent] = []
         for await event in TagSource(input: server.url("live.m3u8"), liveStart: 2, clock: ContinuousClock()) { events.append(event) }
         let failures = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
         #expect(failures.map(\.reason) == ["segments 2...4 left the live window before they could be fetched"])
-        let sequences = events.compactMap { if case .chunk(let chunk) = $0 { chunk.origin.segment?.mediaSequence } else { nil } }
-        #expect(sequences == [0, 1, 5, 6])
+        #expect(events.segments.map(\.mediaSequence) == [0, 1, 5, 6])
     }
 }
 
@@ -51,13 +50,13 @@ struct HTTPConnectionTests {
         let headers = [HTTPHeader(name: "X-Token", value: "t0k3n"), HTTPHeader(name: "Cookie", value: "session=42"),
                        HTTPHeader(name: "User-Agent", value: "backend/1.0")]
         let fetcher = Fetcher(ioTimeout: 5, headers: headers)
-        var chunks = 0
+        var segments = 0
         for await event in TagSource(input: server.url("master.m3u8"), scanner: Scanner(fetcher: fetcher), liveStart: 2,
                                      clock: ContinuousClock()) {
-            if case .chunk = event { chunks += 1 }
+            if case .segment = event { segments += 1 }
         }
         let requests = server.server.requests
-        #expect(chunks >= 4)
+        #expect(segments >= 4)
         #expect(requests.filter { $0.path == "live.m3u8" }.count >= 3, "reloads")
         #expect(requests.filter { $0.path.hasSuffix(".ts") }.count >= 4, "segments")
         #expect(server.server.connections == 1, "\(requests.count) requests over \(server.server.connections) connections")

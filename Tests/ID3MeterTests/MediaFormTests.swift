@@ -18,7 +18,7 @@ struct MediaFormTests {
         try Data(sync.bytes() + segment).write(to: URL(fileURLWithPath: file))
         #expect(MediaForm.sniff(Array((sync.bytes() + segment).prefix(4_096))) == .packedAudio)
         let events = await Samples.scan(file)
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         let expected = try Samples.expected("packed/aac/expected.jsonl").filter { $0.segment == "seg1.aac" }
         #expect(events.frames().dropFirst() == ArraySlice(expected.map { FoundFrame(pts: $0.pts, id: $0.id, label: $0.owner ?? $0.description, segment: nil) }))
         #expect(events.frames().first?.label == "com.example.sync")

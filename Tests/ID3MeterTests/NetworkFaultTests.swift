@@ -22,7 +22,7 @@ struct NetworkFaultTests {
         }
         defer { server.stop() }
         let events = await Samples.scan(server.url("spec/hls/index.m3u8"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.frames(segmentNames: true) == (try Self.expected("spec/hls/expected.jsonl")))
         #expect(server.requests.filter { $0.path == "spec/hls/part1.ts" }.count == 3)
     }
@@ -51,7 +51,7 @@ struct NetworkFaultTests {
         let started = Date()
         let events = await Samples.scan(server.url("spec/hls/index.m3u8"), fetcher: Fetcher(ioTimeout: 0.5, retry: Samples.quickRetry))
         #expect(Date().timeIntervalSince(started) < 2.5, "the stall was cut off by the timeout, not waited out")
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.frames(segmentNames: true) == (try Self.expected("spec/hls/expected.jsonl")))
     }
 
@@ -77,7 +77,7 @@ struct NetworkFaultTests {
             try? await Task.sleep(for: .seconds(2))
             restarted.withLock { $0 = try? LiveServer(restarting: first) }
         }
-        var events: [SourceEvent] = []
+        var events: [MediaEvent] = []
         // The default retries (4 tries over 3.5 s) outlast the 2 s outage, as they are meant to: a
         // segment fetched while the server is down is not lost, whenever the outage falls.
         let source = TagSource(input: first.url("master.m3u8"), scanner: Scanner(fetcher: Fetcher()),
@@ -86,9 +86,8 @@ struct NetworkFaultTests {
         defer { restarted.withLock { $0?.stop() } }
         let join = try #require(first.joinSegment(back: 1))
         let stream = try #require(first.liveStream)
-        let chunks = events.compactMap { if case .chunk(let chunk) = $0 { chunk } else { nil } }
-        #expect(chunks.compactMap(\.origin.segment?.mediaSequence) == Array(join..<8))
-        #expect(chunks.flatMap(\.tags).flatMap(\.nielsenTags).map(\.payload) == (join..<8).flatMap { stream.tags(inSegment: $0).map(\.owner) })
+        #expect(events.segments.map(\.mediaSequence) == Array(join..<8))
+        #expect(events.tags.flatMap(\.nielsenTags).map(\.payload) == (join..<8).flatMap { stream.tags(inSegment: $0).map(\.owner) })
         let failures = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
         #expect(!failures.isEmpty && failures.allSatisfy { $0.reason.hasPrefix("playlist reload failed, retrying") }, "\(failures)")
     }
@@ -128,11 +127,10 @@ struct NetworkFaultTests {
             }
         }
         defer { server.stop() }
-        var events: [SourceEvent] = []
+        var events: [MediaEvent] = []
         for await event in TagSource(input: server.url("live.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: Samples.quickRetry)),
                                      liveStart: 5, clock: ContinuousClock()) { events.append(event) }
-        let chunks = events.compactMap { if case .chunk(let chunk) = $0 { chunk } else { nil } }
-        #expect(chunks.compactMap(\.origin.segment?.mediaSequence) == Array(0..<4))
+        #expect(events.segments.map(\.mediaSequence) == Array(0..<4))
         let failures = events.compactMap { if case .failure(let failure) = $0 { failure.reason } else { nil } }
         #expect(failures.count == 1, "\(failures)")
         #expect(failures.first?.hasPrefix("playlist reload failed, retrying") == true, "\(failures)")

@@ -11,7 +11,7 @@ struct PackedAudioTests {
     func everyTagWithItsTimeInAPackedAudioPlaylist(format: String) async throws {
         let expected = try Samples.expected("packed/\(format)/expected.jsonl")
         let events = await Samples.scan(Samples.path("packed/\(format)/index.m3u8"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.malformed == [])
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
         // The opening tag carries the segment's timestamp; the one inside is timed by the frames before it.
@@ -21,7 +21,7 @@ struct PackedAudioTests {
     @Test func aSinglePackedAudioFile() async throws {
         let expected = try Samples.expected("packed/aac/expected.jsonl").filter { $0.segment == "seg1.aac" }
         let events = await Samples.scan(Samples.path("packed/aac/seg1.aac"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.frames() == expected.map { FoundFrame(pts: $0.pts, id: $0.id, label: $0.owner ?? $0.description, segment: nil) })
     }
 
@@ -29,7 +29,7 @@ struct PackedAudioTests {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Samples.path("packed/ac3/seg0.ac3"))))
         let tagEnd = try ID3TagParser.parse(bytes, at: 0).get().byteCount
         bytes.insert(contentsOf: [0x01, 0x02, 0x03, 0x04, 0x05], at: tagEnd + 100)  // inside the second frame
-        var events: [ScanEvent] = []
+        var events: [MediaEvent] = []
         var extractor = MediaForm.packedAudio.makeExtractor(origin: TagOrigin(source: "damaged.ac3"))
         extractor.extract(bytes) { events.append($0) }
         #expect(events.tags.count == 2, "the tags on both sides of the damage survive")

@@ -13,15 +13,16 @@ struct PlayoutTests {
     /// A segment starting at `startPTS`, with a tag at each offset (seconds from the start).
     static func segment(sequence: Int, startPTS: Int64, duration: Double = 6, tagOffsets: [Double],
                         discontinuity: Int = 0) -> MediaChunk {
-        let origin = TagOrigin(source: "test.m3u8", segment: SegmentOrigin(
-            uri: "seg\(sequence).ts", mediaSequence: sequence, discontinuitySequence: discontinuity, startPTS: startPTS))
+        let segment = SegmentOrigin(uri: "seg\(sequence).ts", mediaSequence: sequence, discontinuitySequence: discontinuity,
+                                    startPTS: startPTS, duration: duration)
+        let origin = TagOrigin(source: "test.m3u8", segment: segment)
         let tags = tagOffsets.enumerated().map { index, offset in
             TimedTag(tag: ID3Tag(version: .v2_4, flags: 0, frames: [
                 ID3Frame(id: "PRIV", size: 0, content: .priv(owner: "www.nielsen.com/\(sequence)/\(index)", data: []))
             ], byteCount: 0, notes: []),
                      pts: PTS.asCarried(startPTS + Int64((offset * 90_000).rounded())), origin: origin)
         }
-        return MediaChunk(origin: origin, duration: duration, tags: tags)
+        return MediaChunk(segment: segment, duration: duration, tags: tags)
     }
 
     /// Steps `playout` frame by frame from `from` to `to` (wall seconds) and records when each tag came due.

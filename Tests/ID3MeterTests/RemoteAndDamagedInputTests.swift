@@ -11,7 +11,7 @@ struct RemoteAndDamagedInputTests {
         defer { server.stop() }
         let expected = try Samples.expected("hls/expected.jsonl")
         let events = await Samples.scan(server.url("hls/master.m3u8"), variant: .highestBandwidth)
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
         #expect(events.tags.first?.origin.segment?.uri == server.url("hls/high/seg0.ts"))
         #expect(server.requests.filter { $0.path == "hls/high/key.bin" }.count == 1, "the key is fetched once")
@@ -22,7 +22,7 @@ struct RemoteAndDamagedInputTests {
         defer { server.stop() }
         let expected = try Samples.expected("spec/unsync-60.expected.jsonl")
         let events = await Samples.scan(server.url("spec/unsync-60.ts"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.frames() == expected.map(FoundFrame.init))
     }
 

@@ -16,7 +16,7 @@ struct SampleScanTests {
     func everyFrameOfATransportStreamFile(name: String) async throws {
         let expected = try Samples.expected("\(name).expected.jsonl")
         let events = await Samples.scan(Samples.path("\(name).ts"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.malformed == [])
         #expect(events.frames() == expected.map(FoundFrame.init))
         // A cut header whose frames are all under 128 bytes reads alike as v2.3 and v2.4 and is
@@ -42,7 +42,7 @@ struct SampleScanTests {
     func hlsVODEitherVariantClearOrEncrypted(variant: VariantChoice) async throws {
         let expected = try Samples.expected("hls/expected.jsonl")
         let events = await Samples.scan(Samples.path("hls/master.m3u8"), variant: variant)
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
         let folder = variant == .lowestBandwidth ? "low" : "high"
         #expect(events.tags.allSatisfy { $0.origin.segment?.uri.contains("/hls/\(folder)/") == true })
@@ -51,7 +51,7 @@ struct SampleScanTests {
     @Test func hlsSegmentsKnowSequenceDiscontinuityAndDate() async throws {
         let expected = try Samples.expected("spec/hls/expected.jsonl")
         let events = await Samples.scan(Samples.path("spec/hls/index.m3u8"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
         let segments = events.tags.compactMap(\.origin.segment)
         #expect(Set(segments.map(\.mediaSequence)) == [0, 1, 2])

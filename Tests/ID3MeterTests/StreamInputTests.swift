@@ -11,9 +11,9 @@ struct StreamInputTests {
     static func freePort() -> Int { Int.random(in: 20_000...40_000) }
 
     /// Scans `receiveURL` on a thread while `send` runs; the stream's end is the I/O timeout.
-    func scanWhileSending(_ receiveURL: String, delay: Double, send: @escaping @Sendable () throws -> Void) async throws -> [ScanEvent] {
+    func scanWhileSending(_ receiveURL: String, delay: Double, send: @escaping @Sendable () throws -> Void) async throws -> [MediaEvent] {
         let sender = Task { try await offThePool { Thread.sleep(forTimeInterval: delay); try send() } }
-        var events: [ScanEvent] = []
+        var events: [MediaEvent] = []
         await Scanner(fetcher: Fetcher(ioTimeout: 1.5, retry: .none)).scan(receiveURL) { events.append($0) }
         try await sender.value
         return events
@@ -67,8 +67,8 @@ struct StreamInputTests {
 
 final class ReceivedEvents: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: [ScanEvent] = []
+    private var stored: [MediaEvent] = []
 
-    func append(_ event: ScanEvent) { lock.withLock { stored.append(event) } }
-    var events: [ScanEvent] { lock.withLock { stored } }
+    func append(_ event: MediaEvent) { lock.withLock { stored.append(event) } }
+    var events: [MediaEvent] { lock.withLock { stored } }
 }

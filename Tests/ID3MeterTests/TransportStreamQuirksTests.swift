@@ -14,7 +14,7 @@ struct TransportStreamQuirksTests {
 
     @Test func undeclaredPIDJoinedPESInheritedPTSAndASecondPID() async throws {
         let events = await Samples.scan(Samples.path("quirks/quirks.ts"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.malformed == [])
         let expected = try Samples.expected("quirks/quirks.expected.jsonl")
         #expect(events.frames() == expected.map(FoundFrame.init))
@@ -37,7 +37,7 @@ struct TransportStreamQuirksTests {
 
     @Test func tagsCutBySegmentBoundariesAreJoinedAndBelongWhereTheyStart() async throws {
         let events = await Samples.scan(Samples.path("quirks/hls/index.m3u8"))
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.malformed == [])
         let expected = try Samples.expected("quirks/hls/expected.jsonl")
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
@@ -49,7 +49,7 @@ struct TransportStreamQuirksTests {
         let events = await Samples.scan(Samples.path("quirks/hls/seg0.ts"))
         let expected = try Samples.expected("quirks/hls/expected.jsonl").filter { $0.segment == "seg0.ts" }
         #expect(events.frames().count == expected.count - 1)
-        #expect(events.failures == [])
+        #expect(events.failures.isEmpty)
         #expect(events.warnings.contains { $0.reason.hasPrefix("ends inside the timed-ID3 PES on PID") }, "\(events.warnings)")
         #expect(events.malformed.count == 1, "the cut tag")
     }

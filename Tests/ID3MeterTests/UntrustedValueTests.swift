@@ -155,6 +155,36 @@ struct TypedFailureTests {
         }
     }
 
+    /// A segment's failure reaches the scan's caller with the loader's error inside.
+    @Test func aMissingSegmentCarriesItsHTTPStatus() async throws {
+        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\nspec/standard-60.ts\n#EXTINF:6,\ngone.ts\n#EXT-X-ENDLIST\n"
+        let server = try LocalHTTPServer { request in
+            request.path == "p.m3u8" ? LocalHTTPServer.Response(body: Array(playlist.utf8)) : .file(request.path, in: Samples.folder)
+        }
+        defer { server.stop() }
+        let events = await Samples.scan(server.url("p.m3u8"), fetcher: Fetcher(retry: .none))
+        let failure = try #require(events.failures.first)
+        #expect(failure.segment?.hasSuffix("gone.ts") == true)
+        let error = try #require(failure.cause as? SegmentLoadError)
+        guard case .fetch(let fetch) = error.cause, case .http(let status, _) = fetch.error else { Issue.record("\(error.cause)"); return }
+        #expect(status == 404)
+        #expect(events.segments.map(\.mediaSequence) == [0], "the segment read, and only it")
+    }
+
+    /// Bytes between packets and a recording cut inside a packet, at offsets this test made.
+    @Test func damageCarriesWhatAndWhere() throws {
+        let whole = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("spec/standard-60.ts"))))
+        let junk = [UInt8](repeating: 0, count: 100)
+        let damaged = Array(whole[..<(188 * 10)] + junk + whole[(188 * 10)..<(whole.count - 100)])
+        var extractor = MediaExtractor(origin: TagOrigin(source: "damaged.ts"))
+        var events: [MediaEvent] = []
+        extractor.extract(damaged) { events.append($0) }
+        let lost = events.failures.compactMap { $0.cause as? StreamDamage }
+        #expect(lost == [.lostSync(at: 188 * 10, skipped: 100)])
+        let cut = events.warnings.compactMap { $0.cause as? StreamDamage }
+        #expect(cut == [.endsInsidePacket(at: Int64(whole.count - 188 + 100), bytes: 88)])
+    }
+
     @Test func aRefusedReferenceSaysSo() async throws {
         do {
             _ = try await Scanner().loadPlaylist("file:///etc/passwd", referencedBy: "https://cdn.example/master.m3u8")

@@ -15,20 +15,20 @@ final class ProblemThrottle: Sendable {
 
     private let source: String
     private let state = Mutex(State())
-    private let yield: @Sendable (SourceEvent) -> Void
+    private let yield: @Sendable (MediaEvent) -> Void
 
-    init(source: String, yield: @escaping @Sendable (SourceEvent) -> Void) {
+    init(source: String, yield: @escaping @Sendable (MediaEvent) -> Void) {
         self.source = source
         self.yield = yield
     }
 
-    func callAsFunction(_ event: SourceEvent) {
+    func callAsFunction(_ event: MediaEvent) {
         let admitted: Bool
         switch event {
         case .failure(let failure): admitted = admit(failure.reason, \.failures)
         case .warning(let warning): admitted = admit(warning.reason, \.warnings)
         case .malformed(let error, _, _): admitted = admit("malformed ID3: \(error)", \.warnings)
-        case .opened, .chunk: admitted = true
+        case .opened, .tag, .segment: admitted = true
         }
         if admitted { yield(event) }
         let due = state.withLock { state in

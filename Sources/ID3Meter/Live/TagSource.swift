@@ -4,7 +4,7 @@ import Foundation
 /// (live: followed as it slides; VOD: read through) segment by segment, or any other input
 /// read as its bytes arrive, tag by tag. Waiting on the network holds no thread.
 public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
-    public typealias Element = SourceEvent
+    public typealias Element = MediaEvent
 
     public var input: String
     public var scanner: Scanner
@@ -18,8 +18,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         self.clock = clock
     }
 
-    public func makeAsyncIterator() -> AsyncStream<SourceEvent>.Iterator {
-        let (stream, continuation) = AsyncStream.makeStream(of: SourceEvent.self)
+    public func makeAsyncIterator() -> AsyncStream<MediaEvent>.Iterator {
+        let (stream, continuation) = AsyncStream.makeStream(of: MediaEvent.self)
         let task = Task { [self] in
             await produce { continuation.yield($0) }
             continuation.finish()
@@ -32,7 +32,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         return stream.makeAsyncIterator()
     }
 
-    private func produce(_ yield: @escaping @Sendable (SourceEvent) -> Void) async {
+    private func produce(_ yield: @escaping @Sendable (MediaEvent) -> Void) async {
         let throttle = ProblemThrottle(source: input, yield: yield)
         if Scanner.isPlaylist(input) {
             await produceHLS(throttle)
@@ -47,7 +47,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         do {
             resolved = try await scanner.resolveMediaPlaylist(input)
         } catch {
-            yield(.failure(InputFailure(source: input, reason: error.reason)))
+            yield(.failure(InputFailure(source: input, reason: error.reason, cause: error)))
             return
         }
         // Tags ride in the audio rendition when the variant's segments have no timed ID3.
@@ -59,7 +59,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                     resolved.playlist = try await scanner.loadMediaPlaylist(audio, referencedBy: input)
                     resolved.location = audio
                 } catch {
-                    yield(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)")))
+                    yield(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)", cause: error)))
                 }
             }
         }
@@ -68,7 +68,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         let lostLimit = scanner.fetcher.limits.maximumConsecutiveLostSegments
         let input = input
         let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, clock: clock) { error in
-            yield(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)")))
+            yield(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)", cause: error)))
         }
         var opened = false
         var lostInARow = 0
@@ -80,7 +80,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             case .segment(let segment):
                 // Probing the video touches decoder code and memory; only when the variant declares no rate.
                 let probe = !opened && !FrameRateChoice.allowedRates.contains(resolved.variant?.frameRate ?? 0)
-                var events: [ScanEvent] = []
+                // Held until the read ends: a retried segment's first attempt must not reach the feeder.
+                var events: [MediaEvent] = []
                 let read = await reader.read(segment, probeStreams: probe) { events.append($0) }
                 if !opened {
                     opened = true
@@ -88,7 +89,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                     yield(.opened(SourceInfo(variantFrameRate: resolved.variant?.frameRate, videoFrameRate: videoRate,
                                              isLive: !resolved.playlist.hasEndList)))
                 }
-                Self.deliver(events, origin: read?.origin, duration: read.map { _ in segment.duration }, yield)
+                events.forEach { yield($0) }
+                if read == nil { Self.closeFailedSegment(events, yield) }
                 lostInARow = read == nil ? lostInARow + 1 : 0
                 yield.summarise()
                 if lostInARow == lostLimit {
@@ -98,23 +100,19 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 }
             }
         }
-        var rest: [ScanEvent] = []
-        reader.finish { rest.append($0) }
-        Self.deliver(rest, origin: nil, duration: nil, yield)
+        reader.finish { yield($0) }
     }
 
-    /// A segment's events: its tags as one chunk (also when it failed but completed a tag the
-    /// segment before it started), the rest as they are.
-    private static func deliver(_ events: [ScanEvent], origin: TagOrigin?, duration: Double?,
-                                _ yield: ProblemThrottle) {
-        let tags = events.compactMap(\.tag)
-        if let origin = origin ?? tags.first?.origin {
-            yield(.chunk(MediaChunk(origin: origin, duration: duration, tags: tags)))
-        }
-        events.compactMap(\.sourceEvent).forEach { yield($0) }
+    /// A segment that failed may still have completed a tag the segment before it started: that
+    /// tag is buffered now, as part of its own segment, adding no media time.
+    private static func closeFailedSegment(_ events: [MediaEvent], _ yield: ProblemThrottle) {
+        let completed = events.lazy.compactMap { event in if case .tag(let tag) = event { tag } else { nil } }
+        guard var segment = completed.first?.origin.segment else { return }
+        segment.duration = nil
+        yield(.segment(segment))
     }
 
-    /// Any other input (a file, an HTTP resource, a udp/srt stream): each tag is a chunk as it
+    /// Any other input (a file, an HTTP resource, a udp/srt stream): each tag is buffered as it
     /// is read, its own PTS placing it; the source is open once its first bytes are probed.
     private func produceInput(_ yield: ProblemThrottle) async {
         let interrupt = scanner.fetcher.interrupt
@@ -124,22 +122,6 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             let streams = form == .transportStream ? (try? StreamProbe.streams(in: prefix, interrupt: interrupt)) ?? [] : []
             let videoRate = streams.first { $0.isVideo }?.frameRate?.framesPerSecond
             yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: videoRate, isLive: false)))
-        }) { event in
-            Self.deliver([event], origin: nil, duration: nil, yield)
-        }
-    }
-}
-
-private extension ScanEvent {
-    var tag: TimedTag? { if case .tag(let tag) = self { tag } else { nil } }
-
-    /// Everything but tags, which travel inside their chunk.
-    var sourceEvent: SourceEvent? {
-        switch self {
-        case .tag, .segment: nil
-        case .malformed(let error, let pts, let origin): .malformed(error, pts: pts, origin: origin)
-        case .failure(let failure): .failure(failure)
-        case .warning(let warning): .warning(warning)
-        }
+        }) { yield($0) }
     }
 }

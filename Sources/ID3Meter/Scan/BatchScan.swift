@@ -3,7 +3,7 @@
 /// events, until the outcome's turn to be delivered.
 package protocol ScanCollector: SendableMetatype {
     associatedtype Outcome: Sendable
-    mutating func add(_ event: ScanEvent)
+    mutating func add(_ event: MediaEvent)
     func finish() -> Outcome
 }
 

@@ -26,7 +26,7 @@ public struct Scanner: Sendable {
 
     /// Emits the events of `input` in stream order. `opened` gets its first
     /// `StreamProbe.prefixBytes` (for a probe of its streams) before any event, when it is not a playlist.
-    public func scan(_ input: String, opened: ([UInt8]) -> Void = { _ in }, emit: (ScanEvent) -> Void) async {
+    public func scan(_ input: String, opened: ([UInt8]) -> Void = { _ in }, emit: (MediaEvent) -> Void) async {
         if Self.isPlaylist(input) {
             await scanPlaylist(input, emit: emit)
         } else if Location.transport(of: input) == .stream {
@@ -37,7 +37,7 @@ public struct Scanner: Sendable {
     }
 
     /// A file or an HTTP resource of any form, through the extractor its first bytes call for.
-    private func scanBytes(_ input: String, opened: ([UInt8]) -> Void, emit: (ScanEvent) -> Void) async {
+    private func scanBytes(_ input: String, opened: ([UInt8]) -> Void, emit: (MediaEvent) -> Void) async {
         var extractor = MediaExtractor(origin: TagOrigin(source: input))
         // The first bytes are held until `opened` has them, so that it comes before any event.
         var held: [UInt8]? = []
@@ -58,10 +58,10 @@ public struct Scanner: Sendable {
                 if held!.count >= StreamProbe.prefixBytes { release() }
             }
         } catch {
-            guard bytes > 0 else { return emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)"))) }
+            guard bytes > 0 else { return emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)", cause: error))) }
             release()
             extractor.finish(emit: emit)
-            return emit(.failure(InputFailure(source: input, reason: "read error after \(bytes) bytes: \(error)")))
+            return emit(.failure(InputFailure(source: input, reason: "read error after \(bytes) bytes: \(error)", cause: error)))
         }
         release()
         extractor.finish(emit: emit)
@@ -69,8 +69,8 @@ public struct Scanner: Sendable {
 
     /// A stream only libavformat reads (udp, srt, rtp, tcp): read on an executor of its own, its
     /// events brought back to this task.
-    private func scanStream(_ input: String, opened: ([UInt8]) -> Void, emit: (ScanEvent) -> Void) async {
-        enum Step: Sendable { case opened([UInt8]), event(ScanEvent) }
+    private func scanStream(_ input: String, opened: ([UInt8]) -> Void, emit: (MediaEvent) -> Void) async {
+        enum Step: Sendable { case opened([UInt8]), event(MediaEvent) }
         let (steps, continuation) = AsyncStream.makeStream(of: Step.self)
         let scanner = self
         let reading = Task {
@@ -94,7 +94,7 @@ public struct Scanner: Sendable {
     }
 
     /// MPEG-TS from a stream libavformat opens, blocking until it ends.
-    func readStream(_ input: String, opened: ([UInt8]) -> Void, emit: (ScanEvent) -> Void) {
+    func readStream(_ input: String, opened: ([UInt8]) -> Void, emit: (MediaEvent) -> Void) {
         let start: (stream: ByteStream, prefix: [UInt8])
         do { start = try TransportStreamReader.open(input, fetcher: fetcher, prefixBytes: StreamProbe.prefixBytes) } catch {
             emit(.failure(error))
@@ -108,7 +108,7 @@ public struct Scanner: Sendable {
         } catch {
             // udp and srt report a silence as long as the timeout as an I/O error.
             let silent = ["udp:", "srt:"].contains { input.hasPrefix($0) } ? " (no data for \(fetcher.ioTimeout) s)" : ""
-            emit(.failure(InputFailure(source: input, reason: "read error: \(error)\(silent)")))
+            emit(.failure(InputFailure(source: input, reason: "read error: \(error)\(silent)", cause: error)))
         }
         // Read, but nothing to meter: a warning (and a failed check in the QA report), not an error.
         if !extractor.hasTimedID3Stream { emit(.warning(InputFailure(source: input, reason: MediaForm.noTimedID3))) }
@@ -116,22 +116,22 @@ public struct Scanner: Sendable {
 
     /// The chosen variant's segments and, when it has one, its audio rendition's, in turn; a tag
     /// found in both (same PTS, same frames) is reported once.
-    private func scanPlaylist(_ input: String, emit: (ScanEvent) -> Void) async {
+    private func scanPlaylist(_ input: String, emit: (MediaEvent) -> Void) async {
         let resolved: ResolvedPlaylist
         do {
             resolved = try await resolveMediaPlaylist(input)
         } catch {
-            emit(.failure(InputFailure(source: input, reason: error.reason)))
+            emit(.failure(InputFailure(source: input, reason: error.reason, cause: error)))
             return
         }
         var playlists = [(location: resolved.location, playlist: resolved.playlist)]
         if let audio = resolved.audio?.uri {
             do { playlists.append((audio, try await loadMediaPlaylist(audio, referencedBy: input))) } catch {
-                emit(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)")))
+                emit(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)", cause: error)))
             }
         }
         var seen = Set<String>()
-        func emitOnce(_ event: ScanEvent) {
+        func emitOnce(_ event: MediaEvent) {
             if playlists.count > 1, case .tag(let timed) = event, !seen.insert("\(timed.pts ?? -1) \(timed.tag.frames)").inserted { return }
             emit(event)
         }

@@ -27,9 +27,9 @@ public final class SegmentReader {
         var byteCount: Int64 = 0
         var streams: [StreamProbe.Stream] = []
         var foundTag = false
-        var events: [ScanEvent] = []
+        var events: [MediaEvent] = []
 
-        mutating func collect(_ event: ScanEvent) {
+        mutating func collect(_ event: MediaEvent) {
             if case .tag = event { foundTag = true }
             events.append(event)
         }
@@ -55,24 +55,26 @@ public final class SegmentReader {
     /// Emits the tags of `segment`; `nil` when it could not be read (and a failure was emitted,
     /// after whatever its bytes up to the failure held). `probeStreams` asks libavformat for its
     /// streams' frame rates.
-    public func read(_ segment: Segment, probeStreams: Bool = false, emit: (ScanEvent) -> Void) async -> SegmentRead? {
+    public func read(_ segment: Segment, probeStreams: Bool = false, emit: (MediaEvent) -> Void) async -> SegmentRead? {
         let origin = TagOrigin(source: source, segment: SegmentOrigin(
             uri: segment.uri, mediaSequence: segment.mediaSequence,
-            discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime))
+            discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime,
+            duration: segment.duration))
         if let previous, segment.mediaSequence != previous.mediaSequence + 1
             || segment.discontinuitySequence != previous.discontinuitySequence {
             finish(emit: emit)
         }
         previous = segment
         if let note = segment.note { emit(.warning(InputFailure(source: source, segment: segment.uri, reason: note))) }
-        let failed = { (reason: String) in
-            InputFailure(source: self.source, segment: segment.uri, reason: "media sequence \(segment.mediaSequence) skipped: \(reason)")
+        let failed = { (error: SegmentLoadError) in
+            InputFailure(source: self.source, segment: segment.uri,
+                         reason: "media sequence \(segment.mediaSequence) skipped: \(error.reason)", cause: error)
         }
         var initSegment: [UInt8]?
         if let uri = segment.mapURI {
             do throws(SegmentLoadError) { initSegment = try await loader.initSegment(at: uri, range: segment.mapByteRange) } catch {
                 finish(emit: emit)
-                emit(.failure(failed(error.reason)))
+                emit(.failure(failed(error)))
                 return nil
             }
         }
@@ -96,7 +98,7 @@ public final class SegmentReader {
             end(&reading, segment: segment, carried: carried, initSegment: initSegment, keepingCut: false)
             reading.events.forEach(emit)
             finish(emit: emit)
-            emit(.failure(failed(error.reason)))
+            emit(.failure(failed(error)))
             return nil
         }
         end(&reading, segment: segment, carried: carried, initSegment: initSegment, probeStreams: probeStreams,
@@ -109,7 +111,7 @@ public final class SegmentReader {
     }
 
     /// Hands over whatever is still waiting for a continuation that will not come.
-    public func finish(emit: (ScanEvent) -> Void) {
+    public func finish(emit: (MediaEvent) -> Void) {
         _ = takeCutPacket(continuing: nil, emit: emit)
         transportStream.finish(emit: emit)
         transportStream = TransportStreamExtractor(origin: TagOrigin(source: source))
@@ -117,7 +119,7 @@ public final class SegmentReader {
 
     /// The bytes of a packet the last sub-range cut, when `segment` is the sub-range that follows
     /// it in the same resource; otherwise they are read as the end of the input they are.
-    private func takeCutPacket(continuing segment: Segment?, emit: (ScanEvent) -> Void) -> [UInt8] {
+    private func takeCutPacket(continuing segment: Segment?, emit: (MediaEvent) -> Void) -> [UInt8] {
         guard let cut = cutPacket else { return [] }
         cutPacket = nil
         if let segment, segment.uri == cut.uri, segment.byteRange?.offset == cut.end { return cut.bytes }
@@ -145,7 +147,7 @@ public final class SegmentReader {
     }
 
     private func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ reading: inout Reading) {
-        var events: [ScanEvent] = []
+        var events: [MediaEvent] = []
         if reading.extractor != nil {
             reading.extractor!.feed(chunk) { events.append($0) }
         } else {
@@ -159,12 +161,12 @@ public final class SegmentReader {
                      probeStreams: Bool = false, keepingCut: Bool) {
         if !reading.started { start(&reading, segment: segment, carried: carried, initSegment: initSegment, probeStreams: probeStreams) }
         if reading.extractor != nil {
-            var events: [ScanEvent] = []
+            var events: [MediaEvent] = []
             reading.extractor!.finish { events.append($0) }
             events.forEach { reading.collect($0) }
             return
         }
-        var events: [ScanEvent] = []
+        var events: [MediaEvent] = []
         let cut = transportStream.endUnit(keepingCut: keepingCut) { events.append($0) }
         if !cut.isEmpty, let range = segment.byteRange { cutPacket = (segment.uri, range.end, cut) }
         events.forEach { reading.collect($0) }

@@ -11,7 +11,7 @@ enum TransportStreamReader {
             stream = try ByteStream(url: url, interrupt: fetcher.interrupt, ioTimeout: fetcher.ioTimeout)
             prefix = try stream.read(upTo: prefixBytes, keepingBytesBeforeAnError: true)
         } catch {
-            throw InputFailure(source: url, reason: "cannot open: \(error)")
+            throw InputFailure(source: url, reason: "cannot open: \(error)", cause: error)
         }
         if prefix.isEmpty { throw InputFailure(source: url, reason: "cannot read: it is empty") }
         guard MediaForm.sniff(prefix) == .transportStream else {
@@ -24,7 +24,7 @@ enum TransportStreamReader {
     /// Reads to the end, or to a read error, which is thrown once what came before is read.
     /// `prefix` is bytes already taken from the stream's front (a probe), read first.
     static func read(_ stream: ByteStream, prefix: [UInt8] = [], into extractor: inout TransportStreamExtractor,
-                     progress: (Int64) -> Void = { _ in }, emit: (ScanEvent) -> Void) throws(FetchError) {
+                     progress: (Int64) -> Void = { _ in }, emit: (MediaEvent) -> Void) throws(FetchError) {
         extractor.feed(prefix, emit: emit)
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var offset = Int64(prefix.count)

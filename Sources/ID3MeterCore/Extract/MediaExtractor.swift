@@ -12,14 +12,14 @@ public struct MediaExtractor: TagExtractor {
 
     public init(origin: TagOrigin) { self.origin = origin }
 
-    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
+    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
         guard !refused else { return }
         if extractor != nil { return pass(bytes, emit: emit) }
         prefix.append(contentsOf: bytes)
         if prefix.count >= MediaForm.sniffLength { start(emit: emit) }
     }
 
-    public mutating func finish(emit: (ScanEvent) -> Void) {
+    public mutating func finish(emit: (MediaEvent) -> Void) {
         if extractor == nil, !refused { start(emit: emit) }
         guard var running = extractor else { return }
         var found = false
@@ -34,7 +34,7 @@ public struct MediaExtractor: TagExtractor {
         }
     }
 
-    private mutating func start(emit: (ScanEvent) -> Void) {
+    private mutating func start(emit: (MediaEvent) -> Void) {
         let held = prefix
         prefix = []
         guard !held.isEmpty else {
@@ -51,7 +51,7 @@ public struct MediaExtractor: TagExtractor {
         held.withUnsafeBufferPointer { pass($0, emit: emit) }
     }
 
-    private mutating func pass(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
+    private mutating func pass(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
         var found = false
         extractor!.feed(bytes) { event in
             if case .tag = event { found = true }

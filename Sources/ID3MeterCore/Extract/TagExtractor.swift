@@ -5,14 +5,14 @@
 ///
 /// `MediaForm.sniff` tells which extractor a input needs; `MediaExtractor` does both.
 public protocol TagExtractor {
-    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void)
+    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void)
     /// The end of the input: what is still held is read as it is.
-    mutating func finish(emit: (ScanEvent) -> Void)
+    mutating func finish(emit: (MediaEvent) -> Void)
 }
 
 extension TagExtractor {
     /// Feeds bytes the caller holds.
-    public mutating func feed(_ bytes: [UInt8], emit: (ScanEvent) -> Void) {
+    public mutating func feed(_ bytes: [UInt8], emit: (MediaEvent) -> Void) {
         bytes.withUnsafeBufferPointer { feed($0, emit: emit) }
     }
 }
@@ -20,7 +20,7 @@ extension TagExtractor {
 extension TagExtractor {
     /// Reads bytes held whole to their end, fed in pieces cut at the offsets `cuts` (any
     /// chunking reads alike; tests and the fuzzer check it).
-    public mutating func extract(_ bytes: [UInt8], cutAt cuts: [Int] = [], emit: (ScanEvent) -> Void) {
+    public mutating func extract(_ bytes: [UInt8], cutAt cuts: [Int] = [], emit: (MediaEvent) -> Void) {
         let bounds = [0] + cuts.map { min(max($0, 0), bytes.count) }.sorted() + [bytes.count]
         bytes.withUnsafeBufferPointer { buffer in
             for (start, end) in zip(bounds, bounds.dropFirst()) where start < end {

@@ -1,11 +1,4 @@
 /// What the feeder tells its caller besides the engine calls.
-public enum FeederNotice: Sendable {
-    case frameRate(FrameRateChoice)
-    case failure(InputFailure)
-    case warning(InputFailure)
-    case malformed(ID3ParseError, pts: Int64?, origin: TagOrigin)
-}
-
 /// Plays a tag source against an engine the way a player would: a frame clock at the declared
 /// frame rate, `sendID3` for each tag when the playhead reaches it, `playheadPosition` once a
 /// second of playback. The clock is injected: `ContinuousClock` for real time, `InstantClock`
@@ -28,17 +21,23 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     private enum Input: Sendable {
-        case source(SourceEvent)
+        case source(MediaEvent)
         case sourceEnded
         case wake(Int)
     }
 
     /// Runs until the source ends and every tag is delivered, `stopAfter` has played, or the task
     /// is cancelled. Returns the number of `sendID3` calls made.
+    ///
+    /// Tags of a segment are buffered when the segment has been read (its `.segment` event), as
+    /// a player buffers whole segments; a tag from an input without segments is buffered at once.
+    /// `frameRate` hears the clock's rate once it is chosen; `problem` gets the source's
+    /// `.malformed`, `.failure` and `.warning` events as they are.
     @discardableResult
     public func run<S: AsyncSequence & Sendable>(_ source: S, engine: any MeteringEngine,
-                                                 notice: (FeederNotice) -> Void = { _ in }) async -> Int
-    where S.Element == SourceEvent, S.Failure == Never {
+                                                 frameRate: (FrameRateChoice) -> Void = { _ in },
+                                                 problem: (MediaEvent) -> Void = { _ in }) async -> Int
+    where S.Element == MediaEvent, S.Failure == Never {
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
         let pump = Task {
             for await event in source { continuation.yield(.source(event)) }
@@ -57,27 +56,39 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
         var nextPlayheadReport = 1.0
         var generation = 0
         var calls = 0
+        /// Tags of the segment being read.
+        var segmentTags: [TimedTag] = []
         func makePlayout(_ info: SourceInfo?) -> Playout {
             let choice = FrameRateChoice(info: info, option: frameRateOption)
-            notice(.frameRate(choice))
+            frameRate(choice)
             return Playout(frameRate: choice.framesPerSecond, speed: speed)
+        }
+        func buffer(_ chunk: MediaChunk) {
+            if playout == nil { playout = makePlayout(nil) }
+            playout?.append(chunk, at: elapsed())
         }
 
         for await input in inputs {
             switch input {
             case .source(.opened(let info)):
                 if playout == nil { playout = makePlayout(info) }
-            case .source(.chunk(let chunk)):
-                if playout == nil { playout = makePlayout(nil) }
-                playout?.append(chunk, at: elapsed())
-            case .source(.failure(let failure)):
-                notice(.failure(failure))
-            case .source(.warning(let warning)):
-                notice(.warning(warning))
-            case .source(.malformed(let error, let pts, let origin)):
-                notice(.malformed(error, pts: pts, origin: origin))
+            case .source(.tag(let tag)):
+                if tag.origin.segment == nil {
+                    buffer(MediaChunk(segment: nil, duration: nil, tags: [tag]))
+                } else {
+                    segmentTags.append(tag)
+                }
+            case .source(.segment(let segment)):
+                buffer(MediaChunk(segment: segment, duration: segment.duration, tags: segmentTags))
+                segmentTags = []
+            case .source(let other):
+                problem(other)
             case .sourceEnded:
                 sourceEnded = true
+                if let first = segmentTags.first {
+                    buffer(MediaChunk(segment: first.origin.segment, duration: nil, tags: segmentTags))
+                    segmentTags = []
+                }
             case .wake(let wake):
                 guard wake == generation else { continue }
             }

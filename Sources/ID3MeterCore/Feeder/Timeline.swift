@@ -15,8 +15,8 @@ struct Timeline {
 
     /// Places `chunk`: the timeline position of each of its tags.
     mutating func place(_ chunk: MediaChunk) -> [Double] {
-        let reference = chunk.origin.segment?.startPTS ?? chunk.tags.lazy.compactMap(\.pts).first
-        let discontinuity = chunk.origin.segment?.discontinuitySequence
+        let reference = chunk.segment?.startPTS ?? chunk.tags.lazy.compactMap(\.pts).first
+        let discontinuity = chunk.segment?.discontinuitySequence
         guard let reference else {
             end += chunk.duration ?? 0
             return chunk.tags.map { _ in end }

@@ -42,7 +42,7 @@ struct FragmentReader: TagExtractor {
         return ["ftyp", "styp", "moov", "moof", "emsg", "sidx", "prft"].contains(type)
     }
 
-    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
+    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
         var rest = bytes[...]
         while !rest.isEmpty, let left = skipping {
             if left > 0 {
@@ -59,7 +59,7 @@ struct FragmentReader: TagExtractor {
         }
     }
 
-    mutating func finish(emit: (ScanEvent) -> Void) {
+    mutating func finish(emit: (MediaEvent) -> Void) {
         if skipping == 0, let header = BoxHeader(pending), header.size == nil, Self.keptTypes.contains(header.type) {
             process(type: header.type, bytes: pending, contentStart: header.length, emit: emit)
         }
@@ -77,7 +77,7 @@ struct FragmentReader: TagExtractor {
     }
 
     /// Reads or steps over the boxes at the front of `pending` while there are bytes for them.
-    private mutating func walk(emit: (ScanEvent) -> Void) {
+    private mutating func walk(emit: (MediaEvent) -> Void) {
         while skipping == 0, let header = BoxHeader(pending) {
             let kept = Self.keptTypes.contains(header.type)
             guard let size = header.size else {
@@ -111,7 +111,7 @@ struct FragmentReader: TagExtractor {
         }
     }
 
-    private mutating func process(type: String, bytes: [UInt8], contentStart: Int, emit: (ScanEvent) -> Void) {
+    private mutating func process(type: String, bytes: [UInt8], contentStart: Int, emit: (MediaEvent) -> Void) {
         let box = Box(type: type, content: contentStart..<bytes.count)
         switch type {
         case "moov":
@@ -132,7 +132,7 @@ struct FragmentReader: TagExtractor {
     }
 
     /// The waiting messages, timed by the fragment that just started (or, at the end, the last one).
-    private mutating func flushWaiting(emit: (ScanEvent) -> Void) {
+    private mutating func flushWaiting(emit: (MediaEvent) -> Void) {
         for message in waiting {
             switch message {
             case .success(let message): deliver(message, emit: emit)
@@ -142,7 +142,7 @@ struct FragmentReader: TagExtractor {
         waiting.removeAll()
     }
 
-    private func deliver(_ message: EventMessage, emit: (ScanEvent) -> Void) {
+    private func deliver(_ message: EventMessage, emit: (MediaEvent) -> Void) {
         var notes = ["emsg \(message.time.version) \(message.schemeIDURI)"]
         let pts: Int64?
         switch message.time {

@@ -22,12 +22,12 @@ struct PackedAudioReader: TagExtractor {
 
     init(origin: TagOrigin) { self.origin = origin }
 
-    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
+    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
         pending.append(contentsOf: bytes)
         walk(isFinal: false, emit: emit)
     }
 
-    mutating func finish(emit: (ScanEvent) -> Void) {
+    mutating func finish(emit: (MediaEvent) -> Void) {
         walk(isFinal: true, emit: emit)
         if skipped > 0 {
             emit(.malformed(ID3ParseError(reason: "\(skipped) bytes that are neither audio frames nor ID3 tags skipped", offset: 0),
@@ -43,7 +43,7 @@ struct PackedAudioReader: TagExtractor {
 
     /// Steps over tags and frames while they are whole; without `isFinal`, stops where more
     /// bytes could change what is read.
-    private mutating func walk(isFinal: Bool, emit: (ScanEvent) -> Void) {
+    private mutating func walk(isFinal: Bool, emit: (MediaEvent) -> Void) {
         var offset = 0
         defer {
             pending.removeFirst(offset)

@@ -105,8 +105,10 @@ public struct SourceReportBuilder {
         return report
     }
 
-    public mutating func add(_ event: ScanEvent) {
+    public mutating func add(_ event: MediaEvent) {
         switch event {
+        case .opened:
+            break
         case .tag(let timed):
             built.id3Tags += 1
             for note in timed.tag.notes { built.recoveries[ProblemTally.kind(of: note), default: 0] += 1 }

@@ -12,7 +12,7 @@ package struct ScanSummary: Sendable {
 
     package init() {}
 
-    package mutating func count(_ event: ScanEvent) {
+    package mutating func count(_ event: MediaEvent) {
         switch event {
         case .tag(let timed):
             id3Tags += 1
@@ -21,7 +21,7 @@ package struct ScanSummary: Sendable {
                 if nielsen.isValid { validNielsenTags += 1 }
                 if nielsen.hasPlaceholderPCCID { placeholderTags += 1 }
             }
-        case .segment: break
+        case .opened, .segment: break
         case .malformed: malformedPackets += 1
         case .failure: failures += 1
         case .warning: warnings += 1

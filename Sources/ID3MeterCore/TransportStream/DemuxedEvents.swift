@@ -1,11 +1,11 @@
 extension TimedID3Demuxer.Event {
     /// What the demuxer found, decoded into scan events; `origin` places a unit's bytes.
-    func scanEvents(origin: (Int) -> TagOrigin) -> [ScanEvent] {
+    func mediaEvents(origin: (Int) -> TagOrigin) -> [MediaEvent] {
         switch self {
         case .packet(let packet):
             let contents = ID3PacketParser.parse(packet.bytes)
             let place = origin(packet.unit)
-            var events: [ScanEvent] = contents.tags.map { tag in
+            var events: [MediaEvent] = contents.tags.map { tag in
                 var tag = tag
                 tag.notes += packet.notes
                 return .tag(TimedTag(tag: tag, pts: packet.pts, origin: place))
@@ -16,17 +16,10 @@ extension TimedID3Demuxer.Event {
                 events.append(.malformed(placed, pts: packet.pts, origin: place))
             }
             return events
-        case .damage(let reason, let unit):
+        case .damage(let damage, let unit):
             let place = origin(unit)
-            return [.failure(InputFailure(source: place.source, segment: place.segment?.uri, reason: reason))]
-        case .endsInsidePES(let pid, let bytes, let declared, let position, let unit):
-            let place = origin(unit)
-            return [.warning(InputFailure(source: place.source, segment: place.segment?.uri, reason:
-                "ends inside the timed-ID3 PES on PID \(TagJoiner.hex(pid)) at byte \(position): \(bytes) of \(declared) bytes, read as they are"))]
-        case .endsInsidePacket(let bytes, let position, let unit):
-            let place = origin(unit)
-            return [.warning(InputFailure(source: place.source, segment: place.segment?.uri,
-                                          reason: "ends inside a TS packet: the last \(bytes) bytes, from byte \(position), are a packet cut short"))]
+            let failure = InputFailure(source: place.source, segment: place.segment?.uri, reason: damage.description, cause: damage)
+            return [damage.lostBytes ? .failure(failure) : .warning(failure)]
         }
     }
 }

@@ -9,13 +9,8 @@ package struct TimedID3Demuxer: Sendable {
     /// What the demuxer reports, in stream order.
     package enum Event: Sendable {
         case packet(TimedID3Packet)
-        /// Bytes lost to damage; `unit` is where it was found.
-        case damage(reason: String, unit: Int)
-        /// The input ended inside a TS packet (a recording cut short): nothing lost to damage, the
-        /// packet read as far as it goes.
-        case endsInsidePacket(bytes: Int, at: Int64, unit: Int)
-        /// The bytes ended inside a timed-ID3 PES: its payload so far was read as it is.
-        case endsInsidePES(pid: Int, bytes: Int, declared: Int, at: Int64, unit: Int)
+        /// Damage, or an end cut short; `unit` is where it was found.
+        case damage(StreamDamage, unit: Int)
     }
 
     private enum Role: UInt8 { case other, pat, pmt, timedID3 }
@@ -68,7 +63,7 @@ package struct TimedID3Demuxer: Sendable {
                 let pid = Int(rest[1] & 0x1F) << 8 | Int(rest[2])
                 if roles[pid] != .other { handle(rest, pid: pid, at: offset + Int64(index), emit: emit) }
             }
-            emit(.endsInsidePacket(bytes: rest.count, at: offset + Int64(index), unit: unit))
+            emit(.damage(.endsInsidePacket(at: offset + Int64(index), bytes: rest.count), unit: unit))
             return bytes.count
         }
         if isFinal {
@@ -156,8 +151,7 @@ package struct TimedID3Demuxer: Sendable {
             if counter == last { return }   // a repeated packet (§2.4.3.3)
             if counter != (last + 1) & 0x0F, !discontinuityFlagged {
                 let lost = pes.removeValue(forKey: pid)
-                emit(.damage(reason: "continuity error on PID \(TagJoiner.hex(pid)) at byte \(position): packets lost"
-                                 + (lost == nil ? "" : "; the PES they belonged to was dropped"), unit: lost?.unit ?? unit))
+                emit(.damage(.continuity(pid: pid, at: position, droppedPES: lost != nil), unit: lost?.unit ?? unit))
             }
         }
         continuity[pid] = counter
@@ -176,7 +170,7 @@ package struct TimedID3Demuxer: Sendable {
     private mutating func finishPES(pid: Int, atEnd: Bool = false, emit: (Event) -> Void) {
         guard let packet = pes.removeValue(forKey: pid) else { return }
         if atEnd, let declared = packet.declaredLength, packet.bytes.count < declared {
-            emit(.endsInsidePES(pid: pid, bytes: packet.bytes.count, declared: declared, at: packet.position, unit: packet.unit))
+            emit(.damage(.endsInsidePES(pid: pid, at: packet.position, bytes: packet.bytes.count, declared: declared), unit: packet.unit))
         }
         switch packet.parsed(acceptingCut: atEnd) {
         case .success(let (payload, pts)):
@@ -184,7 +178,7 @@ package struct TimedID3Demuxer: Sendable {
                 emit(.packet($0))
             }
         case .failure(let error):
-            emit(.damage(reason: "PID \(TagJoiner.hex(pid)) at byte \(packet.position): \(error.reason)", unit: packet.unit))
+            emit(.damage(.unreadablePES(pid: pid, at: packet.position, reason: error.reason), unit: packet.unit))
         }
     }
 
@@ -192,7 +186,7 @@ package struct TimedID3Demuxer: Sendable {
 
     private mutating func reportLostSync(_ emit: (Event) -> Void) {
         guard lostSyncBytes > 0 else { return }
-        emit(.damage(reason: "lost MPEG-TS sync at byte \(lostSyncAt): \(lostSyncBytes) bytes skipped", unit: unit))
+        emit(.damage(.lostSync(at: lostSyncAt, skipped: lostSyncBytes), unit: unit))
         lostSyncBytes = 0
     }
 

@@ -25,7 +25,7 @@ public struct TransportStreamExtractor: TagExtractor, Sendable {
         origins = [0: origin]
     }
 
-    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (ScanEvent) -> Void) {
+    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
         var rest = bytes[...]
         if !carry.isEmpty {
             // Top the held bytes up just enough to finish their packets, then go on from the piece itself.
@@ -46,10 +46,10 @@ public struct TransportStreamExtractor: TagExtractor, Sendable {
         carry.append(contentsOf: piece[used...])
     }
 
-    public mutating func finish(emit: (ScanEvent) -> Void) {
+    public mutating func finish(emit: (MediaEvent) -> Void) {
         readCarry(emit: emit)
         let origins = self.origins, current = origin
-        demuxer.flush { $0.scanEvents { origins[$0] ?? current }.forEach(emit) }
+        demuxer.flush { $0.mediaEvents { origins[$0] ?? current }.forEach(emit) }
     }
 
     /// A new piece of the same stream (an HLS segment) starts, from `offset` in its resource;
@@ -64,11 +64,11 @@ public struct TransportStreamExtractor: TagExtractor, Sendable {
 
     /// The piece ended. With `keepingCut` (a sub-range, continued by the next), a packet its end
     /// cuts is returned rather than read as the end of the input.
-    package mutating func endUnit(keepingCut: Bool, emit: (ScanEvent) -> Void) -> [UInt8] {
+    package mutating func endUnit(keepingCut: Bool, emit: (MediaEvent) -> Void) -> [UInt8] {
         var cut: [UInt8] = []
         if keepingCut { swap(&cut, &carry) } else { readCarry(emit: emit) }
         let origins = self.origins, current = origin
-        demuxer.endOfUnit { $0.scanEvents { origins[$0] ?? current }.forEach(emit) }
+        demuxer.endOfUnit { $0.mediaEvents { origins[$0] ?? current }.forEach(emit) }
         // A tag is not left waiting on more than a few segments; older origins can go.
         let unit = demuxer.unit
         self.origins = origins.filter { $0.key > unit - 4 }
@@ -76,21 +76,21 @@ public struct TransportStreamExtractor: TagExtractor, Sendable {
     }
 
     /// The front of a packet whose rest will not come, at `offset` in its resource.
-    package mutating func readCut(_ bytes: [UInt8], at offset: Int64, emit: (ScanEvent) -> Void) {
+    package mutating func readCut(_ bytes: [UInt8], at offset: Int64, emit: (MediaEvent) -> Void) {
         self.offset = offset
         carry = bytes
         readCarry(emit: emit)
     }
 
-    private mutating func readCarry(emit: (ScanEvent) -> Void) {
+    private mutating func readCarry(emit: (MediaEvent) -> Void) {
         let held = carry
         carry = []
         _ = held.withUnsafeBufferPointer { demux($0, isFinal: true, emit: emit) }
     }
 
-    private mutating func demux(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, emit: (ScanEvent) -> Void) -> Int {
+    private mutating func demux(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, emit: (MediaEvent) -> Void) -> Int {
         let origins = self.origins, current = origin
-        let used = demuxer.demux(bytes, at: offset, isFinal: isFinal) { $0.scanEvents { origins[$0] ?? current }.forEach(emit) }
+        let used = demuxer.demux(bytes, at: offset, isFinal: isFinal) { $0.mediaEvents { origins[$0] ?? current }.forEach(emit) }
         offset += Int64(used)
         return used
     }

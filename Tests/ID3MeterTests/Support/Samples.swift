@@ -19,8 +19,8 @@ enum Samples {
     static let quickRetry = Fetcher.RetryPolicy(attempts: 3, firstDelay: 0.05, maximumDelay: 0.2)
 
     static func scan(_ input: String, variant: VariantChoice = .lowestBandwidth,
-                     fetcher: Fetcher = Fetcher(retry: quickRetry)) async -> [ScanEvent] {
-        var events: [ScanEvent] = []
+                     fetcher: Fetcher = Fetcher(retry: quickRetry)) async -> [MediaEvent] {
+        var events: [MediaEvent] = []
         await Scanner(variant: variant, fetcher: fetcher).scan(input) { events.append($0) }
         return events
     }
@@ -53,8 +53,10 @@ struct FoundFrame: Equatable, CustomStringConvertible {
     }
 }
 
-extension Array where Element == ScanEvent {
+extension Array where Element == MediaEvent {
     var tags: [TimedTag] { compactMap { if case .tag(let tag) = $0 { tag } else { nil } } }
+    /// The segments read, in order.
+    var segments: [SegmentOrigin] { compactMap { if case .segment(let segment) = $0 { segment } else { nil } } }
     var failures: [InputFailure] { compactMap { if case .failure(let failure) = $0 { failure } else { nil } } }
     var warnings: [InputFailure] { compactMap { if case .warning(let warning) = $0 { warning } else { nil } } }
     var malformed: [ID3ParseError] { compactMap { if case .malformed(let error, _, _) = $0 { error } else { nil } } }

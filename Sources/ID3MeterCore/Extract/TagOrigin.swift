@@ -18,14 +18,17 @@ public struct SegmentOrigin: Sendable, Equatable {
     public var programDateTime: Date?
     /// The segment's first PTS, which its PROGRAM-DATE-TIME refers to.
     public var startPTS: Int64?
+    /// EXTINF: how much media time the segment adds to a player's buffer.
+    public var duration: Double?
 
     public init(uri: String, mediaSequence: Int, discontinuitySequence: Int = 0, programDateTime: Date? = nil,
-                startPTS: Int64? = nil) {
+                startPTS: Int64? = nil, duration: Double? = nil) {
         self.uri = uri
         self.mediaSequence = mediaSequence
         self.discontinuitySequence = discontinuitySequence
         self.programDateTime = programDateTime
         self.startPTS = startPTS
+        self.duration = duration
     }
 }
 
@@ -52,34 +55,4 @@ public struct TimedTag: Sendable {
         return date.addingTimeInterval(PTS.seconds(PTS.distance(from: start, to: pts)))
     }
 
-}
-
-/// An input, or one segment of it, that could not be read, or was read only leniently (a
-/// warning): named, with the reason.
-public struct InputFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    public var source: String
-    public var segment: String?
-    public var reason: String
-
-    public init(source: String, segment: String? = nil, reason: String) {
-        self.source = source
-        self.segment = segment
-        self.reason = reason
-    }
-
-    public var description: String {
-        segment.map { "\(source): segment \($0): \(reason)" } ?? "\(source): \(reason)"
-    }
-}
-
-/// What a scan reports, in stream order.
-public enum ScanEvent: Sendable {
-    /// A segment was read (after its tags): reports count the segments that held none.
-    case segment(SegmentOrigin)
-    case tag(TimedTag)
-    /// A timed-ID3 packet whose bytes do not decode; `pts` places it.
-    case malformed(ID3ParseError, pts: Int64?, origin: TagOrigin)
-    case failure(InputFailure)
-    /// Something wrong that was read around (a value out of range, taken as a fallback).
-    case warning(InputFailure)
 }

@@ -1,0 +1,14 @@
+/// What a source knows once it is open, for choosing the frame clock's rate.
+public struct SourceInfo: Sendable, Equatable {
+    /// `FRAME-RATE` of the chosen variant.
+    public var variantFrameRate: Double?
+    /// The average frame rate of the video stream, as libavformat probed it.
+    public var videoFrameRate: Double?
+    public var isLive: Bool
+
+    public init(variantFrameRate: Double? = nil, videoFrameRate: Double? = nil, isLive: Bool) {
+        self.variantFrameRate = variantFrameRate
+        self.videoFrameRate = videoFrameRate
+        self.isLive = isLive
+    }
+}
