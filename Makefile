@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev pkg-config
 
-.PHONY: all build run test verify samples bench fuzz deps python ffmpeg clean install
+.PHONY: all build run test verify samples bench fuzz docs deps python ffmpeg clean install
 
 all: build
 
@@ -124,6 +124,22 @@ fuzz: deps
 	  -artifact_prefix=fuzz/findings/{}- -print_final_stats=1 > $(FUZZ_BUILD)/{}.log 2>&1; \
 	  echo "{}: exit $$?, $$(grep -h -E "stat::number_of_executed_units|cov:" $(FUZZ_BUILD)/{}.log | tail -2 | tr "\n" " ")"'
 	@ls fuzz/findings | grep . && { echo "findings in fuzz/findings"; exit 1; } || echo "no findings"
+
+# DocC for the two library products, in .build-docs/MODULE.doccarchive, with how much of each
+# public surface has a summary (docc's coverage; its build flags get a build folder of their own).
+DOCS_BUILD := .build-docs
+docs: deps
+	$(SWIFT) build --scratch-path $(DOCS_BUILD) --target ID3Meter \
+	  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(DOCS_BUILD)/symbol-graphs
+	for module in ID3MeterCore ID3Meter; do \
+	  rm -rf $(DOCS_BUILD)/graphs-$$module $(DOCS_BUILD)/$$module.docc && mkdir -p $(DOCS_BUILD)/graphs-$$module $(DOCS_BUILD)/$$module.docc; \
+	  cp $(DOCS_BUILD)/symbol-graphs/$$module.symbols.json $(DOCS_BUILD)/symbol-graphs/$$module@*.symbols.json $(DOCS_BUILD)/graphs-$$module/; \
+	  echo "$$module:"; \
+	  docc convert $(DOCS_BUILD)/$$module.docc --additional-symbol-graph-dir $(DOCS_BUILD)/graphs-$$module \
+	    --fallback-display-name $$module --fallback-bundle-identifier id3meter.$$module \
+	    --output-path $(DOCS_BUILD)/$$module.doccarchive --experimental-documentation-coverage \
+	    --coverage-summary-level brief 2>&1 | grep -E "^(Types|Members|Globals|  +\|)" ; \
+	done
 
 clean:
 	rm -rf .build $(SAMPLE_BUILD)

@@ -3,6 +3,7 @@ import CID3MeterShim
 /// Why a playlist, or a segment's bytes, could not be had: `reason` in words, `cause` as a
 /// value to match on.
 public struct SegmentLoadError: Error, Sendable {
+    /// What kind of failure it was, with the value that says more.
     public enum Cause: Sendable {
         /// The fetch failed: its `FetchError` says how (HTTP status, connection, limit, ...).
         case fetch(FetchFailure)

@@ -11,6 +11,7 @@ public enum PlaylistEvent: Sendable, Equatable {
 /// nothing new; track the sliding window by media sequence so that no segment is yielded twice
 /// and a skipped one is reported; stop at EXT-X-ENDLIST.
 public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration {
+    /// The media playlist followed.
     public var location: String
     public var scanner: Scanner
     /// Segments back from the live edge to start with (a VOD starts at its first segment).
@@ -19,6 +20,7 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
     /// Called with each reload failure before the next try.
     public var onReloadFailure: @Sendable (SegmentLoadError) -> Void
 
+    /// A follower of the media playlist at `location`, joining `liveStart` segments from a live end.
     public init(location: String, scanner: Scanner, liveStart: Int = 3, clock: C,
                 onReloadFailure: @escaping @Sendable (SegmentLoadError) -> Void = { _ in }) {
         self.location = location

@@ -6,11 +6,15 @@ import Foundation
 public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
     public typealias Element = MediaEvent
 
+    /// A playlist, file, URL or stream, as `id3-meter` takes it.
     public var input: String
+    /// Chooses the variant and fetches, with its limits, retries and headers.
     public var scanner: Scanner
+    /// How many segments back from a live playlist's end to start, as players join (3 by default).
     public var liveStart: Int
     public var clock: C
 
+    /// A source of `input`'s events; `clock` times live playlist reloads and retries.
     public init(input: String, scanner: Scanner = Scanner(), liveStart: Int = 3, clock: C) {
         self.input = input
         self.scanner = scanner

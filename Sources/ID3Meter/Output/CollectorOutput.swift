@@ -10,6 +10,7 @@ import Synchronization
 /// `finish()`, which stops it and sends what is left. Records written while `run()` is not
 /// running wait in the spool.
 public final class CollectorOutput: MeterOutput, Sendable {
+    /// How batches are sent and retried.
     public struct Settings: Sendable {
         /// How often the open batch is sealed and sent.
         public var batchInterval: Duration = .seconds(1)

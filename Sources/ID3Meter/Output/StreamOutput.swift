@@ -4,6 +4,7 @@ import Foundation
 /// per record for a person at a terminal. Each record is written as it comes, unbuffered, so
 /// a killed meter loses nothing it has delivered.
 public final class StreamOutput: MeterOutput {
+    /// JSON lines for programs, one plain line per record for people.
     public enum Style: Sendable { case jsonl, text }
 
     private let handle: FileHandle
@@ -14,6 +15,7 @@ public final class StreamOutput: MeterOutput {
         return encoder
     }()
 
+    /// Writes to `handle`, which stays open: the caller owns it.
     public init(handle: FileHandle, style: Style) {
         self.handle = handle
         self.style = style

@@ -4,11 +4,13 @@ import Foundation
 /// from a file or over HTTP, MPEG-TS from a stream libavformat opens (udp, srt, rtp, tcp), or an
 /// HLS playlist segment by segment (one variant of a master playlist).
 public struct Scanner: Sendable {
+    /// Which variant of a master playlist is read.
     public var variant: VariantChoice
     public var fetcher: Fetcher
     /// Told the bytes read from each input as the scan goes (the command line's progress line).
     package var progress: ScanProgress?
 
+    /// A scanner that reads `variant` of master playlists and fetches through `fetcher`.
     public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher()) {
         self.variant = variant
         self.fetcher = fetcher
@@ -19,6 +21,8 @@ public struct Scanner: Sendable {
         self.progress = progress
     }
 
+    /// Whether `location` names an HLS playlist, by its extension (`.m3u8`, `.m3u`), as players
+    /// and FFmpeg's `hls` demuxer tell them apart; a query string is ignored.
     public static func isPlaylist(_ location: String) -> Bool {
         let path = Location.hasScheme(location) ? (URL(string: location)?.path ?? location) : location
         return ["m3u8", "m3u"].contains((path as NSString).pathExtension.lowercased())
@@ -191,6 +195,8 @@ public struct Scanner: Sendable {
         public var audio: Rendition?
     }
 
+    /// Loads the playlist at `location` and, when it is a master playlist, the media playlist of
+    /// the chosen variant (`variant`) and notes its audio rendition.
     public func resolveMediaPlaylist(_ location: String) async throws(SegmentLoadError) -> ResolvedPlaylist {
         switch try await loadPlaylist(location) {
         case .media(let media):

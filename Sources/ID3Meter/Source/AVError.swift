@@ -8,6 +8,7 @@ public struct AVError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libav's last error line on this thread when it failed, when it adds to `code`'s words.
     public let detail: String?
 
+    /// A libav error code (negative), with libav's own message when it logged one.
     public init(code: Int32, detail: String? = nil) {
         self.code = code
         self.detail = detail

@@ -2,6 +2,7 @@
 /// section comes from someone else's server: none may grow without bound or take for ever.
 /// What the user names as an input (a file, a TS stream) is theirs and is only read as it comes.
 public struct FetchLimits: Sendable, Equatable {
+    /// What is being fetched: each kind has its own size limit.
     public enum Resource: Sendable {
         case input, playlist, segment, key, initSection
 
@@ -43,6 +44,7 @@ public struct FetchLimits: Sendable, Equatable {
 
     public init() {}
 
+    /// The most bytes a fetch of `resource` may bring; an input the user named has no limit.
     public func maximumBytes(for resource: Resource) -> Int {
         switch resource {
         case .input: .max

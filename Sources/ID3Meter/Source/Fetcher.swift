@@ -9,22 +9,30 @@ public struct Fetcher: Sendable {
         public var firstDelay: Double
         public var maximumDelay: Double
 
+        /// `attempts` tries in all, waiting `firstDelay` seconds after the first failure, doubling up
+        /// to `maximumDelay`.
         public init(attempts: Int = 4, firstDelay: Double = 0.5, maximumDelay: Double = 4) {
             self.attempts = attempts
             self.firstDelay = firstDelay
             self.maximumDelay = maximumDelay
         }
 
+        /// One attempt, no retry.
         public static let none = RetryPolicy(attempts: 1)
     }
 
+    /// Seconds without a byte before a read gives up (`--timeout`).
     public var ioTimeout: Double
+    /// Cancels what libavformat is reading for this fetcher (udp, srt, probes).
     public var interrupt: Interrupt
+    /// How a failed fetch of a network resource is tried again.
     public var retry: RetryPolicy
+    /// How many bytes and how long each kind of fetch may take.
     public var limits: FetchLimits
     /// Sent with every HTTP request (`--header`).
     public var headers: [HTTPHeader]
 
+    /// The defaults are the command line's: 10 s without a byte, four tries, the size limits of `FetchLimits`.
     public init(ioTimeout: Double = 10, interrupt: Interrupt = Interrupt(), retry: RetryPolicy = RetryPolicy(),
                 limits: FetchLimits = FetchLimits(), headers: [HTTPHeader] = []) {
         self.ioTimeout = ioTimeout

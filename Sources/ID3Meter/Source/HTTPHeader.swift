@@ -4,6 +4,7 @@ public struct HTTPHeader: Sendable, Equatable {
     public var name: String
     public var value: String
 
+    /// A header as given; `init?(_:)` is the checked form for text from outside.
     public init(name: String, value: String) {
         self.name = name
         self.value = value

@@ -8,6 +8,7 @@ public final class Interrupt: @unchecked Sendable {
     // The shim reads and writes the flag atomically; the pointer never changes.
     let pointer: OpaquePointer
 
+    /// A fresh interrupt, not cancelled.
     public init() {
         guard let pointer = idm_interrupt_new() else { fatalError("out of memory allocating an interrupt") }
         self.pointer = pointer
@@ -15,6 +16,8 @@ public final class Interrupt: @unchecked Sendable {
 
     deinit { idm_interrupt_free(pointer) }
 
+    /// Makes every libavformat call that holds this interrupt return at its next check; it cannot
+    /// be undone.
     public func cancel() { idm_interrupt_cancel(pointer) }
 
     public var isCancelled: Bool { idm_interrupt_is_cancelled(pointer) != 0 }

@@ -3,6 +3,7 @@ import CID3MeterShim
 /// What libavformat makes of the opening bytes of a stream: its elementary streams and their
 /// declared frame rates, which the frame clock runs at.
 public enum StreamProbe {
+    /// One elementary stream of the probed bytes.
     public struct Stream: Sendable, Equatable {
         public var index: Int
         public var isVideo: Bool
@@ -11,6 +12,7 @@ public enum StreamProbe {
         public var frameRate: FrameRate?
     }
 
+    /// A rational frame rate as the container declares it (30000/1001, not 29.97).
     public struct FrameRate: Sendable, Equatable {
         public var numerator: Int
         public var denominator: Int
@@ -21,6 +23,8 @@ public enum StreamProbe {
     /// Enough of a stream to find its video's frame rate.
     public static let prefixBytes = 512 << 10
 
+    /// The streams libavformat finds in `bytes` (at most `prefixBytes` are needed), MPEG-TS or
+    /// anything else it recognises; throws what libavformat said when it recognises nothing.
     public static func streams(in bytes: [UInt8], interrupt: Interrupt = Interrupt()) throws(AVError) -> [Stream] {
         var input: OpaquePointer?
         let format = TransportStreamSync.offset(in: bytes) == 0 ? "mpegts" : nil

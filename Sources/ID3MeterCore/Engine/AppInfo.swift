@@ -6,6 +6,7 @@ public struct AppInfo: Sendable, Equatable {
     public var sfcode: String
     public var devDebug: Bool
 
+    /// The SDK's app info; an empty value disables the engine (errors 1004-1007), as in the SDK.
     public init(appID: String, appName: String, appVersion: String, sfcode: String = "dcr", devDebug: Bool = false) {
         self.appID = appID
         self.appName = appName

@@ -4,6 +4,7 @@ public enum EngineEvent: Sendable, Equatable, CustomStringConvertible {
     case shutdown
     case error(EngineError, String)
 
+    /// The SDK's number for the event: 2001 startup, 2002 shutdown, 1001-1009 errors.
     public var code: Int {
         switch self {
         case .startup: 2001
@@ -21,6 +22,7 @@ public enum EngineEvent: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// The App SDK's error codes (1001-1009), as its documentation numbers them.
 public enum EngineError: Int, Sendable, Equatable {
     case networkConnectionFailure = 1001
     case fileWriteFailure = 1002
@@ -33,6 +35,8 @@ public enum EngineError: Int, Sendable, Equatable {
     case unknownException = 1009
 }
 
+/// Hears the reference engine's events and errors, as an App SDK delegate does.
 public protocol EngineDelegate: AnyObject {
+    /// Called on the engine's caller, for each event and error as it happens.
     func engine(_ engine: ReferenceEngine, didReport event: EngineEvent)
 }

@@ -1,7 +1,14 @@
 /// The App SDK's states and the calls that move between them (DOMAIN.md). A call a state
 /// does not expect is ignored and logged, as the SDK does.
 public enum EngineState: String, Sendable {
-    case initial, idle, processing, disabled
+    /// Before the app info is checked.
+    case initial
+    /// Ready for `play`.
+    case idle
+    /// Playing: takes metadata, tags and playhead positions.
+    case processing
+    /// Off: after bad app info or `disable`, until `enable`.
+    case disabled
 }
 
 /// The calls the state table knows.

@@ -2,8 +2,11 @@ import Foundation
 
 /// What a player knows about a tag besides the payload it hands the SDK.
 public struct TagContext: Sendable, Equatable {
+    /// The tag's PTS as carried (90 kHz, 33 bits), when the carrier gives one.
     public var pts: Int64?
+    /// The input and segment the tag came from.
     public var origin: TagOrigin
+    /// The tag's wall-clock time, from its segment's `EXT-X-PROGRAM-DATE-TIME`.
     public var programDateTime: Date?
 
     public init(pts: Int64?, origin: TagOrigin, programDateTime: Date?) {
@@ -12,6 +15,7 @@ public struct TagContext: Sendable, Equatable {
         self.programDateTime = programDateTime
     }
 
+    /// The context of `tag`: its PTS, origin and wall-clock time.
     public init(_ tag: TimedTag) {
         self.init(pts: tag.pts, origin: tag.origin, programDateTime: tag.programDateTime)
     }
@@ -24,9 +28,12 @@ public protocol MeteringEngine: AnyObject {
     func play(channelName: String)
     /// Content metadata as JSON, for DTVR `{"type":"content","adModel":"1"|"2"}`.
     func loadMetadata(_ json: String)
+    /// Hands over one Nielsen tag (the PRIV owner string) as the playhead reaches it.
     func sendID3(_ payload: String, context: TagContext)
     /// Called once a second while playing, in seconds.
     func playheadPosition(_ position: Int64)
+    /// Playback paused or left the channel; `play` starts it again.
     func stop()
+    /// The session is over: the last call it gets.
     func end()
 }

@@ -10,6 +10,7 @@ public final class ReferenceEngine: MeteringEngine {
     public private(set) var metadata: [String: String] = [:]
     /// Tags passed to the outputs, and tags turned away as duplicates or not Nielsen's.
     public private(set) var delivered = 0
+    /// Tags not delivered: not Nielsen, or already delivered (`DuplicateFilter`).
     public private(set) var suppressed = 0
 
     private weak var delegate: EngineDelegate?
@@ -18,6 +19,8 @@ public final class ReferenceEngine: MeteringEngine {
     private let logger: Logger
     private let now: () -> Date
 
+    /// An engine that writes to `outputs`; app info with an empty required value disables it, the
+    /// error reported to `delegate` as the SDK does. `now` stamps the records (tests inject it).
     public init(appInfo: AppInfo, outputs: [any MeterOutput], delegate: EngineDelegate? = nil,
                 logger: Logger = Logger(label: "id3-meter.engine"), now: @escaping () -> Date = Date.init) {
         self.outputs = outputs

@@ -5,6 +5,7 @@ public enum MediaEvent: Sendable {
     /// The source is open, and this is what it declares about its frame rate. Sources that
     /// feed a frame clock send it once, before their first tag; extractors never do.
     case opened(SourceInfo)
+    /// An ID3 tag of any owner, at its PTS; its Nielsen frames are `nielsenTags`.
     case tag(TimedTag)
     /// A segment was read, after its tags: a player's buffer has grown by the segment's
     /// duration, and reports count the segments that held no tag.

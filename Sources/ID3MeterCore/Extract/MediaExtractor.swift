@@ -6,10 +6,12 @@ public struct MediaExtractor: TagExtractor {
     private var prefix: [UInt8] = []
     private var extractor: (any TagExtractor)?
     private var refused = false
+    /// The form the first bytes showed; `nil` until then, and when they were of no known form.
     public private(set) var form: MediaForm?
     /// A tag was found, or, for MPEG-TS, a timed-ID3 stream declared.
     public private(set) var foundTimedID3 = false
 
+    /// An extractor for one input; `origin` names it in every event.
     public init(origin: TagOrigin) { self.origin = origin }
 
     public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {

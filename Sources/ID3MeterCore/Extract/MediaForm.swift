@@ -3,8 +3,11 @@
 /// means fMP4; sync bytes at a 188-byte stride mean MPEG-TS; an audio frame header means packed
 /// audio without a leading tag.
 public enum MediaForm: Sendable, Equatable, CaseIterable {
+    /// MPEG-TS with a timed-ID3 stream (stream_type 0x15), as HLS segments and broadcasts carry it.
     case transportStream
+    /// Packed audio (AAC, MP3, AC-3, E-AC-3) with an ID3 tag in front, as HLS audio segments carry it.
     case packedAudio
+    /// Fragmented MP4 with ID3 in `emsg` boxes (the AOM, Apple and Nielsen ID3 schemes).
     case fragmentedMP4
 
     /// Enough bytes to tell every form, with room for junk before the first TS packet.
@@ -24,6 +27,7 @@ public enum MediaForm: Sendable, Equatable, CaseIterable {
         allCases.first { $0.extensions.contains(suffix.lowercased()) }
     }
 
+    /// File extensions a folder scan takes as this form.
     public var extensions: [String] {
         switch self {
         case .transportStream: ["ts"]

@@ -4,6 +4,7 @@ public struct SourceInfo: Sendable, Equatable {
     public var variantFrameRate: Double?
     /// The average frame rate of the video stream, as libavformat probed it.
     public var videoFrameRate: Double?
+    /// A live playlist (no `EXT-X-ENDLIST`): followed as it slides.
     public var isLive: Bool
 
     public init(variantFrameRate: Double? = nil, videoFrameRate: Double? = nil, isLive: Bool) {

@@ -5,6 +5,7 @@
 ///
 /// `MediaForm.sniff` tells which extractor a input needs; `MediaExtractor` does both.
 public protocol TagExtractor {
+    /// The next bytes of the input, in order; events for whatever they complete are emitted now.
     mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void)
     /// The end of the input: what is still held is read as it is.
     mutating func finish(emit: (MediaEvent) -> Void)

@@ -2,7 +2,9 @@ import Foundation
 
 /// Where a tag was found: the input as the user named it and, for HLS, the segment.
 public struct TagOrigin: Sendable, Equatable {
+    /// The input as the user or caller named it.
     public var source: String
+    /// The HLS segment, for tags read through a playlist.
     public var segment: SegmentOrigin?
 
     public init(source: String, segment: SegmentOrigin? = nil) {
@@ -11,10 +13,15 @@ public struct TagOrigin: Sendable, Equatable {
     }
 }
 
+/// The HLS segment a tag came from, as its playlist described it.
 public struct SegmentOrigin: Sendable, Equatable {
+    /// The segment's URI, resolved against its playlist.
     public var uri: String
+    /// Its media sequence number (`EXT-X-MEDIA-SEQUENCE` plus its place in the playlist).
     public var mediaSequence: Int
+    /// Its discontinuity sequence number: PTS are comparable only within one.
     public var discontinuitySequence: Int
+    /// `EXT-X-PROGRAM-DATE-TIME` of its first sample, given or carried forward.
     public var programDateTime: Date?
     /// The segment's first PTS, which its PROGRAM-DATE-TIME refers to.
     public var startPTS: Int64?
@@ -34,12 +41,16 @@ public struct SegmentOrigin: Sendable, Equatable {
 
 /// A decoded ID3 tag with its presentation time.
 public struct TimedTag: Sendable {
+    /// The whole tag: every frame, Nielsen or not, and notes on what was read leniently.
     public let tag: ID3Tag
+    /// The PTS of the packet, sample or event that carried it (90 kHz, as carried); `nil` when there is none.
     public let pts: Int64?
+    /// Where it was read.
     public let origin: TagOrigin
     /// The tag's Nielsen PRIV frames, parsed once.
     public let nielsenTags: [NielsenTag]
 
+    /// `tag` at `pts`, its Nielsen PRIV frames parsed now.
     public init(tag: ID3Tag, pts: Int64?, origin: TagOrigin) {
         self.tag = tag
         self.pts = pts

@@ -4,6 +4,7 @@
 /// second of playback. The clock is injected: `ContinuousClock` for real time, `InstantClock`
 /// for `--speed max` and for tests.
 public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
+    /// Waited on for each frame that brings a tag due, and for each second's playhead report.
     public var clock: C
     /// Media seconds per wall-clock second.
     public var speed: Double
@@ -13,6 +14,7 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
     /// here, so a stall does not count and `--speed max` plays exactly as much.
     public var stopAfter: Duration?
 
+    /// A feeder on `clock`, playing `speed` media seconds per clock second.
     public init(clock: C, speed: Double = 1, frameRateOption: Double? = nil, stopAfter: Duration? = nil) {
         self.clock = clock
         self.speed = speed

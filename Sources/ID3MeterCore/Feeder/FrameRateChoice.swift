@@ -2,6 +2,7 @@
 /// variant's FRAME-RATE, else the video stream's average frame rate, else the user's `--fps`,
 /// else 30000/1001 with a warning.
 public struct FrameRateChoice: Sendable, Equatable {
+    /// Where the rate came from, in the order they are tried.
     public enum Origin: String, Sendable {
         case variant = "the variant's FRAME-RATE"
         case video = "the video stream's average frame rate"
@@ -9,6 +10,7 @@ public struct FrameRateChoice: Sendable, Equatable {
         case fallback = "no declared frame rate; assuming 30000/1001"
     }
 
+    /// When nothing declares a rate: NTSC's 29.97.
     public static let fallbackRate = 30_000.0 / 1_001
     /// Rates a frame clock may run at: a declared rate outside them is a mistake (or an attack:
     /// `inf` has no frame duration, `1e-300` would never reach a tag), so the next choice is taken.
@@ -19,6 +21,8 @@ public struct FrameRateChoice: Sendable, Equatable {
     /// Declared rates passed over because they were out of `allowedRates`.
     public var rejected: [String] = []
 
+    /// The first allowed rate of: the variant's `FRAME-RATE`, the video's probed rate, `option`
+    /// (`--fps`); else `fallbackRate`.
     public init(info: SourceInfo?, option: Double?) {
         let candidates: [(Double?, Origin)] = [(info?.variantFrameRate, .variant), (info?.videoFrameRate, .video), (option, .option)]
         for case let (rate?, origin) in candidates {

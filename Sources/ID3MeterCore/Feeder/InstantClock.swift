@@ -4,6 +4,7 @@ import Synchronization
 /// and returns at once. `--speed max` runs the frame clock on it (the same schedule, no
 /// waiting), and tests use it for deterministic time.
 public final class InstantClock: Clock, Sendable {
+    /// A point on the virtual time line: how far the clock has been moved since it was made.
     public struct Instant: InstantProtocol, Sendable {
         public var offset: Duration
 

@@ -2,15 +2,18 @@
 /// metadata, `sendID3` on time for every tag the source yields, then `end`, even when the
 /// session is cut short by cancellation.
 public struct MeteringSession: Sendable {
+    /// What `play` is given: the channel as the backend names it.
     public var channelName: String
     /// "1": linear, matches the TV ad load; "2": dynamic ad insertion.
     public var adModel: String
 
+    /// A session on `channelName` with DTVR's ad model (`"1"` linear, `"2"` dynamic).
     public init(channelName: String, adModel: String = "1") {
         self.channelName = channelName
         self.adModel = adModel
     }
 
+    /// The DTVR content metadata `loadMetadata` is given.
     public var metadataJSON: String { #"{"type":"content","adModel":"\#(adModel)"}"# }
 
     /// Returns the number of `sendID3` calls made.

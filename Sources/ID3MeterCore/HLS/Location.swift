@@ -3,6 +3,7 @@ import Foundation
 /// Where a resource lives: a URL with a scheme, or a local path. Playlists name their
 /// segments relative to themselves (RFC 8216 §4.1), in either world.
 public enum Location {
+    /// Whether `text` starts with a URL scheme (two or more characters: `C:` is a drive, not a scheme).
     public static func hasScheme(_ text: String) -> Bool {
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }
         return text[..<colon].allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) } && text[..<colon].count > 1
@@ -25,6 +26,8 @@ public enum Location {
         return nil
     }
 
+    /// `reference` as its playlist at `base` means it (RFC 3986 for URLs; a path relative to the
+    /// playlist's folder for local files).
     public static func resolve(_ reference: String, against base: String) -> String {
         if hasScheme(reference) { return reference }
         if hasScheme(base), let baseURL = URL(string: base), let url = URL(string: reference, relativeTo: baseURL) {
@@ -41,6 +44,7 @@ public enum Location {
         case http, file, stream
     }
 
+    /// A path or `file:` URL is a file; http(s) goes through the HTTP client; the rest libavformat opens.
     public static func transport(of location: String) -> Transport {
         guard hasScheme(location) else { return .file }
         let scheme = location.prefix { $0 != ":" }.lowercased()

@@ -6,6 +6,7 @@ public enum Playlist: Sendable {
     case media(MediaPlaylist)
 }
 
+/// A multivariant playlist: the encodings (`EXT-X-STREAM-INF`) and the renditions (`EXT-X-MEDIA`).
 public struct MasterPlaylist: Sendable {
     public var variants: [Variant]
     public var renditions: [Rendition]
@@ -37,11 +38,14 @@ public struct Rendition: Sendable, Equatable {
     public var isDefault: Bool
 }
 
+/// A playlist of segments, with what RFC 8216 says a client follows it by.
 public struct MediaPlaylist: Sendable {
     public var targetDuration: Double
     public var mediaSequence: Int
     public var discontinuitySequence: Int
+    /// `EXT-X-ENDLIST`: no segment will be added (VOD, or a live event that ended).
     public var hasEndList: Bool
+    /// `EXT-X-PLAYLIST-TYPE`: `VOD`, `EVENT`, or absent for a sliding live window.
     public var playlistType: String?
     public var segments: [Segment]
 }

@@ -10,6 +10,7 @@ public enum ProgramDateTime {
     /// formatter can print back.
     static let range = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799.999)
 
+    /// An ISO 8601 date and time with its time zone, within `range`; `nil` otherwise.
     public static func parse(_ text: Substring) -> Date? {
         (try? Date(String(text), strategy: Date.ISO8601FormatStyle())).flatMap { range.contains($0) ? $0 : nil }
     }

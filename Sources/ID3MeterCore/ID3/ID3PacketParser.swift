@@ -8,6 +8,8 @@ public struct ID3PacketContents: Sendable {
 /// Decodes a timed-ID3 packet: one or more whole ID3v2 tags back to back (Apple's timed
 /// metadata spec), possibly with the header cut by FFmpeg 5.1, possibly followed by padding.
 public enum ID3PacketParser {
+    /// The ID3 tags of one timed-ID3 packet (one or more, back to back, each read leniently) and
+    /// the error that stopped the reading, if any; the tags before it are kept.
     public static func parse(_ packet: [UInt8]) -> ID3PacketContents {
         var bytes = packet
         var tags: [ID3Tag] = []

@@ -23,6 +23,8 @@ public struct ID3Tag: Sendable, Equatable {
 
 /// One frame of a tag: its identifier, its size on the wire, and what it holds.
 public struct ID3Frame: Sendable, Equatable {
+    /// A frame's body, decoded where id3-meter reads it (PRIV, TXXX, text frames) and kept as
+    /// bytes or a reason otherwise.
     public enum Content: Sendable, Equatable {
         /// PRIV: the owner identifier (ISO-8859-1) and the private bytes. Nielsen's tag is the owner.
         case priv(owner: String, data: [UInt8])

@@ -1,12 +1,20 @@
 /// One way a Nielsen tag's shape departs from what Nielsen's ID3 Tag Validator expects.
 public enum NielsenIssue: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// The owner is not `NielsenTag.expectedLength` characters long; the length it is.
     case length(Int)
+    /// Not six `/`-separated fields after the prefix; how many there are.
     case fieldCount(Int)
+    /// The PC CID is not 24 base64 characters.
     case pcCID
+    /// The FD CID is not 24 base64 characters.
     case fdCID
+    /// The watermark payload is not 168 base64url characters.
     case payload
+    /// The PC offset is not 5 digits.
     case pcOffset
+    /// The FD offset is not 5 digits.
     case fdOffset
+    /// The breakout field is not `00`; what it is.
     case breakout(String)
 
     /// A stable short name, for reports and machine-readable output.

@@ -2,6 +2,7 @@ import Foundation
 
 /// One line of the meter's output: a `sendID3` delivery, or an engine event.
 public struct MeterRecord: Encodable, Sendable, Equatable {
+    /// A delivery (`send_id3`) or an engine event.
     public enum Kind: String, Encodable, Sendable { case sendID3 = "send_id3", event }
 
     public var type: Kind
@@ -10,10 +11,12 @@ public struct MeterRecord: Encodable, Sendable, Equatable {
     public var source: String?
     public var payload: String?
     public var pts: Int64?
+    /// The segment's media sequence number.
     public var seq: Int?
     public var discontinuitySequence: Int?
     public var segment: String?
     public var programDateTime: String?
+    /// For an engine event: its SDK code (`EngineEvent.code`) and its words.
     public var event: Int?
     public var message: String?
 
@@ -22,6 +25,7 @@ public struct MeterRecord: Encodable, Sendable, Equatable {
         case segment, programDateTime = "program_date_time", event, message
     }
 
+    /// The record of a `sendID3(payload)` call made at `date`, placed by the tag's context.
     public static func delivery(_ payload: String, context: TagContext, at date: Date) -> MeterRecord {
         MeterRecord(type: .sendID3, sentAt: date.timeIntervalSince1970, source: context.origin.source, payload: payload,
                     pts: context.pts, seq: context.origin.segment?.mediaSequence,
@@ -29,6 +33,7 @@ public struct MeterRecord: Encodable, Sendable, Equatable {
                     segment: context.origin.segment?.uri, programDateTime: context.programDateTime.map(ProgramDateTime.format))
     }
 
+    /// The record of an engine event reported at `date`.
     public static func event(_ event: EngineEvent, at date: Date) -> MeterRecord {
         MeterRecord(type: .event, sentAt: date.timeIntervalSince1970, event: event.code, message: event.description)
     }
@@ -36,6 +41,7 @@ public struct MeterRecord: Encodable, Sendable, Equatable {
 
 /// Where meter records go. Writes come from one task at a time.
 public protocol MeterOutput: AnyObject {
+    /// Takes one record; it must not block on the network or the disk for long.
     func write(_ record: MeterRecord)
     /// Returns once everything written is delivered or safely stored.
     func finish() async

@@ -2,6 +2,7 @@ import Foundation
 
 /// The Nielsen tag QA report over a batch: one section per source, totals, and the checks.
 public struct QAReport: Encodable, Sendable {
+    /// The sums over every source; lists kept short in each source's report are counted whole here.
     public struct Totals: Encodable, Sendable {
         public var sources = 0
         public var unreadableSources: [String] = []
@@ -32,6 +33,7 @@ public struct QAReport: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey { case sources, total, failedChecks = "failed_checks" }
 
+    /// An empty report: add each source's report with `add(_:)`.
     public init() {}
 
     /// Checks any source fails, with the sources failing each.
@@ -43,8 +45,10 @@ public struct QAReport: Encodable, Sendable {
         return failed
     }
 
+    /// Every check passed for every source; `scan --strict` exits 3 when not.
     public var passed: Bool { failedChecks.isEmpty }
 
+    /// Adds one source's findings, in the order sources are reported.
     public mutating func add(_ source: SourceReport) {
         sources.append(source)
         total.sources += 1
@@ -71,6 +75,7 @@ public struct QAReport: Encodable, Sendable {
         try container.encode(failedChecks, forKey: .failedChecks)
     }
 
+    /// The report as pretty-printed JSON with sorted keys, the form `--report FILE.json` writes.
     public func json() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

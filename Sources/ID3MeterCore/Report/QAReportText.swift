@@ -3,6 +3,7 @@ import Foundation
 /// The QA report as a person reads it: each source's findings with their times, then totals
 /// and the checks that failed.
 extension QAReport {
+    /// The report for people: totals, the checks, then each source's findings.
     public func text() -> String {
         var lines = ["Nielsen ID3 tag QA report"]
         for source in sources {

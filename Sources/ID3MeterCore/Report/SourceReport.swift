@@ -23,6 +23,7 @@ public struct Gap: Encodable, Sendable, Equatable {
 public struct SourceReport: Encodable, Sendable {
     /// Nielsen's ID3 Tag Validator flags gaps under 4 s and over 12 s.
     public static let shortGap = 4.0
+    /// Longer than this between two tags is a long gap: audience not credited.
     public static let longGap = 12.0
     /// A step back larger than this, or forward larger than `forwardJump`, is a PTS discontinuity.
     static let backwardJump = 1.0
@@ -33,10 +34,12 @@ public struct SourceReport: Encodable, Sendable {
     public static let keptFindings = 1_000
 
     public var source: String
+    /// False when the input itself could not be read (a failure that names no segment).
     public var readable = true
     /// The first few of each kind, then one line per kind saying how many more (`ProblemTally`).
     public var failures: [String] = []
     public var warnings: [String] = []
+    /// ID3 tags of any owner; `nielsenTags` are the Nielsen PRIV frames among them.
     public var id3Tags = 0
     public var malformedPackets: [Finding] = []
     public var nielsenTags = 0
@@ -95,6 +98,7 @@ public struct SourceReportBuilder {
     private var previous: (pts: Int64, discontinuitySequence: Int?)?
     private var nielsenInSegment = 0
 
+    /// A builder for the report on `source`.
     public init(source: String) { built = SourceReport(source: source) }
 
     /// The report so far, with a line for each kind of failure or warning past the first few.
@@ -105,6 +109,7 @@ public struct SourceReportBuilder {
         return report
     }
 
+    /// Takes the next event of the source, in stream order: tags, segment ends and problems.
     public mutating func add(_ event: MediaEvent) {
         switch event {
         case .opened:

@@ -14,6 +14,7 @@ public enum StreamDamage: Error, Sendable, Equatable, CustomStringConvertible {
     /// The input ended inside a TS packet (a recording cut short).
     case endsInsidePacket(at: Int64, bytes: Int)
 
+    /// Bytes were lost (a failure), not only cut short at the end (a warning).
     public var lostBytes: Bool {
         switch self {
         case .continuity, .unreadablePES, .lostSync: true

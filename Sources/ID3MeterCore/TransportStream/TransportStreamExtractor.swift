@@ -20,6 +20,7 @@ public struct TransportStreamExtractor: TagExtractor, Sendable {
     /// A program map table declared a timed-ID3 stream.
     public var hasTimedID3Stream: Bool { demuxer.hasTimedID3Stream }
 
+    /// An extractor for one MPEG-TS input; `origin` names it in every event.
     public init(origin: TagOrigin) {
         self.origin = origin
         origins = [0: origin]
