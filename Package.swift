@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -50,10 +51,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `serve`: many streams in one process, their config, alerts and HTTP API. A target of
+        // its own, so that a backend using the library builds none of it.
+        .target(
+            name: "ID3MeterServe",
+            dependencies: [
+                "ID3Meter",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "ID3MeterCommands",
             dependencies: [
                 "ID3Meter",
+                "ID3MeterServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -87,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ID3MeterTests",
-            dependencies: ["ID3MeterCore", "ID3Meter", "SampleGenerator"]
+            dependencies: ["ID3MeterCore", "ID3Meter", "ID3MeterServe", "SampleGenerator"]
         ),
     ]
 )

@@ -1,0 +1,25 @@
+import ID3Meter
+
+/// One channel of a line-up, as the config or `PUT /channels/{name}` gives it, with the
+/// defaults filled in.
+public struct ChannelConfig: Sendable, Equatable {
+    /// Unique in the line-up: what `play` is given, and the `channel` of its records.
+    public var name: String
+    public var url: String
+    public var headers: [HTTPHeader] = []
+    public var variant: VariantChoice = .lowestBandwidth
+    /// The frame rate when the stream declares none (`--fps`).
+    public var fps: Double?
+    /// DTVR's ad model: "1" linear, "2" dynamic.
+    public var adModel = "1"
+    public var appInfo = AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "id3-meter", appVersion: "1.0")
+    /// Seconds without a creditable tag (or a live playlist stale that long) before an alert.
+    public var alertAfter = 30.0
+    /// Segments back from the live edge to join at.
+    public var liveStart = 3
+
+    public init(name: String, url: String) {
+        self.name = name
+        self.url = url
+    }
+}

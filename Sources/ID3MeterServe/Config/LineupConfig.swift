@@ -1,0 +1,214 @@
+import Foundation
+import ID3Meter
+import Yams
+
+/// The channels `serve` meters, from a YAML file:
+///
+/// ```yaml
+/// defaults:            # optional; any channel field but name and url
+///   alert_after: 30
+///   headers: {X-Token: abc}
+/// channels:
+///   - name: news
+///     url: https://cdn.example/news/master.m3u8
+///     fps: 25
+/// ```
+///
+/// Every field is checked before anything starts; the first problem is reported with its file,
+/// line and field. Unknown fields are errors too: a misspelt `alert_afer` must not pass silently.
+public struct LineupConfig: Sendable, Equatable {
+    public var channels: [ChannelConfig]
+    /// What a channel added over the API starts from.
+    public var defaults: ChannelConfig
+
+    /// A config is an operator's file, but it is still read with bounds.
+    static let maximumBytes = 16 << 20
+    static let maximumChannels = 100_000
+
+    public static func load(_ path: String) throws(ConfigError) -> LineupConfig {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ConfigError(file: path, reason: "cannot read: \(error.localizedDescription)")
+        }
+        guard data.count <= maximumBytes else {
+            throw ConfigError(file: path, reason: "is \(data.count) bytes; at most \(maximumBytes) are read")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw ConfigError(file: path, reason: "is not UTF-8 text") }
+        return try parse(text, file: path)
+    }
+
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> LineupConfig {
+        let reader = FieldReader(file: file)
+        let root = try reader.document(text)
+        let fields = try reader.mapping(root, path: nil, allowed: ["defaults", "channels"])
+        var defaults = ChannelConfig.template
+        if let node = fields["defaults"] {
+            try reader.apply(node, to: &defaults, path: "defaults", allowingIdentity: false)
+        }
+        guard let list = fields["channels"] else { throw reader.error(root, "channels", "is missing") }
+        guard case .sequence(let sequence) = list else { throw reader.error(list, "channels", "must be a list of channels") }
+        guard sequence.count <= maximumChannels else {
+            throw reader.error(list, "channels", "has \(sequence.count) entries; at most \(maximumChannels)")
+        }
+        var channels: [ChannelConfig] = []
+        var lines: [String: Int] = [:]
+        for (index, node) in sequence.enumerated() {
+            let path = "channels[\(index)]"
+            let channel = try reader.channel(node, over: defaults, path: path)
+            if let first = lines[channel.name] {
+                throw reader.error(node, "\(path).name", "'\(channel.name)' is already the name of the channel on line \(first)")
+            }
+            lines[channel.name] = node.mark?.line ?? 0
+            channels.append(channel)
+        }
+        return LineupConfig(channels: channels, defaults: defaults)
+    }
+
+    /// One channel as JSON or YAML (the body of `PUT /channels/{name}`), over the config's defaults.
+    public func channel(from text: String, source: String) throws(ConfigError) -> ChannelConfig {
+        let reader = FieldReader(file: source)
+        return try reader.channel(try reader.document(text), over: defaults, path: nil)
+    }
+}
+
+extension ChannelConfig {
+    /// The defaults before a config's `defaults`: those of `id3-meter URL`.
+    static let template = ChannelConfig(name: "", url: "")
+}
+
+/// Reads fields off Yams' node tree, which keeps every node's line.
+private struct FieldReader {
+    let file: String
+
+    static let channelFields: Set<String> = ["name", "url", "headers", "variant", "fps", "ad_model", "app_id", "app_name",
+                                             "app_version", "alert_after", "live_start"]
+
+    func error(_ node: Node?, _ field: String?, _ reason: String) -> ConfigError {
+        ConfigError(file: file, line: node?.mark?.line, field: field, reason: reason)
+    }
+
+    func document(_ text: String) throws(ConfigError) -> Node {
+        do {
+            guard let node = try Yams.compose(yaml: text) else { throw error(nil, nil, "is empty") }
+            return node
+        } catch let failure as ConfigError {
+            throw failure
+        } catch let failure as YamlError {
+            throw ConfigError(file: file, line: Self.line(of: failure), field: nil, reason: "is not valid YAML: \(Self.problem(failure))")
+        } catch {
+            throw ConfigError(file: file, reason: "is not valid YAML: \(error)")
+        }
+    }
+
+    func mapping(_ node: Node, path: String?, allowed: Set<String>) throws(ConfigError) -> [String: Node] {
+        guard case .mapping(let mapping) = node else { throw error(node, path, "must be a mapping of fields") }
+        var fields: [String: Node] = [:]
+        for (key, value) in mapping {
+            guard let name = key.string else { throw error(key, path, "has a key that is not text") }
+            let field = path.map { "\($0).\(name)" } ?? name
+            guard allowed.contains(name) else {
+                throw error(key, field, "is not a field here (fields: \(allowed.sorted().joined(separator: ", ")))")
+            }
+            guard fields[name] == nil else { throw error(key, field, "is given twice") }
+            fields[name] = value
+        }
+        return fields
+    }
+
+    func channel(_ node: Node, over defaults: ChannelConfig, path: String?) throws(ConfigError) -> ChannelConfig {
+        let fields = try mapping(node, path: path, allowed: Self.channelFields)
+        for required in ["name", "url"] where fields[required] == nil {
+            throw error(node, path.map { "\($0).\(required)" } ?? required, "is missing")
+        }
+        var channel = defaults
+        try apply(node, to: &channel, path: path, allowingIdentity: true)
+        return channel
+    }
+
+    /// Sets each field `node` gives on `channel`, checked as the command line checks its options.
+    func apply(_ node: Node, to channel: inout ChannelConfig, path: String?, allowingIdentity: Bool) throws(ConfigError) {
+        let allowed = allowingIdentity ? Self.channelFields : Self.channelFields.subtracting(["name", "url"])
+        for (name, value) in try mapping(node, path: path, allowed: allowed) {
+            let field = path.map { "\($0).\(name)" } ?? name
+            func text() throws(ConfigError) -> String {
+                guard case .scalar(let scalar) = value else { throw error(value, field, "must be a single value") }
+                return scalar.string
+            }
+            func number(in range: ClosedRange<Double>) throws(ConfigError) -> Double {
+                guard let number = Double(try text()), number.isFinite, range.contains(number) else {
+                    throw error(value, field, "must be a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+                }
+                return number
+            }
+            switch name {
+            case "name":
+                let name = try text()
+                guard !name.isEmpty, name.count <= 200, !name.contains("/"), !name.contains(where: \.isNewline) else {
+                    throw error(value, field, "must be 1 to 200 characters, without '/' or line breaks")
+                }
+                channel.name = name
+            case "url":
+                let url = try text()
+                if let problem = Location.problem(withInput: url) { throw error(value, field, problem) }
+                guard Location.hasScheme(url) else { throw error(value, field, "'\(url)' must be a URL (http, https, udp, srt, rtp or tcp)") }
+                channel.url = url
+            case "headers":
+                channel.headers = try headers(value, field: field)
+            case "variant":
+                guard let variant = VariantChoice(try text()) else { throw error(value, field, "must be lowest, highest or a position from 0") }
+                channel.variant = variant
+            case "fps":
+                channel.fps = try number(in: FrameRateChoice.allowedRates)
+            case "ad_model":
+                let model = try text()
+                guard ["1", "2"].contains(model) else { throw error(value, field, "must be 1 (linear) or 2 (dynamic)") }
+                channel.adModel = model
+            case "app_id": channel.appInfo.appID = try text()
+            case "app_name": channel.appInfo.appName = try text()
+            case "app_version": channel.appInfo.appVersion = try text()
+            case "alert_after": channel.alertAfter = try number(in: 1...86_400)
+            case "live_start": channel.liveStart = Int(try number(in: 1...1_000))
+            default: break
+            }
+        }
+    }
+
+    /// `{Name: value, ...}` or `["Name: value", ...]`.
+    private func headers(_ node: Node, field: String) throws(ConfigError) -> [HTTPHeader] {
+        var lines: [(String, Node)] = []
+        switch node {
+        case .mapping(let mapping):
+            for (key, value) in mapping { lines.append(("\(key.string ?? ""): \(value.string ?? "")", key)) }
+        case .sequence(let sequence):
+            for item in sequence { lines.append((item.string ?? "", item)) }
+        default:
+            throw error(node, field, "must be a mapping of names to values or a list of 'Name: value'")
+        }
+        var headers: [HTTPHeader] = []
+        for (line, place) in lines {
+            guard let header = HTTPHeader(line) else { throw error(place, field, "'\(line)' is not a header (Name: value)") }
+            headers.append(header)
+        }
+        return headers
+    }
+
+    private static func format(_ number: Double) -> String {
+        number == number.rounded() ? String(Int(number)) : String(number)
+    }
+
+    private static func line(of error: YamlError) -> Int? {
+        switch error {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): mark.line
+        case .duplicatedKeysInMapping(_, let context): context.mark.line
+        default: nil
+        }
+    }
+
+    private static func problem(_ error: YamlError) -> String {
+        switch error {
+        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _): problem
+        case .duplicatedKeysInMapping(let duplicates, _): "\(duplicates.joined(separator: ", ")) given twice in one mapping"
+        default: "\(error)"
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Testing
+import ID3Meter
+import ID3MeterServe
+
+/// The line-up config: values as written, and each mistake named by file, line and field.
+@Suite("Line-up config")
+struct LineupConfigTests {
+    static let config = """
+        defaults:
+          alert_after: 20
+          headers:
+            X-Token: t0k3n
+          ad_model: "2"
+        channels:
+          - name: news
+            url: https://cdn.example/news/master.m3u8
+            fps: 25
+          - name: sport
+            url: http://127.0.0.1:8080/sport/index.m3u8
+            headers: ["Cookie: a=1", "X-Token: other"]
+            alert_after: 45
+            variant: highest
+            live_start: 2
+        """
+
+    @Test func valuesAreReadWithTheDefaultsUnderThem() throws {
+        let lineup = try LineupConfig.parse(Self.config, file: "lineup.yaml")
+        #expect(lineup.channels.map(\.name) == ["news", "sport"])
+        let news = lineup.channels[0], sport = lineup.channels[1]
+        #expect(news.url == "https://cdn.example/news/master.m3u8")
+        #expect(news.fps == 25 && news.alertAfter == 20 && news.adModel == "2" && news.liveStart == 3)
+        #expect(news.headers == [HTTPHeader(name: "X-Token", value: "t0k3n")])
+        #expect(news.variant == .lowestBandwidth)
+        #expect(sport.headers == [HTTPHeader(name: "Cookie", value: "a=1"), HTTPHeader(name: "X-Token", value: "other")])
+        #expect(sport.alertAfter == 45 && sport.variant == .highestBandwidth && sport.liveStart == 2 && sport.fps == nil)
+        #expect(sport.adModel == "2")
+    }
+
+    @Test(arguments: [
+        // (text after the first channel, line, field, words in the reason)
+        ("    alert_afer: 10\n", 10, "channels[0].alert_afer", "is not a field here"),
+        ("  - name: radio\n    url: http://x/y.m3u8\n    fps: 500\n", 12, "channels[1].fps", "from 1 to 300"),
+        ("    alert_after: -1\n", 10, "channels[0].alert_after", "from 1 to 86400"),
+        ("    ad_model: 3\n", 10, "channels[0].ad_model", "1 (linear) or 2"),
+        ("    headers: [\"no colon\"]\n", 10, "channels[0].headers", "is not a header"),
+        ("  - name: news\n    url: http://other/x.m3u8\n", 10, "channels[1].name", "already the name of the channel on line 7"),
+        ("  - name: radio\n", 10, "channels[1].url", "is missing"),
+        ("  - name: radio\n    url: /var/local/file.m3u8\n", 11, "channels[1].url", "must be a URL"),
+        ("  - name: radio\n    url: gopher://x/y.m3u8\n", 11, "channels[1].url", "not a protocol"),
+    ])
+    func aMistakeIsNamedByLineAndField(extra: String, line: Int, field: String, words: String) throws {
+        let text = """
+            defaults:
+              alert_after: 20
+            # comment
+            channels:
+
+              # the first channel
+              - name: news
+                url: https://cdn.example/news/master.m3u8
+                fps: 25
+
+            """ + extra
+        let error = #expect(throws: ConfigError.self) { try LineupConfig.parse(text, file: "lineup.yaml") }
+        #expect(error?.file == "lineup.yaml")
+        #expect(error?.line == line, "\(error.map(String.init(describing:)) ?? "")")
+        #expect(error?.field == field)
+        #expect(error?.reason.contains(words) == true, "\(error?.reason ?? "")")
+    }
+
+    @Test func brokenYAMLAndMissingPartsAreReportedToo() {
+        let broken = #expect(throws: ConfigError.self) { try LineupConfig.parse("channels:\n  - name: [a\n", file: "x.yaml") }
+        #expect(broken?.reason.hasPrefix("is not valid YAML") == true)
+        #expect(broken?.line != nil)
+        let twice = #expect(throws: ConfigError.self) { try LineupConfig.parse("channels:\n  - name: a\n    name: b\n", file: "x.yaml") }
+        #expect(twice?.reason == "is not valid YAML: name given twice in one mapping", "\(twice.map(String.init(describing:)) ?? "")")
+        #expect(twice?.line != nil)
+        let missing = #expect(throws: ConfigError.self) { try LineupConfig.parse("defaults: {}\n", file: "x.yaml") }
+        #expect(missing?.field == "channels" && missing?.reason == "is missing")
+        let unreadable = #expect(throws: ConfigError.self) { try LineupConfig.load("/nonexistent/lineup.yaml") }
+        #expect(unreadable?.line == nil && unreadable?.reason.hasPrefix("cannot read") == true)
+    }
+
+    /// `PUT /channels/{name}` takes one channel as JSON, over the config's defaults.
+    @Test func aChannelAsJSONTakesTheDefaults() throws {
+        let lineup = try LineupConfig.parse(Self.config, file: "lineup.yaml")
+        let added = try lineup.channel(from: #"{"name": "music", "url": "http://127.0.0.1:9/m.m3u8", "fps": 50}"#, source: "PUT /channels/music")
+        #expect(added.name == "music" && added.fps == 50 && added.alertAfter == 20 && added.adModel == "2")
+        #expect(added.headers == [HTTPHeader(name: "X-Token", value: "t0k3n")])
+        let bad = #expect(throws: ConfigError.self) {
+            try lineup.channel(from: #"{"name": "music", "url": "http://127.0.0.1:9/m.m3u8", "fps": "fast"}"#, source: "PUT /channels/music")
+        }
+        #expect(bad?.description.hasPrefix("PUT /channels/music:1:fps:") == true, "\(bad.map(String.init(describing:)) ?? "")")
+    }
+}

@@ -1,0 +1,72 @@
+import Testing
+import ID3MeterCore
+import SampleGenerator
+
+/// Tag-loss alerts on hand-picked times: every expected time is worked out from the inputs.
+@Suite("Tag-loss alerts")
+struct TagLossWatchTests {
+    static let (good, placeholder) = {
+        var factory = NielsenTagFactory(seed: 7)
+        return (NielsenTag(owner: factory.owner(secondsIntoDay: 100))!,
+                NielsenTag(owner: factory.owner(secondsIntoDay: 100, placeholder: true))!)
+    }()
+    static let invalid = NielsenTag(owner: NielsenTag.ownerPrefix + "/short")!
+
+    @Test func theTagsUsedAreWhatTheirNamesSay() {
+        #expect(Self.good.isValid && !Self.good.hasPlaceholderPCCID)
+        #expect(Self.placeholder.isValid && Self.placeholder.hasPlaceholderPCCID)
+        #expect(!Self.invalid.isValid)
+    }
+
+    @Test func aChannelThatNeverDeliversAlertsFromTheStart() {
+        var watch = TagLossWatch(alertAfter: 30, start: 5)
+        #expect(watch.nextCheck() == 35)
+        #expect(watch.check(at: 34.9).isEmpty)
+        #expect(watch.check(at: 35) == [.init(alert: .noTags, active: true, at: 35)])
+        #expect(watch.check(at: 60).isEmpty, "an alert starts once")
+        #expect(watch.nextCheck() == nil, "only a tag can end it")
+    }
+
+    @Test func tagsStopAndComeBack() {
+        var watch = TagLossWatch(alertAfter: 30)
+        for second in 0..<10 { watch.delivered(Self.good, at: Double(second)) }
+        #expect(watch.check(at: 9).isEmpty)
+        #expect(watch.nextCheck() == 39)
+        #expect(watch.check(at: 39) == [.init(alert: .noTags, active: true, at: 39)])
+        watch.delivered(Self.good, at: 50)
+        #expect(watch.check(at: 50) == [.init(alert: .noTags, active: false, at: 50)])
+        #expect(watch.active.isEmpty)
+        #expect(watch.nextCheck() == 80)
+    }
+
+    @Test func onlyPlaceholderOrInvalidTagsAlertToo() {
+        var watch = TagLossWatch(alertAfter: 10)
+        watch.delivered(Self.good, at: 0)
+        for second in 1...20 { watch.delivered(second.isMultiple(of: 2) ? Self.placeholder : Self.invalid, at: Double(second)) }
+        #expect(watch.check(at: 9.5).isEmpty)
+        #expect(watch.check(at: 10) == [.init(alert: .onlyUncreditableTags, active: true, at: 10)])
+        // Then no tags at all: one alert ends as the other starts.
+        #expect(watch.check(at: 30) == [.init(alert: .onlyUncreditableTags, active: false, at: 30),
+                                        .init(alert: .noTags, active: true, at: 30)])
+        watch.delivered(Self.placeholder, at: 31)
+        #expect(watch.check(at: 31) == [.init(alert: .noTags, active: false, at: 31),
+                                        .init(alert: .onlyUncreditableTags, active: true, at: 31)])
+        watch.delivered(Self.good, at: 32)
+        #expect(watch.check(at: 32) == [.init(alert: .onlyUncreditableTags, active: false, at: 32)])
+    }
+
+    @Test func aLivePlaylistThatStopsAdvancingIsStaleAfterThreeTargetDurations() {
+        var watch = TagLossWatch(alertAfter: 1_000)
+        watch.opened(isLive: true, targetDuration: 2, at: 0)
+        watch.segmentRead(at: 2)
+        #expect(watch.nextCheck() == 8)
+        #expect(watch.check(at: 7.9).isEmpty)
+        #expect(watch.check(at: 8) == [.init(alert: .playlistStale, active: true, at: 8)])
+        watch.segmentRead(at: 9)
+        #expect(watch.check(at: 9) == [.init(alert: .playlistStale, active: false, at: 9)])
+
+        var vod = TagLossWatch(alertAfter: 1_000)
+        vod.opened(isLive: false, targetDuration: 2, at: 0)
+        #expect(vod.check(at: 100).isEmpty, "a VOD playlist never advances, and is not stale")
+    }
+}
