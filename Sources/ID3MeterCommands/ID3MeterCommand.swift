@@ -41,7 +41,7 @@ public struct ID3MeterCommand: AsyncParsableCommand {
             checks every tag of files, folders, playlists and URLs.
             """,
         version: ID3MeterVersion.current,
-        subcommands: [MeterCommand.self, ScanCommand.self],
+        subcommands: [MeterCommand.self, ScanCommand.self, ServeCommand.self],
         defaultSubcommand: MeterCommand.self)
 }
 

@@ -37,14 +37,7 @@ struct MeterCommand: AsyncParsableCommand {
     @Option(help: "Output style: jsonl or text (default: text on a terminal, jsonl otherwise).")
     var format: OutputStyle?
 
-    @Option(help: "Also write JSON lines to this file (appended).")
-    var output: String?
-
-    @Option(help: "POST each batch of records as JSON to this collector URL.")
-    var collector: String?
-
-    @Option(help: "Folder for records not yet accepted by the collector (default: ~/.cache/id3-meter/spool).")
-    var spool: String?
+    @OptionGroup var records: RecordOptions
 
     @Option(parsing: .unconditional, help: "Frame rate when the stream declares none (1 to 300).")
     var fps: Double?
@@ -67,30 +60,13 @@ struct MeterCommand: AsyncParsableCommand {
     @Flag(help: "Show libav's messages and the engine's notices.")
     var verbose = false
 
-    private var spoolDirectory: URL {
-        if let spool { return URL(fileURLWithPath: spool) }
-        let cache = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
-        return cache.appendingPathComponent("id3-meter/spool")
-    }
-
     func validate() throws {
         if let problem = Location.problem(withInput: input) { throw ValidationError(problem) }
-        if let collector {
-            guard let url = URL(string: collector), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil else {
-                throw ValidationError("--collector must be an http or https URL, not '\(collector)'")
-            }
-        }
-        // The spool itself is made when the collector starts, not here.
-        if collector != nil || spool != nil, !WritablePath.isWritable(spoolDirectory.path) {
-            throw ValidationError("cannot write to --spool \(spoolDirectory.path)")
-        }
         guard ["1", "2"].contains(adModel) else { throw ValidationError("--ad-model must be 1 or 2") }
         try NumberCheck.check(fps, "--fps", in: FrameRateChoice.allowedRates)
         try NumberCheck.check(duration, "--duration", in: 0.001...315_360_000, unit: " seconds")
         if case .factor(let factor) = speed { try NumberCheck.check(factor, "--speed", in: 0.01...1_000) }
         try NumberCheck.check(liveStart, "--live-start", in: 1...1_000)
-        if let output, !WritablePath.isWritable(output) { throw ValidationError("cannot write --output \(output)") }
     }
 
     var stopAfter: Duration? { duration.map { Duration.seconds($0) } }
@@ -106,30 +82,15 @@ struct MeterCommand: AsyncParsableCommand {
         LibAVLog.route(to: logger, verbose: verbose)
 
         let style = format?.style ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
-        var outputs: [any MeterOutput] = [StreamOutput(handle: .standardOutput, style: style)]
-        // Made only now, once the whole command line is valid: a usage error leaves the disk alone.
-        if let output {
-            do { outputs.append(try StreamOutput(appendingTo: output)) } catch {
-                throw ValidationError("cannot write --output \(output): \(error.localizedDescription)")
-            }
-        }
-        var sending: Task<Void, Never>?
-        if let collector, let url = URL(string: collector) {
-            let output: CollectorOutput
-            do { output = try CollectorOutput(collector: url, spoolDirectory: spoolDirectory) { Console.warning($0) } } catch {
-                throw ValidationError("cannot use --spool \(spoolDirectory.path): \(error.localizedDescription)")
-            }
-            outputs.append(output)
-            sending = Task { await output.run() }
-        }
+        let records = try self.records.open(style: style)
         // The engine and the problem handler are used by the metering task alone; the signal
         // handler only cancels that task.
         nonisolated(unsafe) let engine = ReferenceEngine(appInfo: AppInfo(appID: appId, appName: appName, appVersion: appVersion),
-                                     outputs: outputs, logger: logger)
-        let scanner = Scanner(variant: fetch.variant, fetcher: fetch.fetcher)
-        let session = MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input), adModel: adModel)
-        let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, clock: ContinuousClock())
-        let stopAfter = self.stopAfter
+                                     outputs: records.outputs, logger: logger)
+        let meter = StreamMeter(input: input, session: MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input),
+                                                                       adModel: adModel),
+                                scanner: Scanner(variant: fetch.variant, fetcher: fetch.fetcher), liveStart: liveStart,
+                                frameRateOption: fps, pace: speed.pace, stopAfter: stopAfter)
 
         nonisolated(unsafe) var failures = 0
         let frameRate = { @Sendable [logger] (choice: FrameRateChoice) in
@@ -151,17 +112,9 @@ struct MeterCommand: AsyncParsableCommand {
             }
         }
         try await withSignalsCancelling {
-            switch speed {
-            case .factor(let factor):
-                await session.run(source, feeder: Feeder(clock: ContinuousClock(), speed: factor, frameRateOption: fps,
-                                                         stopAfter: stopAfter), engine: engine, frameRate: frameRate, problem: problem)
-            case .maximum:
-                await session.run(source, feeder: Feeder(clock: InstantClock(), frameRateOption: fps, stopAfter: stopAfter),
-                                  engine: engine, frameRate: frameRate, problem: problem)
-            }
+            await meter.run(engine: engine, frameRate: frameRate, problem: problem)
         }
-        for output in outputs { await output.finish() }
-        await sending?.value
+        await records.finish()
         printError("\(engine.delivered) tags sent, \(engine.suppressed) suppressed, \(failures) failure\(failures == 1 ? "" : "s")")
         if failures > 0 { throw ExitCode.failure }
     }
@@ -204,6 +157,13 @@ enum OutputStyle: String, ExpressibleByArgument, CaseIterable {
 enum PlaybackSpeed: ExpressibleByArgument, CustomStringConvertible {
     case factor(Double)
     case maximum
+
+    var pace: StreamMeter.Pace {
+        switch self {
+        case .factor(let factor): .realTime(speed: factor)
+        case .maximum: .noWaiting
+        }
+    }
 
     init?(argument: String) {
         if argument == "max" { self = .maximum; return }

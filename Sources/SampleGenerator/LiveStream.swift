@@ -18,6 +18,10 @@ public struct LiveStream: Sendable {
     public var timeScale: Double
     public var frameRate = "29.970"
     public let startDate: Date
+    /// Tells one channel of a line-up from another: its tags differ.
+    public var seed: UInt64 = 0
+    /// Segments that carry no tag, as when an encoder loses its watermark feed.
+    public var untagged: Range<Int> = 0..<0
 
     public init(segmentDuration: Double = 2, tagInterval: Double = 1, windowSize: Int = 5, segmentCount: Int? = nil,
                 startPTS: Int64 = 900_000, bitrate: Int = 200_000, timeScale: Double = 1, startDate: Date = Date()) {
@@ -35,7 +39,8 @@ public struct LiveStream: Sendable {
 
     /// The Nielsen tags of segment `index`, in order: PTS (33-bit, wrapping) and owner.
     public func tags(inSegment index: Int) -> [(pts: Int64, owner: String)] {
-        var factory = NielsenTagFactory(seed: 1_000 + UInt64(index))
+        guard !untagged.contains(index) else { return [] }
+        var factory = NielsenTagFactory(seed: 1_000 &+ UInt64(index) &+ seed &* 1_000_003)
         let count = max(1, Int((segmentDuration / tagInterval).rounded(.down)))
         return (0..<count).map { k in
             let offset = Int64((Double(k) * tagInterval + tagInterval / 3) * 90_000)

@@ -72,7 +72,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         let lostLimit = scanner.fetcher.limits.maximumConsecutiveLostSegments
         let input = input
         let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, clock: clock) { error in
-            yield(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)", cause: error)))
+            yield(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)",
+                                         cause: PlaylistReloadError(error: error))))
         }
         var opened = false
         var lostInARow = 0
@@ -91,7 +92,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                     opened = true
                     let videoRate = read?.streams.first { $0.isVideo }?.frameRate?.framesPerSecond
                     yield(.opened(SourceInfo(variantFrameRate: resolved.variant?.frameRate, videoFrameRate: videoRate,
-                                             isLive: !resolved.playlist.hasEndList)))
+                                             isLive: !resolved.playlist.hasEndList,
+                                             targetDuration: resolved.playlist.targetDuration)))
                 }
                 events.forEach { yield($0) }
                 if read == nil { Self.closeFailedSegment(events, yield) }

@@ -48,6 +48,8 @@ public final class StreamOutput: MeterOutput {
             switch record.type {
             case .event:
                 return "\(time)  event \(record.message ?? "")"
+            case .alert:
+                return "\(time)  alert \(record.channel ?? "") \(record.alert ?? "") \(record.active == true ? "starts" : "ends"): \(record.message ?? "")"
             case .sendID3:
                 let place = [record.seq.map { "seq \($0)" }, record.segment.map(Location.name), record.pts.map { "pts \($0)" }]
                     .compactMap { $0 }.joined(separator: "  ")

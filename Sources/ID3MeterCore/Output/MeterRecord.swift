@@ -1,9 +1,10 @@
 import Foundation
 
-/// One line of the meter's output: a `sendID3` delivery, or an engine event.
+/// One line of the meter's output: a `sendID3` delivery, an engine event, or a tag-loss alert
+/// starting or ending (`serve`).
 public struct MeterRecord: Encodable, Sendable, Equatable {
-    /// A delivery (`send_id3`) or an engine event.
-    public enum Kind: String, Encodable, Sendable { case sendID3 = "send_id3", event }
+    /// A delivery (`send_id3`), an engine event, or an alert.
+    public enum Kind: String, Encodable, Sendable { case sendID3 = "send_id3", event, alert }
 
     public var type: Kind
     /// Unix epoch seconds when the call was made.
@@ -19,10 +20,15 @@ public struct MeterRecord: Encodable, Sendable, Equatable {
     /// For an engine event: its SDK code (`EngineEvent.code`) and its words.
     public var event: Int?
     public var message: String?
+    /// The line-up channel the record is of (`serve`).
+    public var channel: String?
+    /// For an alert: which (`TagLossWatch.Alert`), and whether it starts (true) or ends.
+    public var alert: String?
+    public var active: Bool?
 
     enum CodingKeys: String, CodingKey {
         case type, sentAt = "sent_at", source, payload, pts, seq, discontinuitySequence = "discontinuity_sequence"
-        case segment, programDateTime = "program_date_time", event, message
+        case segment, programDateTime = "program_date_time", event, message, channel, alert, active
     }
 
     /// The record of a `sendID3(payload)` call made at `date`, placed by the tag's context.
@@ -36,6 +42,12 @@ public struct MeterRecord: Encodable, Sendable, Equatable {
     /// The record of an engine event reported at `date`.
     public static func event(_ event: EngineEvent, at date: Date) -> MeterRecord {
         MeterRecord(type: .event, sentAt: date.timeIntervalSince1970, event: event.code, message: event.description)
+    }
+
+    /// The record of `change` on `channel`, at `date`, with `message` saying why in words.
+    public static func alert(_ change: TagLossWatch.Change, channel: String, message: String, at date: Date) -> MeterRecord {
+        MeterRecord(type: .alert, sentAt: date.timeIntervalSince1970, message: message, channel: channel,
+                    alert: change.alert.rawValue, active: change.active)
     }
 }
 

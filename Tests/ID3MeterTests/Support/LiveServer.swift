@@ -1,32 +1,30 @@
 import Foundation
 import SampleGenerator
 
-/// A live HLS server whose clock starts at its first request, `preroll` seconds in, so a test
-/// sees the same stream however late a loaded machine gets round to asking.
-final class LiveServer: @unchecked Sendable {
+/// One live stream as a server publishes it: its clock starts at its first request,
+/// `preroll` seconds in, so a test sees the same stream however late a loaded machine gets
+/// round to asking; the first media playlist served is kept, to tell where a meter joined.
+final class LiveChannel: @unchecked Sendable {
     private let lock = NSLock()
     private var stream: LiveStream?
     private var firstPlaylist: String?
-    private let preroll: Double
-    private let make: @Sendable (Date) -> LiveStream
-    private(set) var server: LocalHTTPServer!
+    fileprivate let preroll: Double
+    fileprivate let make: @Sendable (Date) -> LiveStream
 
-    init(port: UInt16 = 0, preroll: Double, make: @escaping @Sendable (Date) -> LiveStream) throws {
+    init(preroll: Double, make: @escaping @Sendable (Date) -> LiveStream) {
         self.preroll = preroll
         self.make = make
-        server = try LocalHTTPServer(port: port) { [unowned self] in respond(to: $0) }
     }
 
-    /// Takes over from `previous` on its port, with its stream: a restarted server.
-    init(restarting previous: LiveServer) throws {
+    /// The same stream, as a restarted server still has it.
+    init(continuing previous: LiveChannel) {
         preroll = previous.preroll
         make = previous.make
         stream = previous.liveStream
         firstPlaylist = previous.joinedOn
-        server = try LocalHTTPServer(port: previous.server.port) { [unowned self] in respond(to: $0) }
     }
 
-    private func respond(to request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
+    func respond(to request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
         let live = lock.withLock {
             if stream == nil { stream = make(Date().addingTimeInterval(-preroll)) }
             return stream!
@@ -51,7 +49,54 @@ final class LiveServer: @unchecked Sendable {
         return listed.count >= back ? listed[listed.count - back] : listed.first
     }
 
+    /// The owners of the tags of segments `first` up to the end, in order.
+    func owners(from first: Int) -> [String] {
+        guard let stream = liveStream, let count = stream.segmentCount else { return [] }
+        return (first..<count).flatMap { stream.tags(inSegment: $0).map(\.owner) }
+    }
+}
+
+/// A live HLS server of one stream, at `master.m3u8`.
+final class LiveServer: @unchecked Sendable {
+    let channel: LiveChannel
+    private(set) var server: LocalHTTPServer!
+
+    init(port: UInt16 = 0, preroll: Double, make: @escaping @Sendable (Date) -> LiveStream) throws {
+        channel = LiveChannel(preroll: preroll, make: make)
+        server = try LocalHTTPServer(port: port) { [channel] in channel.respond(to: $0) }
+    }
+
+    /// Takes over from `previous` on its port, with its stream: a restarted server.
+    init(restarting previous: LiveServer) throws {
+        channel = LiveChannel(continuing: previous.channel)
+        server = try LocalHTTPServer(port: previous.server.port) { [channel] in channel.respond(to: $0) }
+    }
+
+    var liveStream: LiveStream? { channel.liveStream }
+    var joinedOn: String? { channel.joinedOn }
+    func joinSegment(back: Int) -> Int? { channel.joinSegment(back: back) }
     func url(_ path: String) -> String { server.url(path) }
+    func stop() { server.stop() }
+}
+
+/// A line-up of live channels on one server, each under its name (`news/master.m3u8`); a name
+/// with no channel answers 404, as a channel taken off a CDN does.
+final class LineupServer: @unchecked Sendable {
+    let channels: [String: LiveChannel]
+    private(set) var server: LocalHTTPServer!
+
+    init(_ channels: [String: LiveChannel]) throws {
+        self.channels = channels
+        server = try LocalHTTPServer { [channels] request in
+            let parts = request.path.split(separator: "/", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let channel = channels[parts[0]] else { return .notFound }
+            var inner = request
+            inner.path = parts[1]
+            return channel.respond(to: inner)
+        }
+    }
+
+    func url(_ channel: String) -> String { server.url("\(channel)/master.m3u8") }
     func stop() { server.stop() }
 }
 

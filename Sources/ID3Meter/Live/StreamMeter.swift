@@ -1,0 +1,57 @@
+/// One stream metered as a player plays it: its source followed, a frame clock at its declared
+/// rate, an engine session from `play` to `end`. `id3-meter URL` runs one; `serve` runs one per
+/// channel, so both have the same pacing, dedupe, reload and retry rules.
+public struct StreamMeter: Sendable {
+    /// How fast the frame clock runs.
+    public enum Pace: Sendable, Equatable {
+        /// `speed` media seconds per second of real time.
+        case realTime(speed: Double)
+        /// The same schedule without waiting (`--speed max`).
+        case noWaiting
+    }
+
+    public var input: String
+    public var session: MeteringSession
+    /// Chooses the variant and fetches, with its limits, retries and headers.
+    public var scanner: Scanner
+    /// Segments back from a live playlist's end to join at.
+    public var liveStart: Int
+    /// The frame rate when the stream declares none (`--fps`).
+    public var frameRateOption: Double?
+    public var pace: Pace
+    /// Stop once this much of the stream has played (`--duration`).
+    public var stopAfter: Duration?
+
+    public init(input: String, session: MeteringSession, scanner: Scanner = Scanner(), liveStart: Int = 3,
+                frameRateOption: Double? = nil, pace: Pace = .realTime(speed: 1), stopAfter: Duration? = nil) {
+        self.input = input
+        self.session = session
+        self.scanner = scanner
+        self.liveStart = liveStart
+        self.frameRateOption = frameRateOption
+        self.pace = pace
+        self.stopAfter = stopAfter
+    }
+
+    /// Meters until the stream ends, `stopAfter` has played, or the task is cancelled; returns
+    /// the number of `sendID3` calls. `frameRate` and `problem` are the feeder's; `watch` sees
+    /// every event as the source yields it, before the frame clock plays it.
+    @discardableResult
+    public func run(engine: any MeteringEngine, frameRate: (FrameRateChoice) -> Void = { _ in },
+                    problem: (MediaEvent) -> Void = { _ in },
+                    watch: @escaping @Sendable (MediaEvent) -> Void = { _ in }) async -> Int {
+        let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, clock: ContinuousClock())
+            .map { @Sendable event in
+                watch(event)
+                return event
+            }
+        switch pace {
+        case .realTime(let speed):
+            let feeder = Feeder(clock: ContinuousClock(), speed: speed, frameRateOption: frameRateOption, stopAfter: stopAfter)
+            return await session.run(source, feeder: feeder, engine: engine, frameRate: frameRate, problem: problem)
+        case .noWaiting:
+            let feeder = Feeder(clock: InstantClock(), frameRateOption: frameRateOption, stopAfter: stopAfter)
+            return await session.run(source, feeder: feeder, engine: engine, frameRate: frameRate, problem: problem)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import ID3Meter
+import Logging
+import Synchronization
+
+/// One channel of the line-up being metered: a `StreamMeter`, exactly as `id3-meter URL` runs
+/// it, with an engine of its own, a tag-loss watch and its status. A stream that cannot be
+/// opened is tried again after a pause that grows to a minute: a line-up is metered around the
+/// clock. (A live stream that stops answering is not that: its playlist is reloaded until it
+/// answers again.) The engine lives as long as the channel, so a tag delivered before a retry
+/// is not delivered again after it.
+public final class ChannelRun: Sendable {
+    public let config: ChannelConfig
+
+    private struct State {
+        var watch: TagLossWatch
+        var status: ChannelStatus
+    }
+
+    private let state: Mutex<State>
+    private let output: LineupOutput
+    private let fetcher: Fetcher
+    private let logger: Logger
+    private let clock = ContinuousClock()
+    private let started: ContinuousClock.Instant
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    /// `fetcher` holds the line-up's limits and retries; the channel's headers are added to it.
+    public init(config: ChannelConfig, fetcher: Fetcher, output: LineupOutput, logger: Logger) {
+        self.config = config
+        var fetcher = fetcher
+        fetcher.headers += config.headers
+        // Each channel cancels its own libav reads (udp, srt) only.
+        fetcher.interrupt = Interrupt()
+        self.fetcher = fetcher
+        self.output = output
+        self.logger = logger
+        started = clock.now
+        state = Mutex(State(watch: TagLossWatch(alertAfter: config.alertAfter), status: ChannelStatus(name: config.name)))
+    }
+
+    public var status: ChannelStatus { state.withLock { $0.status } }
+
+    /// Starts metering and watching; `stop()` ends both.
+    public func start() {
+        let metering = Task { await self.meter() }
+        let watching = Task { await self.watch() }
+        tasks.withLock { $0 = [metering, watching] }
+    }
+
+    /// Ends the channel: the engine's session is ended and the last records written before it returns.
+    public func stop() async {
+        let running = tasks.withLock { $0 }
+        running.forEach { $0.cancel() }
+        for task in running { await task.value }
+    }
+
+    private var now: Double { started.duration(to: clock.now).seconds }
+
+    private func meter() async {
+        let engine = ReferenceEngine(appInfo: config.appInfo, outputs: [ChannelOutput(run: self)],
+                                     logger: logger.with(channel: config.name))
+        let meter = StreamMeter(input: config.url, session: MeteringSession(channelName: config.name, adModel: config.adModel),
+                                scanner: Scanner(variant: config.variant, fetcher: fetcher), liveStart: config.liveStart,
+                                frameRateOption: config.fps)
+        var pause = 1.0
+        while !Task.isCancelled {
+            let opened = Mutex(false)
+            await meter.run(engine: engine, watch: { [weak self] event in
+                if case .opened = event { opened.withLock { $0 = true } }
+                self?.observe(event)
+            })
+            guard !Task.isCancelled else { break }
+            guard !opened.withLock({ $0 }) else {
+                state.withLock { $0.status.state = .ended }
+                logger.notice("channel \(config.name): its stream ended")
+                break
+            }
+            state.withLock {
+                $0.status.state = .failed
+                $0.status.restarts += 1
+            }
+            logger.warning("channel \(config.name): its stream could not be opened; trying again in \(Int(pause)) s")
+            try? await clock.sleep(for: .seconds(pause))
+            pause = min(pause * 2, 60)
+        }
+    }
+
+    /// Sleeps until an alert could start, checks, and again; an alert ends as soon as the tag
+    /// or segment that ends it arrives (`observe`, `delivered`).
+    private func watch() async {
+        while !Task.isCancelled {
+            let next = state.withLock { $0.watch.nextCheck() } ?? now + 1
+            try? await clock.sleep(until: started.advanced(by: .seconds(max(next, now))), tolerance: .milliseconds(10))
+            check()
+        }
+    }
+
+    private func observe(_ event: MediaEvent) {
+        let at = now
+        state.withLock { state in
+            switch event {
+            case .opened(let info):
+                state.watch.opened(isLive: info.isLive, targetDuration: info.targetDuration, at: at)
+                if state.status.state == .failed { state.status.state = .joining }
+            case .segment:
+                state.watch.segmentRead(at: at)
+                state.status.segmentsRead += 1
+            case .failure(let failure):
+                if failure.segment != nil {
+                    state.status.segmentsFailed += 1
+                } else if failure.cause is PlaylistReloadError {
+                    state.status.playlistReloadFailures += 1
+                }
+            case .tag, .malformed, .warning:
+                break
+            }
+        }
+        if case .segment = event { check() }
+    }
+
+    /// A delivery the engine made: the watch and the counts hear of it before the record goes out.
+    fileprivate func delivered(_ record: MeterRecord) {
+        guard let payload = record.payload, let tag = NielsenTag(owner: payload) else { return }
+        let at = now
+        state.withLock { state in
+            state.watch.delivered(tag, at: at)
+            state.status.delivered += 1
+            state.status.lastTag = Date(timeIntervalSince1970: record.sentAt)
+            if !tag.isValid { state.status.invalid += 1 }
+            if tag.hasPlaceholderPCCID { state.status.placeholder += 1 }
+        }
+        check()
+    }
+
+    fileprivate func write(_ record: MeterRecord) {
+        var record = record
+        record.channel = config.name
+        output.write(record)
+    }
+
+    private func check() {
+        let at = now
+        let changes = state.withLock { state in
+            let changes = state.watch.check(at: at)
+            state.status.alerts = state.watch.active
+            switch state.status.state {
+            case .failed, .ended: break
+            case _ where !state.watch.active.isEmpty: state.status.state = .stalled
+            case _ where state.watch.lastTag != nil: state.status.state = .playing
+            default: break
+            }
+            return changes
+        }
+        for change in changes {
+            let message = Self.words(change.alert, alertAfter: config.alertAfter)
+            if change.active {
+                logger.warning("channel \(config.name): alert \(change.alert.rawValue) starts: \(message)")
+            } else {
+                logger.notice("channel \(config.name): alert \(change.alert.rawValue) ends")
+            }
+            write(.alert(change, channel: config.name, message: message, at: Date()))
+        }
+    }
+
+    private static func words(_ alert: TagLossWatch.Alert, alertAfter: Double) -> String {
+        let seconds = alertAfter == alertAfter.rounded() ? String(Int(alertAfter)) : String(alertAfter)
+        return switch alert {
+        case .noTags: "no Nielsen tag for \(seconds) s"
+        case .onlyUncreditableTags: "only invalid or placeholder-CID tags for \(seconds) s"
+        case .playlistStale: "the playlist has not advanced for three target durations"
+        }
+    }
+}
+
+/// What a channel's engine writes to: deliveries go to the channel's watch first.
+private final class ChannelOutput: MeterOutput {
+    private weak var run: ChannelRun?
+
+    init(run: ChannelRun) { self.run = run }
+
+    func write(_ record: MeterRecord) {
+        if record.type == .sendID3 { run?.delivered(record) }
+        run?.write(record)
+    }
+
+    func finish() async {}
+}
+
+extension Logger {
+    func with(channel: String) -> Logger {
+        var logger = self
+        logger[metadataKey: "channel"] = "\(channel)"
+        return logger
+    }
+}

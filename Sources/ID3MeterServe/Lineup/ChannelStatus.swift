@@ -1,0 +1,36 @@
+import Foundation
+import ID3Meter
+
+/// How a channel of the line-up is doing: what `GET /channels` shows and the metrics count.
+public struct ChannelStatus: Sendable, Equatable {
+    public enum State: String, Sendable {
+        /// Opening its stream, before the first tag.
+        case joining
+        /// Tags arrive and no alert is active.
+        case playing
+        /// An alert is active: no creditable tag, or a stale playlist.
+        case stalled
+        /// Its stream could not be opened; it is tried again.
+        case failed
+        /// Its stream ended (`EXT-X-ENDLIST`): nothing more will come.
+        case ended
+    }
+
+    public var name: String
+    public var state = State.joining
+    /// When the last Nielsen tag was delivered.
+    public var lastTag: Date?
+    public var delivered = 0
+    public var invalid = 0
+    public var placeholder = 0
+    public var segmentsRead = 0
+    public var segmentsFailed = 0
+    public var playlistReloadFailures = 0
+    /// How many times its stream was opened again after it failed or ended.
+    public var restarts = 0
+    public var alerts: Set<TagLossWatch.Alert> = []
+
+    public init(name: String) {
+        self.name = name
+    }
+}
