@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -59,6 +62,9 @@ let package = Package(
                 "ID3Meter",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .target(
@@ -99,7 +105,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ID3MeterTests",
-            dependencies: ["ID3MeterCore", "ID3Meter", "ID3MeterServe", "SampleGenerator"]
+            dependencies: [
+                "ID3MeterCore", "ID3Meter", "ID3MeterServe", "SampleGenerator",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
         ),
     ]
 )

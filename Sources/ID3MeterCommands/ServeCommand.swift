@@ -1,9 +1,12 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Hummingbird
 import ID3Meter
 import ID3MeterServe
 import Logging
+import Prometheus
+import Synchronization
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,9 +23,14 @@ struct ServeCommand: AsyncParsableCommand {
             live playlist has not advanced for three target durations; the alert ends when that \
             is over. A stream that cannot be opened or ends is opened again.
 
+            The HTTP API (--listen): GET /healthz; GET /channels (each channel's state, last tag, \
+            counts and alerts, as JSON); PUT /channels/NAME with a channel's JSON adds or replaces \
+            it; DELETE /channels/NAME ends it; GET /metrics in Prometheus text format.
+
             SIGHUP reads CONFIG again and restarts only the channels that changed. SIGINT or \
             SIGTERM ends every channel (end() called, outputs flushed) and exits 0. Exit status 1 \
-            when CONFIG cannot be used, naming its file, line and field; 2 on a usage error.
+            when CONFIG cannot be used, naming its file, line and field, or the API cannot listen; \
+            2 on a usage error.
             """)
 
     @Argument(help: ArgumentHelp("The line-up: a YAML file of channels.", valueName: "config"))
@@ -31,12 +39,28 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Output style: jsonl or text (default: jsonl).")
     var format: OutputStyle = .jsonl
 
+    @Option(help: ArgumentHelp("Address of the HTTP API: HOST:PORT (port 0 picks a free one; stderr says which).",
+                               valueName: "host:port"))
+    var listen = "127.0.0.1:9464"
+
     @OptionGroup var records: RecordOptions
 
     @OptionGroup(title: "Fetching (every channel; a channel's own headers are added)") var fetch: FetchOptions
 
     @Flag(help: "Show libav's messages and the engines' notices.")
     var verbose = false
+
+    /// `--listen` taken apart.
+    var address: (host: String, port: Int)? {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+              (0...65_535).contains(port) else { return nil }
+        let host = listen[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    func validate() throws {
+        guard address != nil else { throw ValidationError("--listen must be HOST:PORT with a port from 0 to 65535, not '\(listen)'") }
+    }
 
     func run() async throws {
         var logger = Logger(label: "id3-meter")
@@ -51,8 +75,10 @@ struct ServeCommand: AsyncParsableCommand {
         let records = try self.records.open(style: format.style)
         let sending = records.sending
         let output = LineupOutput(records.outputs)
-        let lineup = Lineup(fetcher: fetch.fetcher, output: output, logger: logger)
-        await lineup.apply(lineupConfig.channels)
+        let registry = PrometheusCollectorRegistry()
+        let lineup = Lineup(fetcher: fetch.fetcher, output: output, logger: logger,
+                            metrics: PrometheusMetricsFactory(registry: registry))
+        await lineup.apply(lineupConfig)
         logger.notice("metering \(lineupConfig.channels.count) channel\(lineupConfig.channels.count == 1 ? "" : "s") from \(config)")
 
         let path = config
@@ -62,7 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
             Task {
                 do {
                     let changed = try LineupConfig.load(path)
-                    await lineup.apply(changed.channels)
+                    await lineup.apply(changed)
                     logger.notice("SIGHUP: \(path) read again, \(changed.channels.count) channels")
                 } catch {
                     // A bad edit leaves the running line-up as it is.
@@ -73,12 +99,25 @@ struct ServeCommand: AsyncParsableCommand {
         reload.resume()
         defer { reload.cancel() }
 
+        let api = LineupAPI(lineup: lineup, registry: registry)
+        let (host, port) = address!
+        var serverLogger = logger
+        serverLogger.logLevel = verbose ? .debug : .warning
+        let app = Application(router: api.router(), configuration: .init(address: .hostname(host, port: port), serverName: "id3-meter"),
+                              onServerRunning: { [logger] channel in
+                                  logger.notice("API on http://\(host):\(channel.localAddress?.port ?? port)")
+                              }, logger: serverLogger)
+        let failure = Mutex<String?>(nil)
+        // The server runs until a signal cancels it; the channels run on tasks of their own.
         try await withSignalsCancelling {
-            // Runs until a signal cancels it; the channels run on tasks of their own.
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+            do { try await app.run() } catch { failure.withLock { $0 = "\(error)" } }
         }
         await lineup.removeAll()
         await output.finish()
         await sending?.value
+        if let failure = failure.withLock({ $0 }) {
+            Console.error("cannot serve the API on \(listen): \(failure)")
+            throw ExitCode.failure
+        }
     }
 }

@@ -1,9 +1,13 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Logging
 import Synchronization
 import Testing
 @testable import ID3Meter
 import ID3MeterServe
+import Prometheus
 import SampleGenerator
 
 /// Records as the line-up writes them, kept for the test to read.
@@ -26,16 +30,6 @@ struct ServeTests {
         }
     }
 
-    /// Waits, without sleeping blind, until `done` holds or `seconds` pass.
-    static func wait(seconds: Double, until done: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !done() {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return true
-    }
-
     @Test func eachChannelDeliversItsOwnTagsOnceAndTagLossAlerts() async throws {
         let server = try LineupServer(["a": Self.channel(seed: 1), "b": Self.channel(seed: 2),
                                        "gap": Self.channel(seed: 3, untagged: 6..<10)])
@@ -51,12 +45,16 @@ struct ServeTests {
             """, file: "lineup.yaml")
         let collected = CollectedRecords()
         let lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: LineupOutput([collected]),
-                            logger: Logger(label: "serve-test"))
-        await lineup.apply(config.channels)
-        let ended = await Self.wait(seconds: 60) {
-            lineup.statuses.filter { $0.state == .ended }.map(\.name) == ["a", "b", "gap"]
+                            logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        await lineup.apply(config)
+        var statuses: [ChannelStatus] = []
+        var ended = false
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !ended, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            statuses = await lineup.statuses
+            ended = statuses.filter { $0.state == .ended }.map(\.name) == ["a", "b", "gap"]
         }
-        let statuses = lineup.statuses
         await lineup.removeAll()
         #expect(ended, "\(statuses)")
 
@@ -135,7 +133,7 @@ struct ServeCommandTests {
         let path = folder.appendingPathComponent("lineup.yaml").path
         let one = "channels:\n  - {name: a, url: \"\(server.url("a"))\"}\n"
         try Data(one.utf8).write(to: URL(fileURLWithPath: path))
-        let (process, out, _) = try Command.launch(["serve", path])
+        let (process, out, _) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0"])
         defer { if process.isRunning { process.terminate() } }
         var lines: [[String: Any]] = []
         Self.read(out, into: &lines) { $0["type"] as? String == "send_id3" }
@@ -155,4 +153,76 @@ struct ServeCommandTests {
         #expect(starts.sorted() == ["a", "b"], "channel a was not started again by SIGHUP")
         #expect(ends.sorted() == ["a", "b"])
     }
+
+    static func request(_ method: String, _ url: String, body: String? = nil) async throws -> (status: Int, body: String) {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        request.timeoutInterval = 10
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Prometheus text: each sample's value by its name and labels as written.
+    static func samples(_ text: String) -> [String: Double] {
+        var samples: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            samples[String(line[..<space])] = value
+        }
+        return samples
+    }
+
+    @Test func theAPIListsAddsAndEndsChannelsAndItsMetricsMatchTheRecords() async throws {
+        let server = try LineupServer(["a": ServeTests.channel(seed: 1), "b": ServeTests.channel(seed: 2)])
+        defer { server.stop() }
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("lineup.yaml").path
+        try Data("defaults: {alert_after: 30}\nchannels:\n  - {name: a, url: \"\(server.url("a"))\"}\n".utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let (process, out, err) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0"])
+        defer { if process.isRunning { process.terminate() } }
+        var log = ""
+        while !log.contains("API on http://127.0.0.1:"), case let chunk = err.fileHandleForReading.availableData, !chunk.isEmpty {
+            log += String(decoding: chunk, as: UTF8.self)
+        }
+        let port = try #require(log.split(separator: "\n").first { $0.contains("API on") }?.split(separator: ":").last.map(String.init))
+        let api = "http://127.0.0.1:\(port)"
+
+        #expect(try await Self.request("GET", "\(api)/healthz") == (200, "ok\n"))
+        let bad = try await Self.request("PUT", "\(api)/channels/b", body: #"{"name": "b", "url": "http://x/b.m3u8", "fps": "fast"}"#)
+        #expect(bad.status == 400 && bad.body.contains("PUT /channels/b:1:fps: must be a number"), "\(bad)")
+        let put = try await Self.request("PUT", "\(api)/channels/b", body: #"{"name": "b", "url": "\#(server.url("b"))"}"#)
+        #expect(put.status == 201, "\(put)")
+
+        var lines: [[String: Any]] = []
+        // Channel a's stream ends (EXT-X-ENDLIST): its end() comes once every tag is delivered.
+        Self.read(out, into: &lines) { $0["event"] as? Int == 2002 && $0["channel"] as? String == "a" }
+        let channels = try await Self.request("GET", "\(api)/channels")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [[String: Any]])
+        #expect(listed.compactMap { $0["name"] as? String } == ["a", "b"])
+        #expect(listed.first?["state"] as? String == "ended")
+        let sendsOfA = lines.filter { $0["type"] as? String == "send_id3" && $0["channel"] as? String == "a" }
+        #expect(listed.first?["delivered"] as? Int == sendsOfA.count)
+
+        let metrics = Self.samples(try await Self.request("GET", "\(api)/metrics").body)
+        #expect(metrics[#"id3meter_tags_delivered_total{channel="a"}"#] == Double(sendsOfA.count), "\(metrics)")
+        #expect(metrics[#"id3meter_tags_invalid_total{channel="a"}"#] == 0)
+        #expect(metrics[#"id3meter_channel_alert{channel="a",alert="no_tags"}"#] == 0)
+        #expect(metrics[#"id3meter_segments_failed_total{channel="b"}"#] == 0)
+        #expect((metrics["process_resident_memory_bytes"] ?? 0) > 1_000_000)
+
+        #expect(try await Self.request("DELETE", "\(api)/channels/b").status == 204)
+        #expect(try await Self.request("DELETE", "\(api)/channels/b").status == 404)
+        Self.read(out, into: &lines) { $0["event"] as? Int == 2002 && $0["channel"] as? String == "b" }
+        let after = Self.samples(try await Self.request("GET", "\(api)/metrics").body)
+        #expect(after[#"id3meter_tags_delivered_total{channel="b"}"#] == nil, "an ended channel's series go")
+
+        kill(process.processIdentifier, SIGTERM)
+        Self.read(out, into: &lines) { _ in false }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
 }
+

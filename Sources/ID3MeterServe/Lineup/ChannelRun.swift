@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import ID3Meter
 import Logging
@@ -21,12 +22,13 @@ public final class ChannelRun: Sendable {
     private let output: LineupOutput
     private let fetcher: Fetcher
     private let logger: Logger
+    private let metrics: ChannelMetrics
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// `fetcher` holds the line-up's limits and retries; the channel's headers are added to it.
-    public init(config: ChannelConfig, fetcher: Fetcher, output: LineupOutput, logger: Logger) {
+    public init(config: ChannelConfig, fetcher: Fetcher, output: LineupOutput, logger: Logger, metrics: any MetricsFactory) {
         self.config = config
         var fetcher = fetcher
         fetcher.headers += config.headers
@@ -35,6 +37,7 @@ public final class ChannelRun: Sendable {
         self.fetcher = fetcher
         self.output = output
         self.logger = logger
+        self.metrics = ChannelMetrics(channel: config.name, factory: metrics)
         started = clock.now
         state = Mutex(State(watch: TagLossWatch(alertAfter: config.alertAfter), status: ChannelStatus(name: config.name)))
     }
@@ -53,6 +56,14 @@ public final class ChannelRun: Sendable {
         let running = tasks.withLock { $0 }
         running.forEach { $0.cancel() }
         for task in running { await task.value }
+        metrics.destroy()
+    }
+
+    /// Sets the gauges that move with time alone: the last tag's age (since the channel started,
+    /// while it has had none).
+    func refreshGauges() {
+        let age = state.withLock { state in now - (state.watch.lastTag ?? 0) }
+        metrics.lastTagAge.record(age)
     }
 
     private var now: Double { started.duration(to: clock.now).seconds }
@@ -109,8 +120,10 @@ public final class ChannelRun: Sendable {
             case .failure(let failure):
                 if failure.segment != nil {
                     state.status.segmentsFailed += 1
+                    metrics.segmentsFailed.increment()
                 } else if failure.cause is PlaylistReloadError {
                     state.status.playlistReloadFailures += 1
+                    metrics.reloadFailures.increment()
                 }
             case .tag, .malformed, .warning:
                 break
@@ -130,6 +143,9 @@ public final class ChannelRun: Sendable {
             if !tag.isValid { state.status.invalid += 1 }
             if tag.hasPlaceholderPCCID { state.status.placeholder += 1 }
         }
+        metrics.delivered.increment()
+        if !tag.isValid { metrics.invalid.increment() }
+        if tag.hasPlaceholderPCCID { metrics.placeholder.increment() }
         check()
     }
 
@@ -153,6 +169,7 @@ public final class ChannelRun: Sendable {
             return changes
         }
         for change in changes {
+            metrics.alerts[change.alert]?.record(change.active ? 1 : 0)
             let message = Self.words(change.alert, alertAfter: config.alertAfter)
             if change.active {
                 logger.warning("channel \(config.name): alert \(change.alert.rawValue) starts: \(message)")

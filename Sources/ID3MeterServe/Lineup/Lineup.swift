@@ -1,45 +1,50 @@
+import CoreMetrics
 import ID3Meter
 import Logging
-import Synchronization
 
 /// The channels being metered, by name. A channel whose config changes is ended and started
-/// again; the others are left running, so reloading a config touches only what changed.
-public final class Lineup: Sendable {
-    private let channels = Mutex<[String: ChannelRun]>([:])
+/// again; the others are left running, so reloading a config touches only what changed. An
+/// actor: changes from SIGHUP and from the API come one at a time.
+public actor Lineup {
+    private var channels: [String: ChannelRun] = [:]
+    /// The config last applied: a channel added over the API takes its defaults.
+    public private(set) var config = LineupConfig(channels: [], defaults: .template)
     private let fetcher: Fetcher
     private let output: LineupOutput
     private let logger: Logger
+    private let metrics: any MetricsFactory
 
-    public init(fetcher: Fetcher, output: LineupOutput, logger: Logger) {
+    /// `metrics` makes each channel's series (a Prometheus factory for `serve`).
+    public init(fetcher: Fetcher, output: LineupOutput, logger: Logger, metrics: any MetricsFactory) {
         self.fetcher = fetcher
         self.output = output
         self.logger = logger
+        self.metrics = metrics
     }
 
-    /// Makes the line-up `configs`: new channels start, changed ones restart, missing ones end.
-    public func apply(_ configs: [ChannelConfig]) async {
-        let wanted = Set(configs.map(\.name))
-        let gone = channels.withLock { Array($0.keys) }.filter { !wanted.contains($0) }
+    /// Makes the line-up `config`'s: new channels start, changed ones restart, missing ones end.
+    public func apply(_ config: LineupConfig) async {
+        self.config = config
+        let wanted = Set(config.channels.map(\.name))
+        let gone = channels.keys.filter { !wanted.contains($0) }
         for name in gone { await remove(name) }
-        for config in configs { await put(config) }
+        for channel in config.channels { await put(channel) }
     }
 
     /// Adds a channel, or replaces the one of the same name when its config differs; `false`
     /// when an identical channel was already running.
     @discardableResult
     public func put(_ config: ChannelConfig) async -> Bool {
-        let run = ChannelRun(config: config, fetcher: fetcher, output: output, logger: logger)
-        let replaced: ChannelRun?? = channels.withLock { channels in
-            let current = channels[config.name]
-            if current?.config == config { return .none }
-            channels[config.name] = run
-            return .some(current)
-        }
-        guard case .some(let previous) = replaced else { return false }
-        if let previous {
-            await previous.stop()
+        // A loop: another change of the same channel may have come in while this one waited.
+        while let current = channels[config.name] {
+            guard current.config != config else { return false }
+            // Its series go with it, before the new run makes them again.
+            channels[config.name] = nil
+            await current.stop()
             logger.notice("channel \(config.name): config changed, started again")
         }
+        let run = ChannelRun(config: config, fetcher: fetcher, output: output, logger: logger, metrics: metrics)
+        channels[config.name] = run
         run.start()
         return true
     }
@@ -48,23 +53,26 @@ public final class Lineup: Sendable {
     /// there is none of that name.
     @discardableResult
     public func remove(_ name: String) async -> Bool {
-        guard let run = channels.withLock({ $0.removeValue(forKey: name) }) else { return false }
+        guard let run = channels.removeValue(forKey: name) else { return false }
         await run.stop()
         return true
     }
 
     public func removeAll() async {
-        let all = channels.withLock { channels in
-            defer { channels = [:] }
-            return Array(channels.values)
-        }
+        let all = Array(channels.values)
+        channels = [:]
         await withTaskGroup(of: Void.self) { group in
             for run in all { group.addTask { await run.stop() } }
         }
     }
 
+    /// Sets every channel's gauges that move with time alone, before a scrape.
+    public func refreshGauges() {
+        channels.values.forEach { $0.refreshGauges() }
+    }
+
     /// Every channel's status, by name.
     public var statuses: [ChannelStatus] {
-        channels.withLock { $0.values.map(\.status) }.sorted { $0.name < $1.name }
+        channels.values.map(\.status).sorted { $0.name < $1.name }
     }
 }

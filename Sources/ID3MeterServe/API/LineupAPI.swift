@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import ID3Meter
+import Prometheus
+
+/// `serve`'s HTTP API: health, the channels and their state, adding, replacing and ending a
+/// channel, and the Prometheus metrics.
+public struct LineupAPI: Sendable {
+    public let lineup: Lineup
+    public let registry: PrometheusCollectorRegistry
+    private let process: ProcessMetrics
+
+    /// A channel's JSON is small; more than this is refused.
+    static let maximumBodyBytes = 64 << 10
+
+    public init(lineup: Lineup, registry: PrometheusCollectorRegistry) {
+        self.lineup = lineup
+        self.registry = registry
+        process = ProcessMetrics(registry: registry)
+    }
+
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("healthz") { _, _ in "ok\n" }
+        router.get("channels") { _, _ in
+            Self.json(await lineup.statuses.map(ChannelView.init))
+        }
+        router.put("channels/:name") { request, context in
+            let name = try context.parameters.require("name")
+            let body = try await request.body.collect(upTo: Self.maximumBodyBytes)
+            let channel: ChannelConfig
+            do {
+                channel = try await lineup.config.channel(from: String(buffer: body), source: "PUT /channels/\(name)")
+            } catch {
+                return Self.problem(.badRequest, "\(error)")
+            }
+            guard channel.name == name else {
+                return Self.problem(.badRequest, "the body names channel '\(channel.name)', the path '\(name)'")
+            }
+            let existed = await lineup.statuses.contains { $0.name == name }
+            await lineup.put(channel)
+            return Self.json(["channel": name], status: existed ? .ok : .created)
+        }
+        router.delete("channels/:name") { _, context in
+            let name = try context.parameters.require("name")
+            guard await lineup.remove(name) else { return Self.problem(.notFound, "no channel '\(name)'") }
+            return Response(status: .noContent)
+        }
+        router.get("metrics") { _, _ in
+            await lineup.refreshGauges()
+            process.refresh()
+            var buffer: [UInt8] = []
+            registry.emit(into: &buffer)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: buffer)))
+        }
+        return router
+    }
+
+    private static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let bytes = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes + [0x0A])))
+    }
+
+    private static func problem(_ status: HTTPResponse.Status, _ reason: String) -> Response {
+        json(["error": reason], status: status)
+    }
+}
+
+/// A channel as `GET /channels` shows it.
+struct ChannelView: Encodable {
+    var name: String
+    var state: String
+    var lastTag: Date?
+    var lastTagAgeSeconds: Double?
+    var delivered: Int
+    var invalid: Int
+    var placeholder: Int
+    var segmentsRead: Int
+    var segmentsFailed: Int
+    var playlistReloadFailures: Int
+    var restarts: Int
+    var alerts: [String]
+
+    init(_ status: ChannelStatus) {
+        name = status.name
+        state = status.state.rawValue
+        lastTag = status.lastTag
+        lastTagAgeSeconds = status.lastTag.map { Date().timeIntervalSince($0) }
+        delivered = status.delivered
+        invalid = status.invalid
+        placeholder = status.placeholder
+        segmentsRead = status.segmentsRead
+        segmentsFailed = status.segmentsFailed
+        playlistReloadFailures = status.playlistReloadFailures
+        restarts = status.restarts
+        alerts = status.alerts.sorted().map(\.rawValue)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, state, lastTag = "last_tag", lastTagAgeSeconds = "last_tag_age_seconds", delivered, invalid, placeholder
+        case segmentsRead = "segments_read", segmentsFailed = "segments_failed"
+        case playlistReloadFailures = "playlist_reload_failures", restarts, alerts
+    }
+}

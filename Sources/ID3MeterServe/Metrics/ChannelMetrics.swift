@@ -1,0 +1,38 @@
+import CoreMetrics
+import ID3Meter
+
+/// One channel's series, through swift-metrics: counted as the channel's status is, labelled
+/// with its name. The factory is passed in, so that each line-up (and each test) has its own.
+struct ChannelMetrics: Sendable {
+    let delivered: Counter
+    let invalid: Counter
+    let placeholder: Counter
+    let segmentsFailed: Counter
+    let reloadFailures: Counter
+    let lastTagAge: Gauge
+    let alerts: [TagLossWatch.Alert: Gauge]
+
+    init(channel: String, factory: any MetricsFactory) {
+        let dimensions = [("channel", channel)]
+        delivered = Counter(label: "id3meter_tags_delivered_total", dimensions: dimensions, factory: factory)
+        invalid = Counter(label: "id3meter_tags_invalid_total", dimensions: dimensions, factory: factory)
+        placeholder = Counter(label: "id3meter_tags_placeholder_total", dimensions: dimensions, factory: factory)
+        segmentsFailed = Counter(label: "id3meter_segments_failed_total", dimensions: dimensions, factory: factory)
+        reloadFailures = Counter(label: "id3meter_playlist_reload_failures_total", dimensions: dimensions, factory: factory)
+        lastTagAge = Gauge(label: "id3meter_last_tag_age_seconds", dimensions: dimensions, factory: factory)
+        alerts = Dictionary(uniqueKeysWithValues: TagLossWatch.Alert.allCases.map { alert in
+            (alert, Gauge(label: "id3meter_channel_alert", dimensions: dimensions + [("alert", alert.rawValue)], factory: factory))
+        })
+        // Every series exists from the start, so a channel that never delivers still shows 0.
+        [delivered, invalid, placeholder, segmentsFailed, reloadFailures].forEach { $0.increment(by: 0) }
+        alerts.values.forEach { $0.record(0) }
+    }
+}
+
+extension ChannelMetrics {
+    /// Removes the channel's series: it has left the line-up.
+    func destroy() {
+        [delivered, invalid, placeholder, segmentsFailed, reloadFailures].forEach { $0.destroy() }
+        ([lastTagAge] + Array(alerts.values)).forEach { $0.destroy() }
+    }
+}
