@@ -93,7 +93,8 @@ struct MeterCommand: AsyncParsableCommand {
                                 frameRateOption: fps, pace: speed.pace, stopAfter: stopAfter)
 
         nonisolated(unsafe) var failures = 0
-        let frameRate = { @Sendable [logger] (choice: FrameRateChoice) in
+        let playback = { @Sendable [logger] (event: PlaybackEvent) in
+            guard case .frameRate(let choice) = event else { return }
             let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin.rawValue))"
             choice.rejected.forEach { Console.warning("\(input): \($0); not used") }
             if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
@@ -112,7 +113,7 @@ struct MeterCommand: AsyncParsableCommand {
             }
         }
         try await withSignalsCancelling {
-            await meter.run(engine: engine, frameRate: frameRate, problem: problem)
+            await meter.run(engine: engine, playback: playback, problem: problem)
         }
         await records.finish()
         printError("\(engine.delivered) tags sent, \(engine.suppressed) suppressed, \(failures) failure\(failures == 1 ? "" : "s")")

@@ -77,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
         let output = LineupOutput(records.outputs)
         let registry = PrometheusCollectorRegistry()
         let lineup = Lineup(fetcher: fetch.fetcher, output: output, logger: logger,
-                            metrics: PrometheusMetricsFactory(registry: registry))
+                            metrics: PrometheusMetricsFactory.lineup(registry: registry))
         await lineup.apply(lineupConfig)
         logger.notice("metering \(lineupConfig.channels.count) channel\(lineupConfig.channels.count == 1 ? "" : "s") from \(config)")
 

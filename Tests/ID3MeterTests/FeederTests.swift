@@ -42,7 +42,7 @@ struct FeederTests {
         let chunk = PlayoutTests.segment(sequence: 7, startPTS: 1_000_000, tagOffsets: [0.5, 1.5, 2.5, 3.5, 4.5, 5.5])
         var rates: [FrameRateChoice] = []
         let calls = await Feeder(clock: clock).run(Self.source([.opened(Self.info)] + Self.events(chunk)), engine: engine,
-                                                   frameRate: { rates.append($0) })
+                                                   playback: { if case .frameRate(let choice) = $0 { rates.append(choice) } })
         #expect(calls == 6)
         #expect(rates == [FrameRateChoice(info: Self.info, option: nil)])
         #expect(rates.first?.origin == .variant)

@@ -45,7 +45,7 @@ struct ServeTests {
             """, file: "lineup.yaml")
         let collected = CollectedRecords()
         let lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: LineupOutput([collected]),
-                            logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+                            logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: PrometheusCollectorRegistry()))
         await lineup.apply(config)
         var statuses: [ChannelStatus] = []
         var ended = false
@@ -89,6 +89,57 @@ struct ServeTests {
         #expect(alerts("dead").first.map { $0.alert == "no_tags" && $0.active == true } == true)
         let dead = try #require(statuses.first { $0.name == "dead" })
         #expect(dead.state == .failed && dead.restarts >= 1 && dead.alerts == [.noTags], "\(dead)")
+    }
+}
+
+extension ServeTests {
+    /// A channel whose server starts answering 404 mid-run alerts within `alert_after` + 1 s;
+    /// the other channel's deliveries go on, all of them, on time.
+    @Test func aChannelKilledMidRunAlertsAndTheOthersKeepTheirPace() async throws {
+        let server = try LineupServer(["a": Self.channel(seed: 1), "k": Self.channel(seed: 4)])
+        defer { server.stop() }
+        let config = try LineupConfig.parse("""
+            defaults: {alert_after: 2}
+            channels:
+              - {name: a, url: "\(server.url("a"))"}
+              - {name: k, url: "\(server.url("k"))"}
+            """, file: "lineup.yaml")
+        let collected = CollectedRecords()
+        let registry = PrometheusCollectorRegistry()
+        let lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: LineupOutput([collected]),
+                            logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
+        await lineup.apply(config)
+        func records(_ channel: String, _ type: MeterRecord.Kind) -> [MeterRecord] {
+            collected.all.filter { $0.channel == channel && $0.type == type }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while records("k", .sendID3).count < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        server.kill("k")
+        let killedAt = Date().timeIntervalSince1970
+        func noTagsAlert() -> MeterRecord? { records("k", .alert).first { $0.alert == "no_tags" && $0.active == true } }
+        var aEnded = false
+        while noTagsAlert() == nil || !aEnded, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            aEnded = await lineup.statuses.first { $0.name == "a" }?.state == .ended
+        }
+        let metrics = ServeCommandTests.samples(registry.emitToString())
+        await lineup.removeAll()
+
+        let lastOfK = try #require(records("k", .sendID3).last?.sentAt)
+        let alert = try #require(noTagsAlert())
+        #expect(alert.sentAt - lastOfK >= 2 && alert.sentAt - lastOfK <= 3, "alerted \(alert.sentAt - lastOfK) s after k's last tag")
+        // What k had buffered (three 1 s segments, its join) still played.
+        #expect(lastOfK <= killedAt + 4)
+        // Its playlist stopped too: stale after three target durations.
+        #expect(records("k", .alert).contains { $0.alert == "playlist_stale" && $0.active == true })
+
+        let a = try #require(server.channels["a"])
+        #expect(records("a", .sendID3).compactMap(\.payload) == a.owners(from: try #require(a.joinSegment(back: 3))))
+        // Every delivery of a is in its pacing histogram, none late by a quarter of a second: a
+        // bound loose enough for a loaded machine (`make bench-fleet` measures the real spread).
+        let count = try #require(metrics[#"id3meter_pacing_error_seconds_count{channel="a"}"#])
+        #expect(count == Double(records("a", .sendID3).count))
+        #expect(metrics[#"id3meter_pacing_error_seconds_bucket{channel="a",le="0.25"}"#] == count, "\(metrics.filter { $0.key.contains("pacing") })")
     }
 }
 

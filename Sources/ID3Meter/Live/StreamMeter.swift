@@ -34,10 +34,10 @@ public struct StreamMeter: Sendable {
     }
 
     /// Meters until the stream ends, `stopAfter` has played, or the task is cancelled; returns
-    /// the number of `sendID3` calls. `frameRate` and `problem` are the feeder's; `watch` sees
+    /// the number of `sendID3` calls. `playback` and `problem` are the feeder's; `watch` sees
     /// every event as the source yields it, before the frame clock plays it.
     @discardableResult
-    public func run(engine: any MeteringEngine, frameRate: (FrameRateChoice) -> Void = { _ in },
+    public func run(engine: any MeteringEngine, playback: (PlaybackEvent) -> Void = { _ in },
                     problem: (MediaEvent) -> Void = { _ in },
                     watch: @escaping @Sendable (MediaEvent) -> Void = { _ in }) async -> Int {
         let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, clock: ContinuousClock())
@@ -48,10 +48,10 @@ public struct StreamMeter: Sendable {
         switch pace {
         case .realTime(let speed):
             let feeder = Feeder(clock: ContinuousClock(), speed: speed, frameRateOption: frameRateOption, stopAfter: stopAfter)
-            return await session.run(source, feeder: feeder, engine: engine, frameRate: frameRate, problem: problem)
+            return await session.run(source, feeder: feeder, engine: engine, playback: playback, problem: problem)
         case .noWaiting:
             let feeder = Feeder(clock: InstantClock(), frameRateOption: frameRateOption, stopAfter: stopAfter)
-            return await session.run(source, feeder: feeder, engine: engine, frameRate: frameRate, problem: problem)
+            return await session.run(source, feeder: feeder, engine: engine, playback: playback, problem: problem)
         }
     }
 }

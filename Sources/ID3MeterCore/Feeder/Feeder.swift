@@ -33,11 +33,11 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
     ///
     /// Tags of a segment are buffered when the segment has been read (its `.segment` event), as
     /// a player buffers whole segments; a tag from an input without segments is buffered at once.
-    /// `frameRate` hears the clock's rate once it is chosen; `problem` gets the source's
-    /// `.malformed`, `.failure` and `.warning` events as they are.
+    /// `playback` hears what the clock does (its rate, each delivery's lateness, stalls);
+    /// `problem` gets the source's `.malformed`, `.failure` and `.warning` events as they are.
     @discardableResult
     public func run<S: AsyncSequence & Sendable>(_ source: S, engine: any MeteringEngine,
-                                                 frameRate: (FrameRateChoice) -> Void = { _ in },
+                                                 playback: (PlaybackEvent) -> Void = { _ in },
                                                  problem: (MediaEvent) -> Void = { _ in }) async -> Int
     where S.Element == MediaEvent, S.Failure == Never {
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
@@ -62,12 +62,12 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
         var segmentTags: [TimedTag] = []
         func makePlayout(_ info: SourceInfo?) -> Playout {
             let choice = FrameRateChoice(info: info, option: frameRateOption)
-            frameRate(choice)
+            playback(.frameRate(choice))
             return Playout(frameRate: choice.framesPerSecond, speed: speed)
         }
         func buffer(_ chunk: MediaChunk) {
             if playout == nil { playout = makePlayout(nil) }
-            playout?.append(chunk, at: elapsed())
+            if let stalled = playout?.append(chunk, at: elapsed()), stalled > 0 { playback(.stalled(seconds: stalled)) }
         }
 
         for await input in inputs {
@@ -100,8 +100,10 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
             }
             let stopPosition = stopAfter.flatMap { limit in current.startPosition.map { $0 + limit.seconds } }
             for due in current.takeDue(at: now) where stopPosition.map({ due.position <= $0 + 1e-9 }) ?? true {
+                let lateness = current.time(reaching: due.position).map { max(elapsed() - $0, 0) } ?? 0
                 for nielsen in due.tag.nielsenTags {
                     engine.sendID3(nielsen.payload, context: TagContext(due.tag))
+                    playback(.delivered(lateness: lateness))
                     calls += 1
                 }
             }

@@ -19,12 +19,12 @@ public struct MeteringSession: Sendable {
     /// Returns the number of `sendID3` calls made.
     @discardableResult
     public func run<S: AsyncSequence & Sendable, C: Clock>(_ source: S, feeder: Feeder<C>, engine: any MeteringEngine,
-                                                          frameRate: (FrameRateChoice) -> Void = { _ in },
+                                                          playback: (PlaybackEvent) -> Void = { _ in },
                                                           problem: (MediaEvent) -> Void = { _ in }) async -> Int
     where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
         engine.play(channelName: channelName)
         engine.loadMetadata(metadataJSON)
-        let calls = await feeder.run(source, engine: engine, frameRate: frameRate, problem: problem)
+        let calls = await feeder.run(source, engine: engine, playback: playback, problem: problem)
         engine.end()
         return calls
     }

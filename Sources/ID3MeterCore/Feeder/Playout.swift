@@ -28,9 +28,13 @@ struct Playout {
 
     var bufferedEnd: Double { timeline.end }
 
-    mutating func append(_ chunk: MediaChunk, at now: Double) {
+    /// Buffers `chunk`; returns how long playback had been stalled, waiting for it (0 when not).
+    @discardableResult
+    mutating func append(_ chunk: MediaChunk, at now: Double) -> Double {
+        var stalled = 0.0
         if let anchor, rawPlayhead(at: now, anchor) > timeline.end {
             // Stalled: playback resumes from where it froze, now.
+            stalled = now - (anchor.wall + (timeline.end - anchor.position) / speed)
             self.anchor = (now, timeline.end)
         }
         let positions = timeline.place(chunk)
@@ -45,6 +49,7 @@ struct Playout {
             let index = pending.lastIndex { $0.position <= position }.map { $0 + 1 } ?? 0
             pending.insert(Pending(tag: tag, position: position), at: index)
         }
+        return stalled
     }
 
     /// The frame-quantised playhead, held at the buffered end while stalled.

@@ -84,6 +84,7 @@ struct ChannelView: Encodable {
     var segmentsFailed: Int
     var playlistReloadFailures: Int
     var restarts: Int
+    var stallSeconds: Double
     var alerts: [String]
 
     init(_ status: ChannelStatus) {
@@ -98,12 +99,13 @@ struct ChannelView: Encodable {
         segmentsFailed = status.segmentsFailed
         playlistReloadFailures = status.playlistReloadFailures
         restarts = status.restarts
+        stallSeconds = status.stallSeconds
         alerts = status.alerts.sorted().map(\.rawValue)
     }
 
     enum CodingKeys: String, CodingKey {
         case name, state, lastTag = "last_tag", lastTagAgeSeconds = "last_tag_age_seconds", delivered, invalid, placeholder
         case segmentsRead = "segments_read", segmentsFailed = "segments_failed"
-        case playlistReloadFailures = "playlist_reload_failures", restarts, alerts
+        case playlistReloadFailures = "playlist_reload_failures", restarts, stallSeconds = "stall_seconds", alerts
     }
 }

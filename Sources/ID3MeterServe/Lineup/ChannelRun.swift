@@ -77,7 +77,7 @@ public final class ChannelRun: Sendable {
         var pause = 1.0
         while !Task.isCancelled {
             let opened = Mutex(false)
-            await meter.run(engine: engine, watch: { [weak self] event in
+            await meter.run(engine: engine, playback: { self.played($0) }, watch: { [weak self] event in
                 if case .opened = event { opened.withLock { $0 = true } }
                 self?.observe(event)
             })
@@ -130,6 +130,18 @@ public final class ChannelRun: Sendable {
             }
         }
         if case .segment = event { check() }
+    }
+
+    private func played(_ event: PlaybackEvent) {
+        switch event {
+        case .delivered(let lateness):
+            metrics.pacing.record(lateness)
+        case .stalled(let seconds):
+            metrics.stall.increment(by: seconds)
+            state.withLock { $0.status.stallSeconds += seconds }
+        case .frameRate(let choice):
+            logger.info("channel \(config.name): frame clock at \(choice.framesPerSecond) fps (\(choice.origin.rawValue))")
+        }
     }
 
     /// A delivery the engine made: the watch and the counts hear of it before the record goes out.

@@ -26,6 +26,8 @@ public struct ChannelStatus: Sendable, Equatable {
     public var segmentsRead = 0
     public var segmentsFailed = 0
     public var playlistReloadFailures = 0
+    /// Seconds its playback waited on an empty buffer.
+    public var stallSeconds = 0.0
     /// How many times its stream was opened again after it failed or ended.
     public var restarts = 0
     public var alerts: Set<TagLossWatch.Alert> = []

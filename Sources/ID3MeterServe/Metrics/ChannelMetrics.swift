@@ -11,6 +11,11 @@ struct ChannelMetrics: Sendable {
     let reloadFailures: Counter
     let lastTagAge: Gauge
     let alerts: [TagLossWatch.Alert: Gauge]
+    /// How late each `sendID3` came after its frame: a histogram.
+    let pacing: Recorder
+    let stall: FloatingPointCounter
+
+    static let pacingLabel = "id3meter_pacing_error_seconds"
 
     init(channel: String, factory: any MetricsFactory) {
         let dimensions = [("channel", channel)]
@@ -20,11 +25,14 @@ struct ChannelMetrics: Sendable {
         segmentsFailed = Counter(label: "id3meter_segments_failed_total", dimensions: dimensions, factory: factory)
         reloadFailures = Counter(label: "id3meter_playlist_reload_failures_total", dimensions: dimensions, factory: factory)
         lastTagAge = Gauge(label: "id3meter_last_tag_age_seconds", dimensions: dimensions, factory: factory)
+        pacing = Recorder(label: Self.pacingLabel, dimensions: dimensions, aggregate: true, factory: factory)
+        stall = FloatingPointCounter(label: "id3meter_stall_seconds_total", dimensions: dimensions, factory: factory)
         alerts = Dictionary(uniqueKeysWithValues: TagLossWatch.Alert.allCases.map { alert in
             (alert, Gauge(label: "id3meter_channel_alert", dimensions: dimensions + [("alert", alert.rawValue)], factory: factory))
         })
         // Every series exists from the start, so a channel that never delivers still shows 0.
         [delivered, invalid, placeholder, segmentsFailed, reloadFailures].forEach { $0.increment(by: 0) }
+        stall.increment(by: 0)
         alerts.values.forEach { $0.record(0) }
     }
 }
@@ -34,5 +42,7 @@ extension ChannelMetrics {
     func destroy() {
         [delivered, invalid, placeholder, segmentsFailed, reloadFailures].forEach { $0.destroy() }
         ([lastTagAge] + Array(alerts.values)).forEach { $0.destroy() }
+        pacing.destroy()
+        stall.destroy()
     }
 }

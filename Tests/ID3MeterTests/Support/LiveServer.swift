@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SampleGenerator
 
 /// One live stream as a server publishes it: its clock starts at its first request,
@@ -83,13 +84,16 @@ final class LiveServer: @unchecked Sendable {
 /// with no channel answers 404, as a channel taken off a CDN does.
 final class LineupServer: @unchecked Sendable {
     let channels: [String: LiveChannel]
+    private let killed = KilledChannels()
     private(set) var server: LocalHTTPServer!
 
     init(_ channels: [String: LiveChannel]) throws {
         self.channels = channels
-        server = try LocalHTTPServer { [channels] request in
+        server = try LocalHTTPServer { [channels, killed] request in
             let parts = request.path.split(separator: "/", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let channel = channels[parts[0]] else { return .notFound }
+            guard parts.count == 2, let channel = channels[parts[0]], !killed.contains(parts[0]) else {
+                return .notFound
+            }
             var inner = request
             inner.path = parts[1]
             return channel.respond(to: inner)
@@ -97,6 +101,8 @@ final class LineupServer: @unchecked Sendable {
     }
 
     func url(_ channel: String) -> String { server.url("\(channel)/master.m3u8") }
+    /// From now on the channel answers 404, playlist and segments alike, as one taken off a CDN.
+    func kill(_ channel: String) { killed.insert(channel) }
     func stop() { server.stop() }
 }
 
@@ -123,4 +129,11 @@ enum ScriptedPlaylistServer {
         private var count = 0
         func next() -> Int { lock.withLock { count += 1; return count } }
     }
+}
+
+/// The names a `LineupServer` no longer answers for.
+private final class KilledChannels: Sendable {
+    private let names = Mutex<Set<String>>([])
+    func insert(_ name: String) { names.withLock { _ = $0.insert(name) } }
+    func contains(_ name: String) -> Bool { names.withLock { $0.contains(name) } }
 }
