@@ -108,6 +108,7 @@ let package = Package(
             dependencies: [
                 "ID3MeterCore", "ID3Meter", "ID3MeterServe", "SampleGenerator",
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
     ]
