@@ -38,7 +38,8 @@ public struct ID3MeterCommand: AsyncParsableCommand {
             timed ID3 in MPEG-TS (stream_type 0x15), at the head of packed audio segments, or in \
             fMP4 emsg boxes. The owner string is what a player passes to the Nielsen SDK's sendID3. \
             'id3-meter INPUT' plays a stream and calls sendID3 on time; 'id3-meter scan' lists and \
-            checks every tag of files, folders, playlists and URLs.
+            checks every tag of files, folders, playlists and URLs; 'id3-meter serve CONFIG' meters \
+            a whole line-up of channels in one process, with alerts, an HTTP API and metrics.
             """,
         version: ID3MeterVersion.current,
         subcommands: [MeterCommand.self, ScanCommand.self, ServeCommand.self],

@@ -36,7 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The line-up: a YAML file of channels.", valueName: "config"))
     var config: String
 
-    @Option(help: "Output style: jsonl or text (default: jsonl).")
+    @Option(help: "Output style.")
     var format: OutputStyle = .jsonl
 
     @Option(help: ArgumentHelp("Address of the HTTP API: HOST:PORT (port 0 picks a free one; stderr says which).",
