@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev pkg-config
 
-.PHONY: all build run test verify samples bench fuzz docs deps python ffmpeg clean install
+.PHONY: all build run test verify samples bench bench-fleet fuzz docs deps python ffmpeg clean install
 
 all: build
 
@@ -106,6 +106,11 @@ samples: deps ffmpeg python
 bench: build ffmpeg python
 	scripts/bench.sh
 	scripts/bench-live.sh
+
+# serve with 100, 500 and 1000 synthetic live channels for 2 minutes each (BENCH_FLEET_SIZES, BENCH_FLEET_SECONDS).
+bench-fleet: build python
+	@command -v curl >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q curl >/dev/null
+	scripts/bench-fleet.sh
 
 # libFuzzer on each parser for FUZZ_SECONDS (default 600), two at a time (FUZZ_TARGETS picks some). Findings land in
 # fuzz/findings/; once fixed, move them to fuzz/regressions/TARGET/, which the tests replay.

@@ -7,7 +7,7 @@ struct SampleGeneratorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "id3-sample-gen",
         abstract: "Write id3-meter's samples, or serve a synthetic live HLS stream.",
-        subcommands: [WriteSamples.self, ServeLive.self, ServeCollector.self, WriteFuzzSeeds.self],
+        subcommands: [WriteSamples.self, ServeLive.self, ServeLineup.self, ServeCollector.self, WriteFuzzSeeds.self],
         defaultSubcommand: WriteSamples.self)
 }
 
@@ -71,6 +71,49 @@ struct ServeLive: ParsableCommand {
             while true { Thread.sleep(forTimeInterval: 3_600) }
         }
         server.stop()
+    }
+}
+
+struct ServeLineup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve-lineup",
+        abstract: "Serve N distinct live channels on one 127.0.0.1 port: cI/master.m3u8, cI/live.m3u8, cI/segN.ts.",
+        discussion: """
+            Channel I's tags differ from every other channel's. Writes a line-up config for \
+            'id3-meter serve' to --config, prints the base URL on stdout, then serves until killed.
+            """)
+
+    @Option(help: "Channels.") var channels = 100
+    @Option(help: "Seconds per segment.") var segmentDuration = 2.0
+    @Option(help: "Seconds between Nielsen tags.") var tagInterval = 1.0
+    @Option(help: "Segments in the sliding window.") var window = 6
+    @Option(help: "Stream bitrate in bits per second (filler on a video PID).") var bitrate = 128_000
+    @Option(help: "Seconds of stream already out at start, so the window is full.") var preroll = 12.0
+    @Option(help: "Write an 'id3-meter serve' config of the channels here.") var config: String?
+
+    func run() throws {
+        let start = Date().addingTimeInterval(-preroll)
+        let streams = (0..<channels).map { index in
+            var stream = LiveStream(segmentDuration: segmentDuration, tagInterval: tagInterval, windowSize: window,
+                                    bitrate: bitrate, startDate: start)
+            stream.seed = UInt64(index)
+            return stream
+        }
+        let server = try LocalHTTPServer { request in
+            let parts = request.path.split(separator: "/", maxSplits: 1)
+            guard parts.count == 2, parts[0].hasPrefix("c"), let index = Int(parts[0].dropFirst()), streams.indices.contains(index) else {
+                return .notFound
+            }
+            var inner = request
+            inner.path = String(parts[1])
+            return streams[index].respond(to: inner)
+        }
+        if let config {
+            let lines = ["channels:"] + (0..<channels).map { "  - {name: c\($0), url: \"\(server.url("c\($0)/master.m3u8"))\"}" }
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: config))
+        }
+        FileHandle.standardOutput.write(Data((server.baseURL + "\n").utf8))
+        while true { Thread.sleep(forTimeInterval: 3_600) }
     }
 }
 

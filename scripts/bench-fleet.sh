@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Meters N distinct synthetic live channels (128 kbit/s, 2 s segments, a Nielsen tag a second,
+# a six-segment window) with one `id3-meter serve` for BENCH_FLEET_SECONDS (default 120) after
+# the line-up has joined, for each N of BENCH_FLEET_SIZES (default 100 500 1000). Reports the
+# serve process's CPU (% of one core) and the load generator's, peak RSS and private memory
+# per channel, threads and TCP connections, pacing error p50/p99 over every delivery, and
+# whether each channel got every tag of the segments it played exactly once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+METER=.build/release/id3-meter
+GEN=.build/release/id3-sample-gen
+SECONDS_MEASURED=${BENCH_FLEET_SECONDS:-120}
+WORK=bench-corpus/fleet
+mkdir -p "$WORK"
+
+# utime + stime of a process, in clock ticks.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+field() { awk -v key="$2:" '$1 == key {print $2}' "/proc/$1/status"; }
+hz=$(getconf CLK_TCK)
+
+for n in ${BENCH_FLEET_SIZES:-100 500 1000}; do
+  "$GEN" serve-lineup --channels "$n" --config "$WORK/lineup-$n.yaml" > "$WORK/generator-$n.txt" &
+  generator=$!
+  for _ in $(seq 100); do [ -s "$WORK/generator-$n.txt" ] && break; sleep 0.1; done
+  "$METER" serve "$WORK/lineup-$n.yaml" --listen 127.0.0.1:0 > "$WORK/records-$n.jsonl" 2> "$WORK/serve-$n.txt" &
+  serve=$!
+  trap 'kill $serve $generator 2>/dev/null || true' EXIT
+  # Joining: every channel fetches its playlist and three segments at once.
+  sleep 20
+  api=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/serve-$n.txt" | head -1)
+  start_serve=$(ticks "$serve"); start_gen=$(ticks "$generator"); start=$(date +%s.%N)
+  peak_rss=0; peak_anon=0; peak_threads=0; peak_sockets=0
+  end=$(( $(date +%s) + SECONDS_MEASURED ))
+  while [ "$(date +%s)" -lt "$end" ]; do
+    rss=$(field "$serve" VmRSS); anon=$(field "$serve" RssAnon); threads=$(field "$serve" Threads)
+    sockets=$(find "/proc/$serve/fd" -lname 'socket:*' 2>/dev/null | wc -l)
+    [ "$rss" -gt "$peak_rss" ] && peak_rss=$rss
+    [ "$anon" -gt "$peak_anon" ] && peak_anon=$anon
+    [ "$threads" -gt "$peak_threads" ] && peak_threads=$threads
+    [ "$sockets" -gt "$peak_sockets" ] && peak_sockets=$sockets
+    sleep 1
+  done
+  stop_serve=$(ticks "$serve"); stop_gen=$(ticks "$generator"); stop=$(date +%s.%N)
+  curl -s "$api/metrics" > "$WORK/metrics-$n.txt" || true
+  kill -TERM "$serve"; wait "$serve" || true
+  kill "$generator"; wait "$generator" 2>/dev/null || true
+  trap - EXIT
+
+  python3 - "$n" "$WORK/records-$n.jsonl" "$start" "$stop" "$start_serve" "$stop_serve" "$start_gen" "$stop_gen" "$hz" \
+    "$peak_rss" "$peak_anon" "$peak_threads" "$peak_sockets" <<'PY'
+import collections, json, statistics, sys
+n, path = int(sys.argv[1]), sys.argv[2]
+start, stop = float(sys.argv[3]), float(sys.argv[4])
+serve_cpu, gen_cpu = (int(sys.argv[6]) - int(sys.argv[5])) / int(sys.argv[9]), (int(sys.argv[8]) - int(sys.argv[7])) / int(sys.argv[9])
+rss, anon, threads, sockets = map(int, sys.argv[10:14])
+wall = stop - start
+sends = collections.defaultdict(list)
+for line in open(path):
+    record = json.loads(line)
+    if record.get("type") == "send_id3":
+        sends[record["channel"]].append(record)
+# The generator's tags: segment s of every channel has one at start + s * 2 s + k s + 1/3 s, k = 0, 1.
+START_PTS, SEGMENT, TAGS = 900_000, 180_000, (30_000, 120_000)
+lost = doubled = expected_total = 0
+payload_channels = collections.defaultdict(set)
+errors = []
+for channel, records in sends.items():
+    seqs = [r["seq"] for r in records]
+    # The last segment may still have been playing at the stop: it is left out.
+    expected = {(START_PTS + s * SEGMENT + k) % (1 << 33) for s in range(min(seqs), max(seqs)) for k in TAGS}
+    got = collections.Counter(r["pts"] for r in records if r["seq"] < max(seqs))
+    expected_total += len(expected)
+    lost += len(expected - set(got))
+    doubled += sum(count - 1 for count in got.values() if count > 1)
+    for r in records:
+        payload_channels[r["payload"]].add(channel)
+    pts0 = records[0]["pts"]
+    rel = [(r["pts"] - pts0) / 90000 for r in records]
+    t0 = statistics.median(r["sent_at"] - x for r, x in zip(records, rel))
+    errors += [abs(r["sent_at"] - (t0 + x)) * 1000 for r, x in zip(records, rel)]
+errors.sort()
+p = lambda q: errors[min(len(errors) - 1, int(q * len(errors)))] if errors else float("nan")
+shared = sum(1 for channels in payload_channels.values() if len(channels) > 1)
+delivered = sum(len(r) for r in sends.values())
+print(f"N={n}: {len(sends)} of {n} channels delivered; {delivered} sendID3 calls; "
+      f"{expected_total} tags in the segments played, {lost} lost, {doubled} doubled, {shared} on two channels")
+print(f"  serve CPU {100 * serve_cpu / wall:.1f}% of one core over {wall:.0f} s (generator {100 * gen_cpu / wall:.1f}%); "
+      f"peak RSS {rss / 1024:.0f} MB, private {anon / 1024:.0f} MB = {anon / n:.0f} KB per channel")
+print(f"  pacing |sent_at - due| p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms, max {errors[-1] if errors else 0:.1f} ms "
+      f"(one frame = 33.4 ms); peak threads {threads}, peak open sockets {sockets}")
+PY
+done
