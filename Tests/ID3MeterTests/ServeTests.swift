@@ -174,9 +174,9 @@ struct ServeCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
-    /// SIGHUP adds the channel the file gained and leaves the other running; SIGTERM ends both
-    /// sessions (end() called on each) and exits 0.
-    @Test func sighupAddsAChannelAndSigtermEndsEveryOne() throws {
+    /// SIGHUP adds the channel the file gained and leaves the other running, then ends the one
+    /// the file lost; SIGTERM ends the rest (end() called on each) and exits 0.
+    @Test func sighupAddsAndRemovesChannelsAndSigtermEndsEveryOne() throws {
         let server = try LineupServer(["a": ServeTests.channel(seed: 1), "b": ServeTests.channel(seed: 2)])
         defer { server.stop() }
         let folder = try Samples.temporaryFolder()
@@ -194,6 +194,13 @@ struct ServeCommandTests {
         kill(process.processIdentifier, SIGHUP)
         Self.read(out, into: &lines) { $0["type"] as? String == "send_id3" && $0["channel"] as? String == "b" }
         #expect(lines.last?["channel"] as? String == "b", "SIGHUP started channel b")
+
+        try Data("channels:\n  - {name: b, url: \"\(server.url("b"))\"}\n".utf8).write(to: URL(fileURLWithPath: path))
+        kill(process.processIdentifier, SIGHUP)
+        Self.read(out, into: &lines) { $0["event"] as? Int == 2002 }
+        #expect(lines.last?["channel"] as? String == "a", "SIGHUP ended channel a")
+        Self.read(out, into: &lines) { $0["type"] as? String == "send_id3" }
+        #expect(lines.last?["channel"] as? String == "b", "channel b goes on")
 
         kill(process.processIdentifier, SIGTERM)
         Self.read(out, into: &lines) { _ in false }
