@@ -143,6 +143,47 @@ extension ServeTests {
     }
 }
 
+extension ServeTests {
+    /// A channel whose server trickles its segments (a byte every 0.1 s, never done) holds
+    /// nothing of the others': they deliver every tag, on time, while it alerts.
+    @Test func aTricklingChannelDelaysNoOther() async throws {
+        let server = try LineupServer(["a": Self.channel(seed: 1), "h": Self.channel(seed: 5)]) { channel, request in
+            guard channel == "h", request.path.hasSuffix(".ts") else { return nil }
+            return LocalHTTPServer.Response(body: [0x47], length: .claimed(1 << 20)) { send in
+                while send([0]) { Thread.sleep(forTimeInterval: 0.1) }
+            }
+        }
+        defer { server.stop() }
+        let config = try LineupConfig.parse("""
+            defaults: {alert_after: 2}
+            channels:
+              - {name: a, url: "\(server.url("a"))"}
+              - {name: h, url: "\(server.url("h"))"}
+            """, file: "lineup.yaml")
+        let collected = CollectedRecords()
+        let registry = PrometheusCollectorRegistry()
+        let lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: LineupOutput([collected]),
+                            logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
+        await lineup.apply(config)
+        var statuses: [ChannelStatus] = []
+        let deadline = ContinuousClock.now + .seconds(60)
+        while statuses.first(where: { $0.name == "a" })?.state != .ended, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            statuses = await lineup.statuses
+        }
+        let metrics = ServeCommandTests.samples(registry.emitToString())
+        await lineup.removeAll()
+
+        let records = collected.all
+        let a = try #require(server.channels["a"])
+        let sendsOfA = records.filter { $0.channel == "a" && $0.type == .sendID3 }
+        #expect(sendsOfA.compactMap(\.payload) == a.owners(from: try #require(a.joinSegment(back: 3))))
+        #expect(metrics[#"id3meter_pacing_error_seconds_bucket{channel="a",le="0.25"}"#] == Double(sendsOfA.count))
+        #expect(!records.contains { $0.channel == "h" && $0.type == .sendID3 })
+        #expect(records.contains { $0.channel == "h" && $0.type == .alert && $0.alert == "no_tags" && $0.active == true })
+    }
+}
+
 /// `id3-meter serve CONFIG` as an operator runs it.
 @Suite("id3-meter serve", .serialized, .timeLimit(.minutes(3)))
 struct ServeCommandTests {

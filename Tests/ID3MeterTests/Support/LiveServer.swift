@@ -87,7 +87,9 @@ final class LineupServer: @unchecked Sendable {
     private let killed = KilledChannels()
     private(set) var server: LocalHTTPServer!
 
-    init(_ channels: [String: LiveChannel]) throws {
+    /// `hostile` answers a channel's requests first, where it returns a response (a trickle, say).
+    init(_ channels: [String: LiveChannel],
+         hostile: @escaping @Sendable (_ channel: String, LocalHTTPServer.Request) -> LocalHTTPServer.Response? = { _, _ in nil }) throws {
         self.channels = channels
         server = try LocalHTTPServer { [channels, killed] request in
             let parts = request.path.split(separator: "/", maxSplits: 1).map(String.init)
@@ -96,7 +98,7 @@ final class LineupServer: @unchecked Sendable {
             }
             var inner = request
             inner.path = parts[1]
-            return channel.respond(to: inner)
+            return hostile(parts[0], inner) ?? channel.respond(to: inner)
         }
     }
 
