@@ -43,6 +43,14 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "host:port"))
     var listen = "127.0.0.1:9464"
 
+    @Option(help: ArgumentHelp(
+        "Meter only this instance's share of the line-up: I/N (I from 0), or 'auto': I from the host name's ordinal (a StatefulSet pod id3-meter-3), N from --shards or ID3METER_SHARDS.",
+        valueName: "I/N|auto"))
+    var shard: String?
+
+    @Option(help: "Instances in all, for --shard auto.")
+    var shards: Int?
+
     @OptionGroup var records: RecordOptions
 
     @OptionGroup(title: "Fetching (every channel; a channel's own headers are added)") var fetch: FetchOptions
@@ -58,7 +66,27 @@ struct ServeCommand: AsyncParsableCommand {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// `--shard` resolved; `nil` meters the whole line-up.
+    func resolvedShard() throws -> Shard? {
+        guard let shard else { return nil }
+        guard shard == "auto" else {
+            guard let resolved = Shard(shard) else {
+                throw ValidationError("--shard must be I/N with 0 <= I < N <= 10000, or auto, not '\(shard)'")
+            }
+            return resolved
+        }
+        guard let count = shards ?? ProcessInfo.processInfo.environment["ID3METER_SHARDS"].flatMap({ Int($0) }) else {
+            throw ValidationError("--shard auto needs the number of instances: --shards N or ID3METER_SHARDS")
+        }
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+        guard let resolved = Shard(hostName: host, count: count) else {
+            throw ValidationError("--shard auto: the host name '\(host)' does not end in -I with I below \(count)")
+        }
+        return resolved
+    }
+
     func validate() throws {
+        _ = try resolvedShard()
         guard address != nil else { throw ValidationError("--listen must be HOST:PORT with a port from 0 to 65535, not '\(listen)'") }
     }
 
@@ -78,8 +106,11 @@ struct ServeCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         let lineup = Lineup(fetcher: fetch.fetcher, output: output, logger: logger,
                             metrics: PrometheusMetricsFactory.lineup(registry: registry))
-        await lineup.apply(lineupConfig)
-        logger.notice("metering \(lineupConfig.channels.count) channel\(lineupConfig.channels.count == 1 ? "" : "s") from \(config)")
+        let shard = try resolvedShard()
+        let held = lineupConfig.held(by: shard)
+        await lineup.apply(held)
+        let share = shard.map { " (shard \($0): \(held.channels.count) of \(lineupConfig.channels.count))" } ?? ""
+        logger.notice("metering \(held.channels.count) channel\(held.channels.count == 1 ? "" : "s") from \(config)\(share)")
 
         let path = config
         let reload = DispatchSource.makeSignalSource(signal: SIGHUP)
@@ -88,7 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
             Task {
                 do {
                     let changed = try LineupConfig.load(path)
-                    await lineup.apply(changed)
+                    await lineup.apply(changed.held(by: shard))
                     logger.notice("SIGHUP: \(path) read again, \(changed.channels.count) channels")
                 } catch {
                     // A bad edit leaves the running line-up as it is.

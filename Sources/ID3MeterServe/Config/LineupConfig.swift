@@ -64,6 +64,12 @@ public struct LineupConfig: Sendable, Equatable {
         return LineupConfig(channels: channels, defaults: defaults)
     }
 
+    /// The channels `shard` meters; all of them without a shard.
+    public func held(by shard: Shard?) -> LineupConfig {
+        guard let shard else { return self }
+        return LineupConfig(channels: channels.filter { shard.holds($0.name) }, defaults: defaults)
+    }
+
     /// One channel as JSON or YAML (the body of `PUT /channels/{name}`), over the config's defaults.
     public func channel(from text: String, source: String) throws(ConfigError) -> ChannelConfig {
         let reader = FieldReader(file: source)
