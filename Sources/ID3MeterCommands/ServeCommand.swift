@@ -130,7 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
         reload.resume()
         defer { reload.cancel() }
 
-        let api = LineupAPI(lineup: lineup, registry: registry)
+        let api = LineupAPI(lineup: lineup, registry: registry, shard: shard)
         let (host, port) = address!
         var serverLogger = logger
         serverLogger.logLevel = verbose ? .debug : .warning

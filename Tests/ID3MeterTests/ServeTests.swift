@@ -299,8 +299,10 @@ struct ServeCommandTests {
         // Channel a's stream ends (EXT-X-ENDLIST): its end() comes once every tag is delivered.
         Self.read(out, into: &lines) { $0["event"] as? Int == 2002 && $0["channel"] as? String == "a" }
         let channels = try await Self.request("GET", "\(api)/channels")
-        let listed = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [[String: Any]])
+        let view = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [String: Any])
+            let listed = try #require(view["channels"] as? [[String: Any]])
         #expect(listed.compactMap { $0["name"] as? String } == ["a", "b"])
+        #expect(view["shard"] == nil, "not sharded")
         #expect(listed.first?["state"] as? String == "ended")
         let sendsOfA = lines.filter { $0["type"] as? String == "send_id3" && $0["channel"] as? String == "a" }
         #expect(listed.first?["delivered"] as? Int == sendsOfA.count)

@@ -51,8 +51,12 @@ struct ShardTests {
             }
             let port = try #require(log.split(separator: "\n").first { $0.contains("API on") }?.split(separator: ":").last)
             let channels = try await ServeCommandTests.request("GET", "http://127.0.0.1:\(port)/channels")
-            let listed = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [[String: Any]])
+            let view = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [String: Any])
+            let listed = try #require(view["channels"] as? [[String: Any]])
             held.append(listed.compactMap { $0["name"] as? String })
+            #expect(view["shard"] as? String == "\(index)/3")
+            let metrics = ServeCommandTests.samples(try await ServeCommandTests.request("GET", "http://127.0.0.1:\(port)/metrics").body)
+            #expect(metrics[#"id3meter_shard_info{shard="\#(index)",shards="3"}"#] == 1, "\(metrics.keys.filter { $0.contains("shard") })")
             #expect(log.contains("(shard \(index)/3: \(held[index].count) of 30)"), "\(log)")
         }
         #expect(held.flatMap { $0 }.sorted() == names.sorted(), "\(held)")

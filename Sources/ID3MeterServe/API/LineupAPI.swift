@@ -8,22 +8,28 @@ import Prometheus
 public struct LineupAPI: Sendable {
     public let lineup: Lineup
     public let registry: PrometheusCollectorRegistry
+    /// This instance's share of the line-up, when the line-up is sharded.
+    public let shard: Shard?
     private let process: ProcessMetrics
 
     /// A channel's JSON is small; more than this is refused.
     static let maximumBodyBytes = 64 << 10
 
-    public init(lineup: Lineup, registry: PrometheusCollectorRegistry) {
+    public init(lineup: Lineup, registry: PrometheusCollectorRegistry, shard: Shard? = nil) {
         self.lineup = lineup
         self.registry = registry
+        self.shard = shard
         process = ProcessMetrics(registry: registry)
+        // Which share of the line-up this instance meters, as an info series.
+        registry.makeGauge(name: "id3meter_shard_info", labels: [("shard", shard.map { String($0.index) } ?? "0"),
+                                                                ("shards", shard.map { String($0.count) } ?? "1")]).set(1.0)
     }
 
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("healthz") { _, _ in "ok\n" }
         router.get("channels") { _, _ in
-            Self.json(await lineup.statuses.map(ChannelView.init))
+            Self.json(LineupView(shard: shard?.description, channels: await lineup.statuses.map(ChannelView.init)))
         }
         router.put("channels/:name") { request, context in
             let name = try context.parameters.require("name")
@@ -69,6 +75,12 @@ public struct LineupAPI: Sendable {
     private static func problem(_ status: HTTPResponse.Status, _ reason: String) -> Response {
         json(["error": reason], status: status)
     }
+}
+
+/// What `GET /channels` shows: this instance's shard (`I/N`, absent when not sharded) and its channels.
+struct LineupView: Encodable {
+    var shard: String?
+    var channels: [ChannelView]
 }
 
 /// A channel as `GET /channels` shows it.
