@@ -18,6 +18,40 @@ final class CollectedRecords: MeterOutput, @unchecked Sendable {
     var all: [MeterRecord] { records.withLock { $0 } }
 }
 
+/// A line-up metering channels of a local `LineupServer`, its records and series kept for the test.
+struct RunningLineup {
+    let lineup: Lineup
+    let collected = CollectedRecords()
+    let registry = PrometheusCollectorRegistry()
+
+    /// Starts `names` of `server`, each alerting after `alertAfter` seconds.
+    init(_ names: [String], of server: LineupServer, alertAfter: Double = 2) async throws {
+        let config = try LineupConfig.parse((["defaults: {alert_after: \(alertAfter)}", "channels:"]
+            + names.map { "  - {name: \($0), url: \"\(server.url($0))\"}" }).joined(separator: "\n"), file: "lineup.yaml")
+        lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: LineupOutput([collected]),
+                        logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
+        await lineup.apply(config)
+    }
+
+    func records(_ channel: String, _ type: MeterRecord.Kind) -> [MeterRecord] {
+        collected.all.filter { $0.channel == channel && $0.type == type }
+    }
+
+    /// Waits, looking every 50 ms, until `done` holds of the statuses or 60 s pass; the last
+    /// statuses seen, and whether `done` held.
+    func statuses(until done: ([ChannelStatus]) -> Bool) async throws -> (statuses: [ChannelStatus], done: Bool) {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let statuses = await lineup.statuses
+            if done(statuses) { return (statuses, true) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return (await lineup.statuses, false)
+    }
+
+    var metrics: [String: Double] { ServeCommandTests.samples(registry.emitToString()) }
+}
+
 /// `serve`'s line-up against a real local server of several live channels.
 @Suite("serve: a line-up in one process", .serialized, .timeLimit(.minutes(3)))
 struct ServeTests {
@@ -34,33 +68,13 @@ struct ServeTests {
         let server = try LineupServer(["a": Self.channel(seed: 1), "b": Self.channel(seed: 2),
                                        "gap": Self.channel(seed: 3, untagged: 6..<10)])
         defer { server.stop() }
-        let config = try LineupConfig.parse("""
-            defaults:
-              alert_after: 2
-            channels:
-              - {name: a, url: "\(server.url("a"))"}
-              - {name: b, url: "\(server.url("b"))"}
-              - {name: gap, url: "\(server.url("gap"))"}
-              - {name: dead, url: "\(server.url("dead"))"}
-            """, file: "lineup.yaml")
-        let collected = CollectedRecords()
-        let lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: LineupOutput([collected]),
-                            logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: PrometheusCollectorRegistry()))
-        await lineup.apply(config)
-        var statuses: [ChannelStatus] = []
-        var ended = false
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !ended, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            statuses = await lineup.statuses
-            ended = statuses.filter { $0.state == .ended }.map(\.name) == ["a", "b", "gap"]
-        }
-        await lineup.removeAll()
+        let running = try await RunningLineup(["a", "b", "gap", "dead"], of: server)
+        let (statuses, ended) = try await running.statuses { $0.filter { $0.state == .ended }.map(\.name) == ["a", "b", "gap"] }
+        await running.lineup.removeAll()
         #expect(ended, "\(statuses)")
 
-        let records = collected.all
-        func deliveries(_ channel: String) -> [MeterRecord] { records.filter { $0.channel == channel && $0.type == .sendID3 } }
-        func alerts(_ channel: String) -> [MeterRecord] { records.filter { $0.channel == channel && $0.type == .alert } }
+        func deliveries(_ channel: String) -> [MeterRecord] { running.records(channel, .sendID3) }
+        func alerts(_ channel: String) -> [MeterRecord] { running.records(channel, .alert) }
         // Each channel gets exactly its own stream's tags from where it joined, once, in order.
         for name in ["a", "b", "gap"] {
             let live = try #require(server.channels[name])
@@ -98,32 +112,15 @@ extension ServeTests {
     @Test func aChannelKilledMidRunAlertsAndTheOthersKeepTheirPace() async throws {
         let server = try LineupServer(["a": Self.channel(seed: 1), "k": Self.channel(seed: 4)])
         defer { server.stop() }
-        let config = try LineupConfig.parse("""
-            defaults: {alert_after: 2}
-            channels:
-              - {name: a, url: "\(server.url("a"))"}
-              - {name: k, url: "\(server.url("k"))"}
-            """, file: "lineup.yaml")
-        let collected = CollectedRecords()
-        let registry = PrometheusCollectorRegistry()
-        let lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: LineupOutput([collected]),
-                            logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
-        await lineup.apply(config)
-        func records(_ channel: String, _ type: MeterRecord.Kind) -> [MeterRecord] {
-            collected.all.filter { $0.channel == channel && $0.type == type }
-        }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while records("k", .sendID3).count < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let running = try await RunningLineup(["a", "k"], of: server)
+        func records(_ channel: String, _ type: MeterRecord.Kind) -> [MeterRecord] { running.records(channel, type) }
+        _ = try await running.statuses { _ in records("k", .sendID3).count >= 3 }
         server.kill("k")
         let killedAt = Date().timeIntervalSince1970
         func noTagsAlert() -> MeterRecord? { records("k", .alert).first { $0.alert == "no_tags" && $0.active == true } }
-        var aEnded = false
-        while noTagsAlert() == nil || !aEnded, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            aEnded = await lineup.statuses.first { $0.name == "a" }?.state == .ended
-        }
-        let metrics = ServeCommandTests.samples(registry.emitToString())
-        await lineup.removeAll()
+        _ = try await running.statuses { statuses in noTagsAlert() != nil && statuses.first { $0.name == "a" }?.state == .ended }
+        let metrics = running.metrics
+        await running.lineup.removeAll()
 
         let lastOfK = try #require(records("k", .sendID3).last?.sentAt)
         let alert = try #require(noTagsAlert())
@@ -154,27 +151,12 @@ extension ServeTests {
             }
         }
         defer { server.stop() }
-        let config = try LineupConfig.parse("""
-            defaults: {alert_after: 2}
-            channels:
-              - {name: a, url: "\(server.url("a"))"}
-              - {name: h, url: "\(server.url("h"))"}
-            """, file: "lineup.yaml")
-        let collected = CollectedRecords()
-        let registry = PrometheusCollectorRegistry()
-        let lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: LineupOutput([collected]),
-                            logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
-        await lineup.apply(config)
-        var statuses: [ChannelStatus] = []
-        let deadline = ContinuousClock.now + .seconds(60)
-        while statuses.first(where: { $0.name == "a" })?.state != .ended, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            statuses = await lineup.statuses
-        }
-        let metrics = ServeCommandTests.samples(registry.emitToString())
-        await lineup.removeAll()
+        let running = try await RunningLineup(["a", "h"], of: server)
+        _ = try await running.statuses { $0.first { $0.name == "a" }?.state == .ended }
+        let metrics = running.metrics
+        await running.lineup.removeAll()
 
-        let records = collected.all
+        let records = running.collected.all
         let a = try #require(server.channels["a"])
         let sendsOfA = records.filter { $0.channel == "a" && $0.type == .sendID3 }
         #expect(sendsOfA.compactMap(\.payload) == a.owners(from: try #require(a.joinSegment(back: 3))))
@@ -253,6 +235,17 @@ struct ServeCommandTests {
         #expect(ends.sorted() == ["a", "b"])
     }
 
+    /// Reads a serve process's stderr until it says where its API listens (`--listen ...:0`);
+    /// the address, and the log read so far.
+    static func apiAddress(from stderr: Pipe) -> (address: String?, log: String) {
+        var log = ""
+        while !log.contains("API on http://"), case let chunk = stderr.fileHandleForReading.availableData, !chunk.isEmpty {
+            log += String(decoding: chunk, as: UTF8.self)
+        }
+        let address = log.firstMatch(of: /API on (http:\/\/[0-9.]+:[0-9]+)/).map { String($0.output.1) }
+        return (address, log)
+    }
+
     static func request(_ method: String, _ url: String, body: String? = nil) async throws -> (status: Int, body: String) {
         var request = URLRequest(url: try #require(URL(string: url)))
         request.httpMethod = method
@@ -282,12 +275,7 @@ struct ServeCommandTests {
             .write(to: URL(fileURLWithPath: path))
         let (process, out, err) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0"])
         defer { if process.isRunning { process.terminate() } }
-        var log = ""
-        while !log.contains("API on http://127.0.0.1:"), case let chunk = err.fileHandleForReading.availableData, !chunk.isEmpty {
-            log += String(decoding: chunk, as: UTF8.self)
-        }
-        let port = try #require(log.split(separator: "\n").first { $0.contains("API on") }?.split(separator: ":").last.map(String.init))
-        let api = "http://127.0.0.1:\(port)"
+        let api = try #require(Self.apiAddress(from: err).address)
 
         #expect(try await Self.request("GET", "\(api)/healthz") == (200, "ok\n"))
         let bad = try await Self.request("PUT", "\(api)/channels/b", body: #"{"name": "b", "url": "http://x/b.m3u8", "fps": "fast"}"#)

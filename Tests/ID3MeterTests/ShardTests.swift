@@ -45,17 +45,14 @@ struct ShardTests {
                 process.terminate()
                 process.waitUntilExit()
             }
-            var log = ""
-            while !log.contains("API on http://127.0.0.1:"), case let chunk = err.fileHandleForReading.availableData, !chunk.isEmpty {
-                log += String(decoding: chunk, as: UTF8.self)
-            }
-            let port = try #require(log.split(separator: "\n").first { $0.contains("API on") }?.split(separator: ":").last)
-            let channels = try await ServeCommandTests.request("GET", "http://127.0.0.1:\(port)/channels")
+            let (address, log) = ServeCommandTests.apiAddress(from: err)
+            let api = try #require(address, "\(log)")
+            let channels = try await ServeCommandTests.request("GET", "\(api)/channels")
             let view = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [String: Any])
             let listed = try #require(view["channels"] as? [[String: Any]])
             held.append(listed.compactMap { $0["name"] as? String })
             #expect(view["shard"] as? String == "\(index)/3")
-            let metrics = ServeCommandTests.samples(try await ServeCommandTests.request("GET", "http://127.0.0.1:\(port)/metrics").body)
+            let metrics = ServeCommandTests.samples(try await ServeCommandTests.request("GET", "\(api)/metrics").body)
             #expect(metrics[#"id3meter_shard_info{shard="\#(index)",shards="3"}"#] == 1, "\(metrics.keys.filter { $0.contains("shard") })")
             #expect(log.contains("(shard \(index)/3: \(held[index].count) of 30)"), "\(log)")
         }
