@@ -17,6 +17,11 @@ struct MeterCommand: AsyncParsableCommand {
             and engine event is written as a record: a readable line on a terminal, JSON lines \
             otherwise (sent_at, pts, payload, seq, segment, program_date_time, ...).
 
+            With --state DIR (and --output or --collector), a restarted meter starts at the \
+            segment of the last tag its records hold and sends nothing up to it again; when that \
+            segment has left the live window it joins at the edge, and a 'resume' record says \
+            how many seconds were lost.
+
             Ends at EXT-X-ENDLIST, once --duration seconds of the stream have played, or on SIGINT/SIGTERM (the engine's end() is \
             called and the outputs flushed). Exit status: 0 when the input was read (one without \
             timed ID3 is a warning), 1 when it or a segment could not be read or bytes were skipped \
@@ -76,6 +81,16 @@ struct MeterCommand: AsyncParsableCommand {
         _ = (fetch.fetcher, stopAfter, FrameRateChoice(info: nil, option: fps).framesPerSecond, speed)
     }
 
+    /// The delivery to resume after, when the state recovered one of this input.
+    func resumePoint(_ recovered: ResumePoints?) -> ResumePoint? {
+        guard let point = recovered?.byChannel[""] else { return nil }
+        guard point.input == input else {
+            Console.warning("--state \(records.state ?? ""): its last delivery is of \(point.input), not \(input); starting afresh")
+            return nil
+        }
+        return point
+    }
+
     func run() async throws {
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .warning
@@ -90,7 +105,8 @@ struct MeterCommand: AsyncParsableCommand {
         let meter = StreamMeter(input: input, session: MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input),
                                                                        adModel: adModel),
                                 scanner: Scanner(variant: fetch.variant, fetcher: fetch.fetcher), liveStart: liveStart,
-                                frameRateOption: fps, pace: speed.pace, stopAfter: stopAfter)
+                                frameRateOption: fps, pace: speed.pace, stopAfter: stopAfter,
+                                resume: resumePoint(records.recovered))
 
         nonisolated(unsafe) var failures = 0
         let playback = { @Sendable [logger] (event: PlaybackEvent) in
@@ -108,6 +124,11 @@ struct MeterCommand: AsyncParsableCommand {
                 Console.error("\(failure)")
             case .malformed(let error, let pts, let origin):
                 logger.warning("malformed ID3 in \(origin.segment?.uri ?? origin.source) at pts \(pts.map(String.init) ?? "none"): \(error)")
+            case .resumed(let resumption):
+                guard let point = meter.resume else { break }
+                let record = MeterRecord.resume(resumption, from: point, at: Date())
+                records.outputs.forEach { $0.write(record) }
+                printError("\(input): \(record.message ?? "")")
             case .opened, .tag, .segment:
                 break
             }

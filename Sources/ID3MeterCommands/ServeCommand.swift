@@ -27,6 +27,11 @@ struct ServeCommand: AsyncParsableCommand {
             counts and alerts, as JSON); PUT /channels/NAME with a channel's JSON adds or replaces \
             it; DELETE /channels/NAME ends it; GET /metrics in Prometheus text format.
 
+            With --state DIR, a restarted serve (after a crash, a kill -9, a deploy) resumes each \
+            channel after the last tag its records hold, when that tag's segment is still in the \
+            playlist, and otherwise joins at the live edge with a record of type 'resume' saying \
+            how many seconds were lost.
+
             SIGHUP reads CONFIG again and restarts only the channels that changed. SIGINT or \
             SIGTERM ends every channel (end() called, outputs flushed) and exits 0. Exit status 1 \
             when CONFIG cannot be used, naming its file, line and field, or the API cannot listen; \
@@ -102,10 +107,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let records = try self.records.open(style: format.style)
         let sending = records.sending
+        let recovered = records.recovered ?? ResumePoints()
         let output = LineupOutput(records.outputs)
         let registry = PrometheusCollectorRegistry()
         let lineup = Lineup(fetcher: fetch.fetcher, output: output, logger: logger,
-                            metrics: PrometheusMetricsFactory.lineup(registry: registry))
+                            metrics: PrometheusMetricsFactory.lineup(registry: registry), resume: recovered)
         let shard = try resolvedShard()
         let held = lineupConfig.held(by: shard)
         await lineup.apply(held)

@@ -4,6 +4,8 @@ public enum PlaylistEvent: Sendable, Equatable {
     case segment(Segment)
     /// Segments that left the sliding window before they could be fetched, by media sequence.
     case gap(ClosedRange<Int>)
+    /// Where following from a checkpoint (`resumeAt`) started, before the first segment.
+    case resumed(Resumption)
 }
 
 /// Follows a media playlist the way RFC 8216 §6.3.4 asks of a client: reload no sooner than
@@ -16,16 +18,20 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
     public var scanner: Scanner
     /// Segments back from the live edge to start with (a VOD starts at its first segment).
     public var liveStart: Int
+    /// The media sequence of the segment to start at instead, when it is still listed (a
+    /// meter restarted from a checkpoint); the live edge otherwise.
+    public var resumeAt: Int?
     public var clock: C
     /// Called with each reload failure before the next try.
     public var onReloadFailure: @Sendable (SegmentLoadError) -> Void
 
     /// A follower of the media playlist at `location`, joining `liveStart` segments from a live end.
-    public init(location: String, scanner: Scanner, liveStart: Int = 3, clock: C,
+    public init(location: String, scanner: Scanner, liveStart: Int = 3, resumeAt: Int? = nil, clock: C,
                 onReloadFailure: @escaping @Sendable (SegmentLoadError) -> Void = { _ in }) {
         self.location = location
         self.scanner = scanner
         self.liveStart = liveStart
+        self.resumeAt = resumeAt
         self.clock = clock
         self.onReloadFailure = onReloadFailure
     }
@@ -35,12 +41,20 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
     public func follow(startingWith first: MediaPlaylist, yield: (PlaylistEvent) async -> Void) async {
         var playlist = first
         var next: Int?
+        var resuming = resumeAt
         var failures = 0
         while !Task.isCancelled {
             let loadStarted = clock.now
             if next == nil {
-                next = playlist.hasEndList ? playlist.mediaSequence
+                let join = playlist.hasEndList ? playlist.mediaSequence
                     : playlist.mediaSequence + max(0, playlist.segments.count - max(liveStart, 1))
+                next = join
+            }
+            // Decided on the first playlist that lists a segment to tell by.
+            if let sequence = resuming, let resumption = Self.resumption(at: sequence, joining: next!, playlist) {
+                resuming = nil
+                if case .atSegment(let sequence) = resumption { next = sequence }
+                await yield(.resumed(resumption))
             }
             var changed = false
             if let expected = next, let firstSequence = playlist.segments.first?.mediaSequence, firstSequence > expected {
@@ -68,5 +82,18 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
                 }
             }
         }
+    }
+
+    /// Where to pick up from segment `sequence`, given the playlist and where a plain join
+    /// would start; `nil` while the playlist lists nothing to tell by.
+    static func resumption(at sequence: Int, joining join: Int, _ playlist: MediaPlaylist) -> Resumption? {
+        guard let first = playlist.segments.first?.mediaSequence, let last = playlist.segments.last?.mediaSequence else { return nil }
+        if (first...last).contains(sequence) { return .atSegment(sequence) }
+        if sequence > last { return .sequenceWentBack(to: join) }
+        guard sequence + 1 < join else { return .atLiveEdge(lost: nil, seconds: 0) }
+        let lost = (sequence + 1)...(join - 1)
+        let listed = playlist.segments.filter { lost.contains($0.mediaSequence) }.reduce(0) { $0 + $1.duration }
+        let unlisted = Double(max(0, first - lost.lowerBound)) * playlist.targetDuration
+        return .atLiveEdge(lost: lost, seconds: listed + unlisted)
     }
 }

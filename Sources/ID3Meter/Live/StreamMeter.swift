@@ -21,9 +21,13 @@ public struct StreamMeter: Sendable {
     public var pace: Pace
     /// Stop once this much of the stream has played (`--duration`).
     public var stopAfter: Duration?
+    /// The last tag a previous run delivered (`--state`): the run starts at its segment when
+    /// the playlist still lists it, and delivers nothing up to it again.
+    public var resume: ResumePoint?
 
     public init(input: String, session: MeteringSession, scanner: Scanner = Scanner(), liveStart: Int = 3,
-                frameRateOption: Double? = nil, pace: Pace = .realTime(speed: 1), stopAfter: Duration? = nil) {
+                frameRateOption: Double? = nil, pace: Pace = .realTime(speed: 1), stopAfter: Duration? = nil,
+                resume: ResumePoint? = nil) {
         self.input = input
         self.session = session
         self.scanner = scanner
@@ -31,16 +35,20 @@ public struct StreamMeter: Sendable {
         self.frameRateOption = frameRateOption
         self.pace = pace
         self.stopAfter = stopAfter
+        self.resume = resume
     }
 
     /// Meters until the stream ends, `stopAfter` has played, or the task is cancelled; returns
     /// the number of `sendID3` calls. `playback` and `problem` are the feeder's; `watch` sees
-    /// every event as the source yields it, before the frame clock plays it.
+    /// every event as the source yields it, before the frame clock plays it. A resumed run says
+    /// where it picked up with a `.resumed` event, to `problem` and `watch`.
     @discardableResult
     public func run(engine: any MeteringEngine, playback: (PlaybackEvent) -> Void = { _ in },
                     problem: (MediaEvent) -> Void = { _ in },
                     watch: @escaping @Sendable (MediaEvent) -> Void = { _ in }) async -> Int {
-        let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, clock: ContinuousClock())
+        let engine = resume.map { ResumingEngine(engine, resumingAfter: $0) } ?? engine
+        let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, resumeAt: resume?.mediaSequence,
+                               clock: ContinuousClock())
             .map { @Sendable event in
                 watch(event)
                 return event

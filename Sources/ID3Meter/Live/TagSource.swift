@@ -12,13 +12,16 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     public var scanner: Scanner
     /// How many segments back from a live playlist's end to start, as players join (3 by default).
     public var liveStart: Int
+    /// The media sequence to start at when the playlist still lists it (a checkpoint's).
+    public var resumeAt: Int?
     public var clock: C
 
     /// A source of `input`'s events; `clock` times live playlist reloads and retries.
-    public init(input: String, scanner: Scanner = Scanner(), liveStart: Int = 3, clock: C) {
+    public init(input: String, scanner: Scanner = Scanner(), liveStart: Int = 3, resumeAt: Int? = nil, clock: C) {
         self.input = input
         self.scanner = scanner
         self.liveStart = liveStart
+        self.resumeAt = resumeAt
         self.clock = clock
     }
 
@@ -41,6 +44,9 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         if Scanner.isPlaylist(input) {
             await produceHLS(throttle)
         } else {
+            if resumeAt != nil {
+                throttle(.warning(InputFailure(source: input, reason: "only an HLS playlist can be resumed; read from its start")))
+            }
             await produceInput(throttle)
         }
         throttle.summarise()
@@ -71,7 +77,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                                    fetcher: scanner.fetcher)
         let lostLimit = scanner.fetcher.limits.maximumConsecutiveLostSegments
         let input = input
-        let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, clock: clock) { error in
+        let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, resumeAt: resumeAt,
+                                        clock: clock) { error in
             yield(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)",
                                          cause: PlaylistReloadError(error: error))))
         }
@@ -79,6 +86,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         var lostInARow = 0
         await follower.follow(startingWith: resolved.playlist) { event in
             switch event {
+            case .resumed(let resumption):
+                yield(.resumed(resumption))
             case .gap(let sequences):
                 yield(.failure(InputFailure(source: input, reason:
                     "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched")))

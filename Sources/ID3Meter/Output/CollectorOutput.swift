@@ -32,6 +32,7 @@ public final class CollectorOutput: MeterOutput, Sendable {
         return encoder
     }()
     private let onError: @Sendable (String) -> Void
+    private let accepted: @Sendable (Substring) -> Void
     private let spoolIdentifier: String
     /// `finish()` asks `run()` to stop through this, and waits for `runEnded`.
     private let stop = AsyncStream.makeStream(of: Void.self)
@@ -39,11 +40,15 @@ public final class CollectorOutput: MeterOutput, Sendable {
     private let running = Mutex(false)
 
     /// Opens (or creates) the spool at `spoolDirectory`. Nothing is sent until `run()`.
+    /// `accepted` gets each batch's JSON lines once the collector has them, before the batch
+    /// leaves the spool (a checkpoint is written from them).
     public init(collector: URL, spoolDirectory: URL, settings: Settings = Settings(),
-                onError: @escaping @Sendable (String) -> Void = { _ in }) throws {
+                onError: @escaping @Sendable (String) -> Void = { _ in },
+                accepted: @escaping @Sendable (Substring) -> Void = { _ in }) throws {
         self.collector = collector
         self.settings = settings
         self.onError = onError
+        self.accepted = accepted
         let spool = try Spool(directory: spoolDirectory)
         spoolIdentifier = spool.identifier
         self.spool = Mutex(spool)
@@ -109,14 +114,14 @@ public final class CollectorOutput: MeterOutput, Sendable {
             return false
         }
         for batch in batches {
-            guard await send(batch) else { return false }
+            guard let lines = try? String(contentsOf: batch, encoding: .utf8), await send(lines[...], id: batch) else { return false }
+            accepted(lines[...])
             try? spool.withLock { try $0.remove(batch) }
         }
         return true
     }
 
-    private func send(_ batch: URL) async -> Bool {
-        guard let lines = try? String(contentsOf: batch, encoding: .utf8) else { return false }
+    private func send(_ lines: Substring, id batch: URL) async -> Bool {
         let records = lines.split(separator: "\n").joined(separator: ",")
         let id = "\(spoolIdentifier)-\(batch.deletingPathExtension().lastPathComponent)"
         let body = #"{"batch":"\#(id)","meter_version":"\#(ID3MeterVersion.current)","records":[\#(records)]}"#

@@ -48,6 +48,8 @@ public final class StreamOutput: MeterOutput {
             switch record.type {
             case .event:
                 return "\(time)  event \(record.message ?? "")"
+            case .resume:
+                return "\(time)  resume \(record.message ?? "")"
             case .alert:
                 return "\(time)  alert \(record.channel ?? "") \(record.alert ?? "") \(record.active == true ? "starts" : "ends"): \(record.message ?? "")"
             case .sendID3:

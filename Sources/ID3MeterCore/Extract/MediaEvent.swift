@@ -18,4 +18,7 @@ public enum MediaEvent: Sendable {
     /// Something read around: a value out of range taken as a fallback, a recording cut
     /// short, problems summed up.
     case warning(InputFailure)
+    /// A source started from a checkpoint (`--state`) says where it picked up, before its
+    /// first segment.
+    case resumed(Resumption)
 }

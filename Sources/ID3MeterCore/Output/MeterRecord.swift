@@ -1,10 +1,11 @@
 import Foundation
 
-/// One line of the meter's output: a `sendID3` delivery, an engine event, or a tag-loss alert
-/// starting or ending (`serve`).
-public struct MeterRecord: Encodable, Sendable, Equatable {
-    /// A delivery (`send_id3`), an engine event, or an alert.
-    public enum Kind: String, Encodable, Sendable { case sendID3 = "send_id3", event, alert }
+/// One line of the meter's output: a `sendID3` delivery, an engine event, a tag-loss alert
+/// starting or ending (`serve`), or where a restarted meter resumed (`--state`). Decodable too:
+/// a restarted meter reads its records back to know what it delivered.
+public struct MeterRecord: Codable, Sendable, Equatable {
+    /// A delivery (`send_id3`), an engine event, an alert, or a resumption.
+    public enum Kind: String, Codable, Sendable { case sendID3 = "send_id3", event, alert, resume }
 
     public var type: Kind
     /// Unix epoch seconds when the call was made.
@@ -25,10 +26,13 @@ public struct MeterRecord: Encodable, Sendable, Equatable {
     /// For an alert: which (`TagLossWatch.Alert`), and whether it starts (true) or ends.
     public var alert: String?
     public var active: Bool?
+    /// For a resumption at the live edge: the media seconds never read.
+    public var lostSeconds: Double?
 
     enum CodingKeys: String, CodingKey {
         case type, sentAt = "sent_at", source, payload, pts, seq, discontinuitySequence = "discontinuity_sequence"
         case segment, programDateTime = "program_date_time", event, message, channel, alert, active
+        case lostSeconds = "lost_seconds"
     }
 
     /// The record of a `sendID3(payload)` call made at `date`, placed by the tag's context.
@@ -48,6 +52,33 @@ public struct MeterRecord: Encodable, Sendable, Equatable {
     public static func alert(_ change: TagLossWatch.Change, channel: String, message: String, at date: Date) -> MeterRecord {
         MeterRecord(type: .alert, sentAt: date.timeIntervalSince1970, message: message, channel: channel,
                     alert: change.alert.rawValue, active: change.active)
+    }
+}
+
+extension MeterRecord {
+    /// The record of where a meter restarted from `point` picked up on `source`.
+    public static func resume(_ resumption: Resumption, from point: ResumePoint, at date: Date) -> MeterRecord {
+        var record = MeterRecord(type: .resume, sentAt: date.timeIntervalSince1970, source: point.input)
+        switch resumption {
+        case .atSegment(let sequence):
+            record.seq = sequence
+            record.message = "resumed at segment \(sequence), after the tag delivered at \(Self.clock(point.sentAt))"
+        case .atLiveEdge(let lost, let seconds):
+            record.lostSeconds = seconds
+            let segments = lost.map { " (segments \($0.lowerBound)...\($0.upperBound), and the rest of \(point.mediaSequence))" }
+                ?? " (the rest of segment \(point.mediaSequence))"
+            record.message = "segment \(point.mediaSequence) of the last delivered tag has left the live window; joined at the live edge, "
+                + "about \(String(format: "%.1f", seconds)) s lost\(segments)"
+        case .sequenceWentBack(let sequence):
+            record.seq = sequence
+            record.message = "the playlist's media sequence (\(sequence)) is behind the checkpoint's (\(point.mediaSequence)); "
+                + "joined at the live edge, the loss unknown"
+        }
+        return record
+    }
+
+    private static func clock(_ epoch: Double) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: epoch))
     }
 }
 

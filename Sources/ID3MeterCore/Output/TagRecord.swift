@@ -51,7 +51,7 @@ package struct TagRecord: Encodable, Sendable {
     /// The records for a scan event: one per Nielsen tag, and with `allFrames` one per other frame.
     package static func records(for event: MediaEvent, allFrames: Bool) -> [TagRecord] {
         switch event {
-        case .opened, .failure, .warning, .segment:
+        case .opened, .failure, .warning, .segment, .resumed:
             return []
         case .malformed(let error, let pts, let origin):
             var record = TagRecord(type: .malformed, origin: origin, pts: pts)

@@ -112,7 +112,7 @@ public struct SourceReportBuilder {
     /// Takes the next event of the source, in stream order: tags, segment ends and problems.
     public mutating func add(_ event: MediaEvent) {
         switch event {
-        case .opened:
+        case .opened, .resumed:
             break
         case .tag(let timed):
             built.id3Tags += 1

@@ -12,6 +12,8 @@ import Synchronization
 /// is not delivered again after it.
 public final class ChannelRun: Sendable {
     public let config: ChannelConfig
+    /// The last delivery a previous run recorded (`--state`): the first run resumes after it.
+    public let resume: ResumePoint?
 
     private struct State {
         var watch: TagLossWatch
@@ -28,8 +30,10 @@ public final class ChannelRun: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// `fetcher` holds the line-up's limits and retries; the channel's headers are added to it.
-    public init(config: ChannelConfig, fetcher: Fetcher, output: LineupOutput, logger: Logger, metrics: any MetricsFactory) {
+    public init(config: ChannelConfig, fetcher: Fetcher, output: LineupOutput, logger: Logger, metrics: any MetricsFactory,
+                resume: ResumePoint? = nil) {
         self.config = config
+        self.resume = resume
         var fetcher = fetcher
         fetcher.headers += config.headers
         // Each channel cancels its own libav reads (udp, srt) only.
@@ -73,7 +77,7 @@ public final class ChannelRun: Sendable {
                                      logger: logger.with(channel: config.name))
         let meter = StreamMeter(input: config.url, session: MeteringSession(channelName: config.name, adModel: config.adModel),
                                 scanner: Scanner(variant: config.variant, fetcher: fetcher), liveStart: config.liveStart,
-                                frameRateOption: config.fps)
+                                frameRateOption: config.fps, resume: resume)
         var pause = 1.0
         while !Task.isCancelled {
             let opened = Mutex(false)
@@ -125,9 +129,14 @@ public final class ChannelRun: Sendable {
                     state.status.playlistReloadFailures += 1
                     metrics.reloadFailures.increment()
                 }
-            case .tag, .malformed, .warning:
+            case .tag, .malformed, .warning, .resumed:
                 break
             }
+        }
+        if case .resumed(let resumption) = event, let resume {
+            let record = MeterRecord.resume(resumption, from: resume, at: Date())
+            logger.notice("channel \(config.name): \(record.message ?? "")")
+            write(record)
         }
         if case .segment = event { check() }
     }

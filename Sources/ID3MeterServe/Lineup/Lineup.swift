@@ -13,13 +13,18 @@ public actor Lineup {
     private let output: LineupOutput
     private let logger: Logger
     private let metrics: any MetricsFactory
+    /// What a previous run recorded last of each channel (`--state`), for the channel's first start.
+    private var resumePoints: [String: ResumePoint]
 
-    /// `metrics` makes each channel's series (a Prometheus factory for `serve`).
-    public init(fetcher: Fetcher, output: LineupOutput, logger: Logger, metrics: any MetricsFactory) {
+    /// `metrics` makes each channel's series (a Prometheus factory for `serve`); a channel
+    /// started for the first time resumes after its point in `resume`.
+    public init(fetcher: Fetcher, output: LineupOutput, logger: Logger, metrics: any MetricsFactory,
+                resume: ResumePoints = ResumePoints()) {
         self.fetcher = fetcher
         self.output = output
         self.logger = logger
         self.metrics = metrics
+        resumePoints = resume.byChannel
     }
 
     /// Makes the line-up `config`'s: new channels start, changed ones restart, missing ones end.
@@ -43,10 +48,22 @@ public actor Lineup {
             await current.stop()
             logger.notice("channel \(config.name): config changed, started again")
         }
-        let run = ChannelRun(config: config, fetcher: fetcher, output: output, logger: logger, metrics: metrics)
+        let run = ChannelRun(config: config, fetcher: fetcher, output: output, logger: logger, metrics: metrics,
+                             resume: resumePoint(config))
         channels[config.name] = run
         run.start()
         return true
+    }
+
+    /// The point a channel starting for the first time resumes after: only once, and only for
+    /// the stream it was recorded from.
+    private func resumePoint(_ config: ChannelConfig) -> ResumePoint? {
+        guard let point = resumePoints.removeValue(forKey: config.name) else { return nil }
+        guard point.input == config.url else {
+            logger.notice("channel \(config.name): its last recorded delivery is of \(point.input), not \(config.url); starting afresh")
+            return nil
+        }
+        return point
     }
 
     /// Ends a channel (its engine's `end()` called, its last records written); `false` when

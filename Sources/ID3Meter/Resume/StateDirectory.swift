@@ -1,0 +1,154 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A meter's `--state` folder: its checkpoint, and a lock so that two meters never share it.
+///
+/// A checkpoint says where each channel's last delivery was when it was written; the records
+/// written after it (in the `--output` file past its offset, and in the collector's spool) are
+/// read back on start, so what a restarted meter resumes from is exactly what it recorded,
+/// however it was stopped. A checkpoint that cannot be read, or was written by another format
+/// version, is moved aside and reported, and the meter starts without one.
+public final class StateDirectory: @unchecked Sendable {
+    public let directory: URL
+    private let lockDescriptor: Int32
+    private let queue = DispatchQueue(label: "id3-meter.state")
+    private var checkpointURL: URL { directory.appendingPathComponent("checkpoint.json") }
+
+    /// What a start found: the last delivery of each channel, and what was wrong on the way.
+    public struct Recovery: Sendable {
+        public var points: ResumePoints
+        public var notes: [String]
+    }
+
+    /// Opens (creating) the folder and takes its lock; throws `StateError` when another meter
+    /// holds it or it cannot be written.
+    public init(directory: URL) throws {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StateError(directory: directory.path, reason: "cannot create it: \(error.localizedDescription)")
+        }
+        let lockPath = directory.appendingPathComponent("lock").path
+        lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lockDescriptor >= 0 else {
+            throw StateError(directory: directory.path, reason: "cannot open \(lockPath): \(String(cString: strerror(errno)))")
+        }
+        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockDescriptor)
+            throw StateError(directory: directory.path, reason: "another id3-meter is using it")
+        }
+    }
+
+    deinit { close(lockDescriptor) }
+
+    /// The last delivery of each channel: the checkpoint, then the records written after it in
+    /// `recordsFile` and in `spool` (its open file and sealed batches).
+    public func recover(recordsFile: String?, spool: URL?) -> Recovery {
+        var notes: [String] = []
+        var checkpoint = Checkpoint()
+        if let data = FileManager.default.contents(atPath: checkpointURL.path) {
+            do { checkpoint = try Self.decode(data) } catch { notes.append(setAside(because: error.reason)) }
+        }
+        var points = checkpoint.points
+        if let recordsFile {
+            let absolute = URL(fileURLWithPath: recordsFile).standardizedFileURL.path
+            var offset = checkpoint.recordsFile == absolute ? checkpoint.recordsOffset : 0
+            if let size = Self.size(of: absolute), size < offset {
+                notes.append("\(recordsFile) is shorter than the checkpoint says (rotated or truncated?): read from its start")
+                offset = 0
+            }
+            if checkpoint.recordsFile == nil || checkpoint.recordsFile == absolute {
+                let unreadable = points.fold(jsonLines: Self.text(of: absolute, from: offset)[...])
+                if unreadable > 0 { notes.append("\(recordsFile): \(unreadable) line(s) after the checkpoint are not records; skipped") }
+            } else {
+                notes.append("the checkpoint was written with --output \(checkpoint.recordsFile!), not \(recordsFile): records written "
+                             + "to that file after it are not read")
+            }
+        }
+        if let spool, let files = try? FileManager.default.contentsOfDirectory(at: spool, includingPropertiesForKeys: nil) {
+            // Batches in the order they were sealed, then the open file, which was written after them.
+            let batches = files.filter { $0.lastPathComponent.hasPrefix("batch-") }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+            for file in batches + files.filter({ $0.lastPathComponent == "open.jsonl" }) {
+                let unreadable = points.fold(jsonLines: Self.text(of: file.path, from: 0)[...])
+                if unreadable > 0 { notes.append("\(file.path): \(unreadable) line(s) are not records; skipped") }
+            }
+        }
+        return Recovery(points: points, notes: notes)
+    }
+
+    /// Moves the checkpoint aside as `checkpoint.json.set-aside-<time>` and says so.
+    private func setAside(because reason: String) -> String {
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        let aside = directory.appendingPathComponent("checkpoint.json.set-aside-\(stamp)")
+        do {
+            try FileManager.default.moveItem(at: checkpointURL, to: aside)
+            return "\(checkpointURL.path): \(reason); set aside as \(aside.lastPathComponent), starting without a checkpoint"
+        } catch {
+            return "\(checkpointURL.path): \(reason), and it could not be set aside (\(error.localizedDescription)); "
+                + "starting without a checkpoint"
+        }
+    }
+
+    /// Writes `checkpoint` in the background, in the order asked: the records file is synced
+    /// first, then the checkpoint is written beside and renamed over the old one, so that a
+    /// crash of the machine leaves the old checkpoint or the new, never one ahead of the records.
+    func save(_ checkpoint: Checkpoint, wait: Bool = false) {
+        let work = { @Sendable [directory, checkpointURL] in
+            if let records = checkpoint.recordsFile { Self.sync(records) }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            guard let data = try? encoder.encode(checkpoint) else { return }
+            let temporary = directory.appendingPathComponent("checkpoint.json.new")
+            guard FileManager.default.createFile(atPath: temporary.path, contents: data) else { return }
+            Self.sync(temporary.path)
+            _ = rename(temporary.path, checkpointURL.path)
+        }
+        if wait { queue.sync(execute: work) } else { queue.async(execute: work) }
+    }
+
+    struct Unreadable: Error { var reason: String }
+
+    static func decode(_ data: Data) throws(Unreadable) -> Checkpoint {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw Unreadable(reason: "not a JSON object (damaged or cut short)")
+        }
+        guard object["format"] as? String == Checkpoint.format, object["version"] as? Int == Checkpoint.version else {
+            let version = (object["meter_version"] as? String).map { " (id3-meter \($0))" } ?? ""
+            throw Unreadable(reason: "written in another format\(version), not \(Checkpoint.format) \(Checkpoint.version)")
+        }
+        do {
+            return try JSONDecoder().decode(Checkpoint.self, from: data)
+        } catch {
+            throw Unreadable(reason: "not a checkpoint: \(error)")
+        }
+    }
+
+    static func size(of path: String) -> UInt64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_size) : nil
+    }
+
+    private static func text(of path: String, from offset: UInt64) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        try? handle.seek(toOffset: offset)
+        return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+    }
+
+    private static func sync(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+}
+
+/// A `--state` folder that cannot be used.
+public struct StateError: Error, CustomStringConvertible {
+    public var directory: String
+    public var reason: String
+    public var description: String { "--state \(directory): \(reason)" }
+}
