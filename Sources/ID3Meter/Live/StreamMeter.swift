@@ -46,7 +46,13 @@ public struct StreamMeter: Sendable {
     public func run(engine: any MeteringEngine, playback: (PlaybackEvent) -> Void = { _ in },
                     problem: (MediaEvent) -> Void = { _ in },
                     watch: @escaping @Sendable (MediaEvent) -> Void = { _ in }) async -> Int {
-        let engine = resume.map { ResumingEngine(engine, resumingAfter: $0) } ?? engine
+        let resuming = resume.map { ResumingEngine(engine, resumingAfter: $0) }
+        let engine = resuming ?? engine
+        // On the feeder's task, as its engine calls are, and before any tag after the event.
+        let problem = { (event: MediaEvent) in
+            if case .resumed(.sequenceWentBack) = event { resuming?.forgetCheckpoint() }
+            problem(event)
+        }
         let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, resumeAt: resume?.mediaSequence,
                                clock: ContinuousClock())
             .map { @Sendable event in

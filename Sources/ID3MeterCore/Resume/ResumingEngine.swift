@@ -12,6 +12,12 @@ public final class ResumingEngine: MeteringEngine {
         self.point = point
     }
 
+    /// Lets everything through from now on: the playlist's sequence numbers went back behind
+    /// the checkpoint's, so they no longer tell what was delivered.
+    public func forgetCheckpoint() {
+        passed = true
+    }
+
     public func sendID3(_ payload: String, context: TagContext) {
         if !passed, let segment = context.origin.segment {
             let place = (segment.discontinuitySequence, segment.mediaSequence)
