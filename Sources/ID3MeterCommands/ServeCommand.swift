@@ -25,7 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             The HTTP API (--listen): GET /healthz; GET /channels (each channel's state, last tag, \
             counts and alerts, as JSON); PUT /channels/NAME with a channel's JSON adds or replaces \
-            it; DELETE /channels/NAME ends it; GET /metrics in Prometheus text format.
+            it (409 when another shard holds it); DELETE /channels/NAME ends it; GET /metrics in Prometheus text format.
 
             With --state DIR, a restarted serve (after a crash, a kill -9, a deploy) resumes each \
             channel after the last tag its records hold, when that tag's segment is still in the \

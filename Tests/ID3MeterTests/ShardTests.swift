@@ -39,6 +39,7 @@ struct ShardTests {
         try Data((["channels:"] + names.map { "  - {name: \($0), url: \"http://127.0.0.1:9/\($0).m3u8\"}" })
             .joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
         var held: [[String]] = []
+        var puts: [(status: Int, body: String)] = []
         for index in 0..<3 {
             let (process, _, err) = try Command.launch(["serve", path, "--shard", "\(index)/3", "--listen", "127.0.0.1:0"])
             defer {
@@ -55,6 +56,16 @@ struct ShardTests {
             let metrics = ServeCommandTests.samples(try await ServeCommandTests.request("GET", "\(api)/metrics").body)
             #expect(metrics[#"id3meter_shard_info{shard="\#(index)",shards="3"}"#] == 1, "\(metrics.keys.filter { $0.contains("shard") })")
             #expect(log.contains("(shard \(index)/3: \(held[index].count) of 30)"), "\(log)")
+            puts.append(try await ServeCommandTests.request("PUT", "\(api)/channels/extra",
+                                                            body: #"{"name": "extra", "url": "http://127.0.0.1:9/extra.m3u8"}"#))
+        }
+        // A channel added over the API is metered by the one instance that would hold it; the
+        // others refuse it and name that one.
+        let taker = try #require(puts.firstIndex { $0.status == 201 }, "\(puts)")
+        #expect(puts.filter { $0.status == 201 }.count == 1, "\(puts)")
+        for (index, put) in puts.enumerated() where index != taker {
+            #expect(put.status == 409)
+            #expect(put.body.contains("channel 'extra' belongs to shard \(taker)/3, not this one (\(index)/3)"), "\(put.body)")
         }
         #expect(held.flatMap { $0 }.sorted() == names.sorted(), "\(held)")
         #expect(held.allSatisfy { !$0.isEmpty })

@@ -43,6 +43,11 @@ public struct LineupAPI: Sendable {
             guard channel.name == name else {
                 return Self.problem(.badRequest, "the body names channel '\(channel.name)', the path '\(name)'")
             }
+            // Metered here too, it would be metered twice: the instance that holds it takes it.
+            if let shard, !shard.holds(name) {
+                let owner = Shard.owner(of: name, count: shard.count)
+                return Self.problem(.conflict, "channel '\(name)' belongs to shard \(owner)/\(shard.count), not this one (\(shard))")
+            }
             let existed = await lineup.statuses.contains { $0.name == name }
             await lineup.put(channel)
             return Self.json(["channel": name], status: existed ? .ok : .created)
