@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev pkg-config
 
-.PHONY: all build run test verify samples bench bench-fleet fuzz docs deps python ffmpeg clean install
+.PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg clean install
 
 all: build
 
@@ -111,6 +111,11 @@ bench: build ffmpeg python
 bench-fleet: build python
 	@command -v curl >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q curl >/dev/null
 	scripts/bench-fleet.sh
+
+# The Kubernetes PrometheusRule, from deploy/prometheus/id3-meter-rules.yaml (the rules are written once).
+# The image: docker build -f deploy/Dockerfile -t id3-meter:VERSION . (deploy/README.md).
+deploy:
+	scripts/kubernetes-rules.sh
 
 # libFuzzer on each parser for FUZZ_SECONDS (default 600), two at a time (FUZZ_TARGETS picks some). Findings land in
 # fuzz/findings/; once fixed, move them to fuzz/regressions/TARGET/, which the tests replay.

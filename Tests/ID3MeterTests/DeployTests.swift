@@ -36,4 +36,139 @@ struct DeployTests {
             #expect(exposed.contains(family), "\(name) is not among \(exposed.sorted())")
         }
     }
+
+    static func text(_ path: String) throws -> String {
+        try String(contentsOf: Samples.root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// Every manifest of `deploy/kubernetes`, by kind, as kubectl would read them.
+    static func manifests() throws -> [String: [String: Any]] {
+        let folder = Samples.root.appendingPathComponent("deploy/kubernetes")
+        var byKind: [String: [String: Any]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".yaml") {
+            for document in try Yams.load_all(yaml: try text("deploy/kubernetes/\(name)")) {
+                let manifest = try #require(document as? [String: Any], "\(name)")
+                let kind = try #require(manifest["kind"] as? String, "\(name) has no kind")
+                #expect(byKind[kind] == nil, "two \(kind)s")
+                byKind[kind] = manifest
+            }
+        }
+        return byKind
+    }
+
+    /// The manifests agree with each other and with the meter: the StatefulSet's pods are what
+    /// the headless Service selects and the ServiceMonitor scrapes, the probes and ports are
+    /// the API's, the shard count is the replica count, every flag is one `serve` takes, its
+    /// paths are on the volumes, the ConfigMap's line-up is one the meter accepts, and the
+    /// PrometheusRule holds exactly the rules of deploy/prometheus.
+    @Test func theKubernetesManifestsHangTogether() throws {
+        let manifests = try Self.manifests()
+        let listed = try #require(manifests["Kustomization"]?["resources"] as? [String])
+        let files = try FileManager.default.contentsOfDirectory(atPath: Samples.root.appendingPathComponent("deploy/kubernetes").path)
+        #expect(Set(listed) == Set(files.filter { $0.hasSuffix(".yaml") && $0 != "kustomization.yaml" }))
+
+        let set = try #require(manifests["StatefulSet"]?["spec"] as? [String: Any])
+        let service = try #require(manifests["Service"])
+        let serviceSpec = try #require(service["spec"] as? [String: Any])
+        let serviceName = (service["metadata"] as? [String: Any])?["name"] as? String
+        #expect(set["serviceName"] as? String == serviceName)
+        #expect(serviceSpec["clusterIP"] as? String == "None", "headless")
+        let template = try #require(set["template"] as? [String: Any])
+        let podLabels = try #require((template["metadata"] as? [String: Any])?["labels"] as? [String: String])
+        let selects = try #require(serviceSpec["selector"] as? [String: String])
+        #expect(selects.allSatisfy { podLabels[$0.key] == $0.value }, "the Service selects the pods")
+        let serviceLabels = try #require((service["metadata"] as? [String: Any])?["labels"] as? [String: String])
+        let monitor = try #require(manifests["ServiceMonitor"]?["spec"] as? [String: Any])
+        let monitored = try #require((monitor["selector"] as? [String: Any])?["matchLabels"] as? [String: String])
+        #expect(monitored.allSatisfy { serviceLabels[$0.key] == $0.value }, "the ServiceMonitor selects the Service")
+        let endpoint = try #require((monitor["endpoints"] as? [[String: Any]])?.first)
+        #expect(endpoint["path"] as? String == "/metrics")
+        let servicePorts = try #require(serviceSpec["ports"] as? [[String: Any]])
+        #expect(servicePorts.contains { $0["name"] as? String == endpoint["port"] as? String })
+
+        let pod = try #require(template["spec"] as? [String: Any])
+        let container = try #require((pod["containers"] as? [[String: Any]])?.first)
+        let arguments = try #require(container["args"] as? [String])
+        #expect(arguments.first == "serve")
+        var flags: [String: String] = [:]
+        for argument in arguments.dropFirst(2) {
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            flags[parts[0]] = parts.count > 1 ? parts[1] : ""
+        }
+        let help = try Command.run(["serve", "--help"]).stdout
+        for flag in flags.keys { #expect(help.contains(flag), "serve takes no \(flag)") }
+        let port = try #require((container["ports"] as? [[String: Any]])?.first)
+        #expect(flags["--listen"] == "0.0.0.0:\(port["containerPort"] as? Int ?? -1)")
+        #expect(servicePorts.contains { $0["targetPort"] as? String == port["name"] as? String })
+        for probe in ["readinessProbe", "livenessProbe"] {
+            let get = try #require((container[probe] as? [String: Any])?["httpGet"] as? [String: Any], "\(probe)")
+            #expect(get["path"] as? String == "/healthz" && get["port"] as? String == port["name"] as? String, "\(probe)")
+        }
+        #expect(flags["--shard"] == "auto")
+        let env = try #require(container["env"] as? [[String: Any]])
+        let shards = env.first { $0["name"] as? String == "ID3METER_SHARDS" }?["value"] as? String
+        #expect(shards == "\(set["replicas"] as? Int ?? -1)", "ID3METER_SHARDS is the replica count")
+
+        // The paths: the line-up from the ConfigMap's volume, the rest on the pod's own claim.
+        let mounts = try #require(container["volumeMounts"] as? [[String: Any]])
+        func mount(_ volume: String) -> String? { mounts.first { $0["name"] as? String == volume }?["mountPath"] as? String }
+        let claim = try #require(((set["volumeClaimTemplates"] as? [[String: Any]])?.first?["metadata"] as? [String: Any])?["name"] as? String)
+        let data = try #require(mount(claim))
+        for flag in ["--state", "--output", "--spool"] { #expect(flags[flag]?.hasPrefix(data + "/") == true, "\(flag) on the pod's volume") }
+        let volumes = try #require(pod["volumes"] as? [[String: Any]])
+        let configVolume = try #require(volumes.first { $0["configMap"] != nil })
+        let configMap = try #require(manifests["ConfigMap"])
+        #expect((configVolume["configMap"] as? [String: Any])?["name"] as? String == (configMap["metadata"] as? [String: Any])?["name"] as? String)
+        let lineupKey = try #require((configMap["data"] as? [String: String])?.keys.first)
+        #expect(arguments[1] == "\(mount(configVolume["name"] as? String ?? "") ?? "?")/\(lineupKey)")
+        let lineup = try LineupConfig.parse(try #require((configMap["data"] as? [String: String])?[lineupKey]), file: lineupKey)
+        #expect(!lineup.channels.isEmpty)
+
+        let rule = try #require(manifests["PrometheusRule"]?["spec"] as? [String: Any])
+        let rules = try #require(try Yams.load(yaml: try Self.text("deploy/prometheus/id3-meter-rules.yaml")) as? [String: Any])
+        #expect(NSDictionary(dictionary: rule).isEqual(to: rules), "make deploy writes the PrometheusRule from the rules file")
+    }
+
+    /// The runtime image installs a Debian package for every shared library the meter links
+    /// (found with readelf and dpkg on this Debian 12 machine), besides glibc and the C and C++
+    /// runtimes every Debian image has; the Swift runtime is linked in statically there.
+    @Test func theImageHasEveryLibraryTheMeterLinks() throws {
+        let dockerfile = try Self.text("deploy/Dockerfile")
+        let stages = dockerfile.split(separator: "\n").filter { $0.hasPrefix("FROM ") }
+        #expect(stages.count == 2)
+        #expect(stages.first?.contains("swift:") == true && stages.first?.contains("-bookworm") == true)
+        #expect(stages.last == "FROM debian:bookworm-slim")
+        #expect(dockerfile.contains("--static-swift-stdlib"))
+        let runtime = try #require(dockerfile.components(separatedBy: "FROM debian:bookworm-slim").last)
+        let installed = Set(runtime.matches(of: /install -y --no-install-recommends ([^\n\\&]+)/).flatMap {
+            $0.output.1.split(separator: " ").map(String.init)
+        })
+        func run(_ tool: String, _ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let needed = try run("/usr/bin/readelf", ["-d", Command.binary.path]).matches(of: /\(NEEDED\).*\[(.+)\]/).map { String($0.output.1) }
+        let native = needed.filter { !$0.hasPrefix("libswift") && !$0.hasPrefix("libFoundation") && !["libdispatch.so", "libBlocksRuntime.so"].contains($0) }
+        #expect(native.contains("libavformat.so.59"))
+        let everywhere: Set = ["libc6", "libgcc-s1", "libstdc++6"]
+        let libraries = try run("/sbin/ldconfig", ["-p"])
+        for library in native {
+            let path = try #require(libraries.firstMatch(of: try Regex("\\s\(NSRegularExpression.escapedPattern(for: library)) \\(libc6,x86-64.*\\) => (\\S+)"))?
+                .output[1].substring, "\(library)")
+            // With /lib merged into /usr/lib, dpkg knows a library by one of its names there.
+            let real = URL(fileURLWithPath: String(path)).resolvingSymlinksInPath().path
+            let names = [String(path), real, real.replacingOccurrences(of: "/usr/lib/", with: "/lib/")]
+            let owner = try names.lazy.map { try run("/usr/bin/dpkg", ["-S", $0]) }.first { !$0.isEmpty }?
+                .split(separator: ":").first.map(String.init) ?? "?"
+            #expect(everywhere.contains(owner) || installed.contains(owner), "\(library) (\(owner)) is not installed in the image: \(installed)")
+        }
+    }
 }
