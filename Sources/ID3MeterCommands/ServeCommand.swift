@@ -6,6 +6,7 @@ import ID3Meter
 import ID3MeterServe
 import Logging
 import Prometheus
+import ServiceLifecycle
 import Synchronization
 
 struct ServeCommand: AsyncParsableCommand {
@@ -145,10 +146,11 @@ struct ServeCommand: AsyncParsableCommand {
                                   logger.notice("API on http://\(host):\(channel.localAddress?.port ?? port)")
                               }, logger: serverLogger)
         let failure = Mutex<String?>(nil)
-        // The server runs until a signal cancels it; the channels run on tasks of their own.
-        try await withSignalsCancelling {
-            do { try await app.run() } catch { failure.withLock { $0 = "\(error)" } }
-        }
+        // The server runs until SIGINT or SIGTERM shuts it down gracefully (cancelling it would
+        // have it log an error on every clean stop); the channels run on tasks of their own.
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                      logger: serverLogger))
+        do { try await group.run() } catch { failure.withLock { $0 = "\(error)" } }
         await lineup.removeAll()
         await output.finish()
         await sending?.value
