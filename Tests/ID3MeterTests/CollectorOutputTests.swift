@@ -91,7 +91,23 @@ struct CollectorOutputTests {
         await sending.value
         #expect(Self.received(collector) == (0..<40).map { "www.nielsen.com/\($0)" })
         #expect(collector.recordsPosted == 40, "no batch was sent twice")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: spool.path).sorted() == ["spool-id"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool.path).sorted() == ["last-batch", "spool-id"])
+    }
+
+    /// A run after one that emptied the spool numbers its batches on: a collector that drops a
+    /// repeated batch id would otherwise drop the new run's records.
+    @Test func aLaterRunNeverReusesABatchId() async throws {
+        let collector = try TestCollector()
+        defer { collector.server.stop() }
+        let spool = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: spool) }
+        for run in 0..<2 {
+            let output = try CollectorOutput(collector: collector.url, spoolDirectory: spool, settings: Self.settings)
+            for index in (run * 3)..<(run * 3 + 3) { output.write(Self.record(index)) }
+            await output.finish()
+        }
+        #expect(collector.batches.count == 2)
+        #expect(Self.received(collector) == (0..<6).map { "www.nielsen.com/\($0)" })
     }
 
     @Test func whatAKilledRunLeftIsSentOnTheNextStart() async throws {

@@ -221,6 +221,36 @@ struct KillAndResumeTests {
         #expect(second.terminationStatus == 0)
     }
 
+    /// The collector's spool is the checkpoint too: what the killed run had not sent yet is sent
+    /// by the next, and not delivered again.
+    @Test func theMeterKilledWithOnlyACollectorLosesAndDoublesNothing() throws {
+        let server = try LiveServer(preroll: 3) { LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 10, startDate: $0) }
+        defer { server.stop() }
+        let collector = try TestCollector()
+        defer { collector.server.stop() }
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let arguments = [server.url("master.m3u8"), "--collector", collector.url.absoluteString,
+                         "--spool", folder.appendingPathComponent("spool").path, "--state", folder.appendingPathComponent("state").path]
+        func collected() -> [MeterRecord.Decoded] {
+            collector.batches.sorted { $0.key < $1.key }.flatMap(\.value).filter { $0.payload != nil }
+        }
+
+        let first = try Command.launch(arguments).process
+        try Self.wait { collected().count >= 4 }
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let before = collected().count
+        let second = try Command.launch(arguments).process
+        try Self.wait { collected().count >= before + 6 }
+        Self.stop(second)
+
+        let sends = collected()
+        let stream = try #require(server.liveStream)
+        let join = try #require(server.joinSegment(back: 3))
+        #expect(sends.map { "\($0.pts ?? -1) \($0.payload ?? "")" } == Self.truth(stream, from: join, count: sends.count))
+    }
+
     @Test func theMeterRestartedAfterTheWindowMovedOnSaysHowMuchWasLost() throws {
         let server = try LiveServer(preroll: 3) { LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 3, startDate: $0) }
         defer { server.stop() }

@@ -14,6 +14,10 @@ final class Spool {
     private var sequence: Int
 
     private var openURL: URL { directory.appendingPathComponent("open.jsonl") }
+    /// The last batch number used: kept apart from the batches, which leave once delivered, so
+    /// that a later run never reuses a number and a collector dropping repeated ids drops only
+    /// real repeats.
+    private var sequenceURL: URL { directory.appendingPathComponent("last-batch") }
 
     init(directory: URL) throws {
         self.directory = directory
@@ -25,7 +29,10 @@ final class Spool {
             identifier = UUID().uuidString
             try identifier.write(to: identifierFile, atomically: true, encoding: .utf8)
         }
-        sequence = try Self.batches(in: directory).compactMap { Int($0.deletingPathExtension().lastPathComponent.dropFirst(6)) }.max() ?? 0
+        let numbered = try Self.batches(in: directory).compactMap { Int($0.deletingPathExtension().lastPathComponent.dropFirst(6)) }
+        let recorded = (try? String(contentsOf: directory.appendingPathComponent("last-batch"), encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        sequence = max(numbered.max() ?? 0, recorded ?? 0)
         if FileManager.default.fileExists(atPath: openURL.path) {
             openCount = 1
             try seal()
@@ -51,6 +58,7 @@ final class Spool {
         openFile = nil
         openCount = 0
         sequence += 1
+        try String(sequence).write(to: sequenceURL, atomically: true, encoding: .utf8)
         let batch = directory.appendingPathComponent(String(format: "batch-%012d.jsonl", sequence))
         if FileManager.default.fileExists(atPath: openURL.path) { try FileManager.default.moveItem(at: openURL, to: batch) }
     }
