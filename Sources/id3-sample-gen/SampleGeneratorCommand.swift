@@ -7,7 +7,8 @@ struct SampleGeneratorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "id3-sample-gen",
         abstract: "Write id3-meter's samples, or serve a synthetic live HLS stream.",
-        subcommands: [WriteSamples.self, ServeLive.self, ServeLineup.self, ServeCollector.self, WriteFuzzSeeds.self],
+        subcommands: [WriteSamples.self, ServeLive.self, ServeLineup.self, ServeCollector.self, WriteFuzzSeeds.self,
+                      WriteDenseCorpus.self],
         defaultSubcommand: WriteSamples.self)
 }
 
@@ -42,6 +43,52 @@ struct WriteSamples: ParsableCommand {
         try SampleSet(output: output, longBase: longBase, shortBase: shortBase).writeAll()
         if let audio { try PackedAudioSamples(audio: URL(fileURLWithPath: audio), output: output).write() }
         if let fmp4 { try FragmentedMP4Samples(media: URL(fileURLWithPath: fmp4), output: output).write() }
+    }
+}
+
+struct WriteDenseCorpus: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dense-corpus",
+        abstract: "Write a long low-bitrate MPEG-TS with a Nielsen tag every --tag-interval seconds, for benchmarks.",
+        discussion: """
+            OUTPUT gets --segments segments of the synthetic live stream back to back; with \
+            --untagged, the same bytes' length without any tag (to subtract the demux cost). \
+            --folder also writes them as segN.ts files. Prints the number of Nielsen tags written.
+            """)
+
+    @Argument(help: "The file to write.") var output: String
+    @Option(help: "Segments in all.") var segments = 6_000
+    @Option(help: "Seconds per segment.") var segmentDuration = 10.0
+    @Option(help: "Seconds between Nielsen tags.") var tagInterval = 1.0
+    @Option(help: "Bits per second, filler included.") var bitrate = 64_000
+    @Flag(help: "Write no tags.") var untagged = false
+    @Option(help: "Also write each segment as FOLDER/segN.ts.") var folder: String?
+
+    func run() throws {
+        var stream = LiveStream(segmentDuration: segmentDuration, tagInterval: tagInterval, segmentCount: segments,
+                                bitrate: bitrate, startDate: .distantPast)
+        if untagged { stream.untagged = 0..<segments }
+        guard FileManager.default.createFile(atPath: output, contents: nil), let file = FileHandle(forWritingAtPath: output) else {
+            throw ValidationError("cannot write \(output)")
+        }
+        if let folder { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        var tags = 0
+        var counters = [UInt8](repeating: 0, count: 8192)
+        for index in 0..<segments {
+            var packets = stream.segment(index)
+            // Each segment starts its continuity counters at 0; back to back they must run on.
+            for start in stride(from: 0, to: packets.count - 187, by: 188) where packets[start + 3] & 0x10 != 0 {
+                let pid = Int(packets[start + 1] & 0x1F) << 8 | Int(packets[start + 2])
+                packets[start + 3] = packets[start + 3] & 0xF0 | counters[pid]
+                counters[pid] = (counters[pid] + 1) & 0x0F
+            }
+            let bytes = Data(packets)
+            file.write(bytes)
+            if let folder { try bytes.write(to: URL(fileURLWithPath: folder).appendingPathComponent(String(format: "seg%05d.ts", index))) }
+            tags += stream.tags(inSegment: index).count
+        }
+        try file.close()
+        print(tags)
     }
 }
 

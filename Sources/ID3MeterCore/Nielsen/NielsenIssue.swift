@@ -60,19 +60,24 @@ public enum NielsenIssue: Sendable, Equatable, Hashable, CustomStringConvertible
 
     /// Standard or URL-safe alphabet (both occur), '=' padding only at the end.
     private static func isBase64(_ text: String, length: Int) -> Bool {
-        let bytes = Array(text.utf8)
+        let bytes = text.utf8
         guard bytes.count == length else { return false }
-        let data = bytes.prefix { $0 != UInt8(ascii: "=") }
-        let padding = bytes.count - data.count
-        return padding <= 2 && bytes.suffix(padding).allSatisfy { $0 == UInt8(ascii: "=") }
-            && data.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"),
-                     UInt8(ascii: "-"), UInt8(ascii: "_"): true
-                default: false
-                }
+        // One pass, nothing allocated: this runs three times for every tag a scan reads.
+        var padding = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: "=") {
+                padding += 1
+                continue
             }
+            guard padding == 0 else { return false }
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"): continue
+            default: return false
+            }
+        }
+        return padding <= 2
     }
 
     private static func isDigits(_ text: String, length: Int) -> Bool {

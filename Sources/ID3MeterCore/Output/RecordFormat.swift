@@ -22,18 +22,9 @@ package protocol RecordWriter {
 }
 
 struct JSONLRecordWriter: RecordWriter {
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     func header() -> String? { nil }
 
-    func line(for record: TagRecord) -> String {
-        // Encoding a struct of strings and numbers cannot fail.
-        (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
+    func line(for record: TagRecord) -> String { record.jsonLine }
 }
 
 struct CSVRecordWriter: RecordWriter {

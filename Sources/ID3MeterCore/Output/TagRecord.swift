@@ -111,3 +111,35 @@ extension ID3Frame {
         }
     }
 }
+
+extension TagRecord {
+    /// The record as one JSON line: the bytes `JSONEncoder` with sorted keys writes, written
+    /// directly (`JSONLine`). The keys are listed here in their sorted order.
+    package var jsonLine: String {
+        var line = JSONLine()
+        line.add("breakout", breakout)
+        line.add("discontinuity_sequence", discontinuitySequence)
+        line.add("fd_cid", fdCID)
+        line.add("fd_offset", fdOffset)
+        line.add("frame", frame)
+        line.add("id3_version", id3Version)
+        line.add("issues", issues)
+        line.add("media_sequence", mediaSequence)
+        line.add("notes", notes)
+        line.add("owner", owner)
+        line.add("payload", payload)
+        line.add("pc_cid", pcCID)
+        line.add("pc_offset", pcOffset)
+        line.add("placeholder_pc_cid", placeholderPCCID)
+        line.add("program_date_time", programDateTime)
+        line.add("pts", pts)
+        line.add("reason", reason)
+        line.add("segment", segment)
+        line.add("size", size)
+        line.add("source", source)
+        line.add("time", time)
+        line.add("type", type.rawValue)
+        line.add("valid", valid)
+        return line.close()
+    }
+}

@@ -126,7 +126,7 @@ public struct SourceReportBuilder {
             if nielsenInSegment == 0 { keep(segment.uri, in: \.segmentsWithoutTags, .segmentsWithoutTags) }
             nielsenInSegment = 0
         case .malformed(let error, let pts, let origin):
-            keep(finding(pts: pts, origin: origin, date: nil, detail: error.description), in: \.malformedPackets, .malformedPackets)
+            keep(Self.finding(pts: pts, origin: origin, date: nil, detail: error.description), in: \.malformedPackets, .malformedPackets)
         case .failure(let failure):
             if failures.admit(failure.description) { built.failures.append(failure.description) }
             if failure.segment == nil { built.readable = false }
@@ -138,50 +138,47 @@ public struct SourceReportBuilder {
     private mutating func add(_ nielsen: NielsenTag, _ timed: TimedTag) {
         built.nielsenTags += 1
         nielsenInSegment += 1
-        let here = finding(pts: timed.pts, origin: timed.origin, date: timed.programDateTime, detail: "")
+        // Made only for a finding that is kept: formatting its times costs more than reading the tag.
+        func here(_ detail: String) -> Finding {
+            Self.finding(pts: timed.pts, origin: timed.origin, date: timed.programDateTime, detail: detail)
+        }
         if nielsen.isValid {
             built.validTags += 1
         } else {
             nielsen.issues.forEach { built.invalidByReason[$0.code, default: 0] += 1 }
-            keep(here.with(nielsen.issues.map(\.description).joined(separator: "; ")), in: \.invalidTags, .invalidTags)
+            keep(here(nielsen.issues.map(\.description).joined(separator: "; ")), in: \.invalidTags, .invalidTags)
         }
-        if nielsen.hasPlaceholderPCCID { keep(here.with("placeholder PC CID"), in: \.placeholderTags, .placeholderTags) }
-        if !seenPayloads.insert(nielsen.payload).inserted { keep(here.with("same payload as an earlier tag"), in: \.duplicates, .duplicates) }
+        if nielsen.hasPlaceholderPCCID { keep(here("placeholder PC CID"), in: \.placeholderTags, .placeholderTags) }
+        if !seenPayloads.insert(nielsen.payload).inserted { keep(here("same payload as an earlier tag"), in: \.duplicates, .duplicates) }
         guard let pts = timed.pts else { return }
         let discontinuity = timed.origin.segment?.discontinuitySequence
         defer { previous = (pts, discontinuity) }
         guard let previous else { return }
         let seconds = PTS.seconds(PTS.distance(from: previous.pts, to: pts))
         if discontinuity != previous.discontinuitySequence {
-            keep(here.with("EXT-X-DISCONTINUITY before this tag"), in: \.discontinuities, .discontinuities)
+            keep(here("EXT-X-DISCONTINUITY before this tag"), in: \.discontinuities, .discontinuities)
         } else if seconds < -SourceReport.backwardJump || seconds > SourceReport.forwardJump {
-            keep(here.with(String(format: "PTS jumps %+.3f s", seconds)), in: \.discontinuities, .discontinuities)
+            keep(here(String(format: "PTS jumps %+.3f s", seconds)), in: \.discontinuities, .discontinuities)
         } else {
-            let gap = Gap(seconds: seconds, at: here.with(String(format: "%.3f s since the previous Nielsen tag", seconds)))
-            if seconds < SourceReport.shortGap { keep(gap, in: \.shortGaps, .shortGaps) }
-            if seconds > SourceReport.longGap { keep(gap, in: \.longGaps, .longGaps) }
-            if seconds > built.longestGap?.seconds ?? -1 { built.longestGap = gap }
+            func gap() -> Gap { Gap(seconds: seconds, at: here(String(format: "%.3f s since the previous Nielsen tag", seconds))) }
+            if seconds < SourceReport.shortGap { keep(gap(), in: \.shortGaps, .shortGaps) }
+            if seconds > SourceReport.longGap { keep(gap(), in: \.longGaps, .longGaps) }
+            if seconds > built.longestGap?.seconds ?? -1 { built.longestGap = gap() }
         }
     }
 
-    private mutating func keep<T>(_ entry: T, in list: WritableKeyPath<SourceReport, [T]>, _ key: SourceReport.CodingKeys) {
+    private mutating func keep<T>(_ entry: @autoclosure () -> T, in list: WritableKeyPath<SourceReport, [T]>,
+                                  _ key: SourceReport.CodingKeys) {
         if built[keyPath: list].count < SourceReport.keptFindings {
-            built[keyPath: list].append(entry)
+            built[keyPath: list].append(entry())
         } else {
             built.omitted[key.stringValue, default: 0] += 1
         }
     }
 
-    private func finding(pts: Int64?, origin: TagOrigin, date: Date?, detail: String) -> Finding {
+    private static func finding(pts: Int64?, origin: TagOrigin, date: Date?, detail: String) -> Finding {
         Finding(pts: pts, time: pts.map(PTS.seconds), programDateTime: date.map(ProgramDateTime.format),
                 segment: origin.segment?.uri, detail: detail)
     }
 }
 
-private extension Finding {
-    func with(_ detail: String) -> Finding {
-        var copy = self
-        copy.detail = detail
-        return copy
-    }
-}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import ID3MeterCore
+import SampleGenerator
+
+/// The scan's hand-written JSON lines against Foundation's `JSONEncoder` (sorted keys, slashes
+/// unescaped), on records with every field set to awkward values, and against a JSON parser.
+@Suite("JSON lines as JSONEncoder writes them")
+struct JSONLineTests {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// A string of `length` characters drawn from the awkward ones: every control character,
+    /// quotes, backslashes, slashes, DEL, non-ASCII letters, line separators, emoji.
+    static func awkward(_ random: inout SeededRandom, length: Int) -> String {
+        let pool: [Unicode.Scalar] = (0..<0x20).map { Unicode.Scalar(UInt8($0)) }
+            + ["\"", "\\", "/", "\u{7F}", "a", "Z", "0", " ", "é", "ß", "\u{2028}", "\u{2029}", "\u{FEFF}", "😀", "日", "=", "_"]
+        return String(String.UnicodeScalarView((0..<length).map { _ in pool[Int(random.next() % UInt64(pool.count))] }))
+    }
+
+    static func record(_ random: inout SeededRandom) -> TagRecord {
+        var record = TagRecord.records(for: .malformed(ID3ParseError(reason: "x", offset: 0), pts: 0,
+                                                       origin: TagOrigin(source: "s")), allFrames: false)[0]
+        func text() -> String? { random.next() % 5 == 0 ? nil : awkward(&random, length: Int(random.next() % 12)) }
+        func number() -> Int? { random.next() % 4 == 0 ? nil : Int(Int64(bitPattern: random.next()) >> Int64(random.next() % 63)) }
+        record.type = [.nielsen, .frame, .malformed][Int(random.next() % 3)]
+        record.source = awkward(&random, length: 8)
+        record.segment = text()
+        record.mediaSequence = number()
+        record.discontinuitySequence = number()
+        record.pts = number().map(Int64.init)
+        // Times as a scan makes them (PTS / 90 kHz, 33 bits), and a few others.
+        let ticks = Double(random.next() % (1 << 33))
+        record.time = [nil, 0, 1 / 90_000, ticks / 90_000, ticks, 1e-7 * ticks, 2.5, 1e21][Int(random.next() % 8)]
+        record.programDateTime = text()
+        record.payload = text()
+        record.pcCID = text()
+        record.fdCID = text()
+        record.pcOffset = text()
+        record.fdOffset = text()
+        record.breakout = text()
+        record.valid = random.next() % 3 == 0 ? nil : random.next() % 2 == 0
+        record.placeholderPCCID = random.next() % 3 == 0 ? nil : random.next() % 2 == 0
+        record.issues = random.next() % 3 == 0 ? nil : (0..<Int(random.next() % 3)).compactMap { _ in text() }
+        record.frame = text()
+        record.owner = text()
+        record.size = number()
+        record.id3Version = text()
+        record.reason = text()
+        record.notes = random.next() % 3 == 0 ? nil : (0..<Int(random.next() % 3)).compactMap { _ in text() }
+        return record
+    }
+
+    @Test func tenThousandAwkwardRecordsAreByteForByteTheEncoders() throws {
+        var random = SeededRandom(seed: 20261122)
+        for _ in 0..<10_000 {
+            let record = Self.record(&random)
+            let expected = String(decoding: try Self.encoder.encode(record), as: UTF8.self)
+            #expect(record.jsonLine == expected)
+            if record.jsonLine != expected { return }
+            #expect(try JSONSerialization.jsonObject(with: Data(record.jsonLine.utf8)) is [String: Any])
+        }
+    }
+}
