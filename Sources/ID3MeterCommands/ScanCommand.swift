@@ -28,7 +28,9 @@ struct ScanCommand: AsyncParsableCommand {
             --report writes the QA report: per source and in total, tags valid and invalid by \
             reason, placeholder PC CIDs, duplicates, gaps between Nielsen tags under 4 s or over \
             12 s (as Nielsen's ID3 Tag Validator flags them) with their times, the longest gap, \
-            PTS discontinuities, segments without a tag, inputs that could not be read.
+            PTS discontinuities, segments without a tag, inputs that could not be read. As \
+            FILE.html it is one self-contained page: the summary, then each source's tags on a \
+            timeline (gaps shaded, breaks and tagless segments marked, details on click).
 
             Exit status: 0 when every input was read (one without timed ID3, or a recording cut \
             short, is a warning), 1 when any input or segment could not be read or bytes were \
@@ -55,7 +57,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the QA report to FILE, or - for stdout (then no records are written).", valueName: "file"))
     var report: String?
 
-    @Option(help: "QA report format: text or json (default: json for a .json file, text otherwise).")
+    @Option(help: "QA report format: text, json or html (default: by the file's extension, .json or .html, else text).")
     var reportFormat: ReportFormat?
 
     @Flag(help: "Exit 3 when any QA check fails.")
@@ -93,6 +95,8 @@ struct ScanCommand: AsyncParsableCommand {
         let output = OrderedOutput(display: display)
         if let header = recordFormat?.makeWriter().header() { output.write(header) }
 
+        // The HTML report draws every tag: its builders record timelines, sharing one budget of details.
+        let timelines = report.map(reportFormat(for:)) == .html ? DetailBudget(limit: Self.detailedTags) : nil
         var summary = ScanSummary()
         var qa = QAReport()
         let expansion = await InputExpansion.expand(inputs, scanner: scanner)
@@ -108,7 +112,7 @@ struct ScanCommand: AsyncParsableCommand {
         let streaming = unordered ? nil : output
         await BatchScan(scanner: scanner, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, ordered: !unordered).run(expansion.inputs) { index, input in
             InputCollector(index: index, input: input, writer: recordFormat?.makeWriter(namingSources: namingSources), allFrames: all,
-                           output: streaming)
+                           output: streaming, timeline: timelines.map { TimelineRecorder(details: .budget($0)) })
         } deliver: { index, outcome in
             summary.merge(outcome.summary)
             qa.add(outcome.report)
@@ -123,9 +127,25 @@ struct ScanCommand: AsyncParsableCommand {
         if summary.failures > 0 { throw ExitCode.failure }
     }
 
+    /// Payload fields kept for the HTML report's tags, about 400 bytes each: past them a tag is
+    /// drawn with its time and kind only, and the page says so.
+    static let detailedTags = 50_000
+
+    private func reportFormat(for destination: String) -> ReportFormat {
+        if let reportFormat { return reportFormat }
+        switch (destination as NSString).pathExtension.lowercased() {
+        case "json": return .json
+        case "html", "htm": return .html
+        default: return .text
+        }
+    }
+
     private func write(_ qa: QAReport, to destination: String) throws {
-        let format = reportFormat ?? (destination.lowercased().hasSuffix(".json") ? .json : .text)
-        let text = format == .json ? qa.json() + "\n" : qa.text()
+        let text = switch reportFormat(for: destination) {
+        case .json: qa.json() + "\n"
+        case .html: qa.html()
+        case .text: qa.text()
+        }
         if destination == "-" {
             FileHandle.standardOutput.write(Data(text.utf8))
         } else {
@@ -135,7 +155,7 @@ struct ScanCommand: AsyncParsableCommand {
 }
 
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
+    case text, json, html
 }
 
 extension RecordFormat: ExpressibleByArgument {}
@@ -165,12 +185,12 @@ struct InputCollector: ScanCollector {
     private var outcome: Outcome
     private var report: SourceReportBuilder
 
-    init(index: Int, input: String, writer: (any RecordWriter)?, allFrames: Bool, output: OrderedOutput?) {
+    init(index: Int, input: String, writer: (any RecordWriter)?, allFrames: Bool, output: OrderedOutput?, timeline: TimelineRecorder?) {
         self.index = index
         self.writer = writer
         self.allFrames = allFrames
         self.output = output
-        report = SourceReportBuilder(source: input)
+        report = SourceReportBuilder(source: input, timeline: timeline)
         outcome = Outcome(report: report.report)
         outcome.summary.inputs = 1
     }

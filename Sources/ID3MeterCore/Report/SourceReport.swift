@@ -25,10 +25,6 @@ public struct SourceReport: Encodable, Sendable {
     public static let shortGap = 4.0
     /// Longer than this between two tags is a long gap: audience not credited.
     public static let longGap = 12.0
-    /// A step back larger than this, or forward larger than `forwardJump`, is a PTS discontinuity.
-    static let backwardJump = 1.0
-    static let forwardJump = 600.0
-
     /// Each list keeps this many entries; the rest are counted in `omitted`, so that a report's
     /// memory does not grow with its input.
     public static let keptFindings = 1_000
@@ -60,6 +56,8 @@ public struct SourceReport: Encodable, Sendable {
     /// Tags read around something wrong (a cut end, garbage after the frames, a reading other than
     /// the spec's, a frame not decoded...), by kind: every recovery is counted, none is silent.
     public var recoveries: [String: Int] = [:]
+    /// The tags in time, for the HTML report, when the builder recorded them; not in the JSON report.
+    public var timeline: TagTimeline?
 
     enum CodingKeys: String, CodingKey {
         case source, readable, failures, warnings, omitted, recoveries, id3Tags = "id3_tags", malformedPackets = "malformed_packets"
@@ -95,22 +93,29 @@ public struct SourceReportBuilder {
     private var failures = ProblemTally()
     private var warnings = ProblemTally()
     private var seenPayloads = Set<String>()
-    private var previous: (pts: Int64, discontinuitySequence: Int?)?
+    private var spacing = TagSpacing()
     private var nielsenInSegment = 0
+    /// The source's tags in time, for the HTML report; `nil` when not asked for.
+    public private(set) var timeline: TimelineRecorder?
 
-    /// A builder for the report on `source`.
-    public init(source: String) { built = SourceReport(source: source) }
+    /// A builder for the report on `source`; with `timeline`, it also records the tags' timeline.
+    public init(source: String, timeline: TimelineRecorder? = nil) {
+        built = SourceReport(source: source)
+        self.timeline = timeline
+    }
 
     /// The report so far, with a line for each kind of failure or warning past the first few.
     public var report: SourceReport {
         var failures = failures, warnings = warnings, report = built
         report.failures += failures.summaries()
         report.warnings += warnings.summaries()
+        report.timeline = timeline?.timeline
         return report
     }
 
     /// Takes the next event of the source, in stream order: tags, segment ends and problems.
     public mutating func add(_ event: MediaEvent) {
+        timeline?.add(event)
         switch event {
         case .opened, .resumed:
             break
@@ -150,16 +155,14 @@ public struct SourceReportBuilder {
         }
         if nielsen.hasPlaceholderPCCID { keep(here("placeholder PC CID"), in: \.placeholderTags, .placeholderTags) }
         if !seenPayloads.insert(nielsen.payload).inserted { keep(here("same payload as an earlier tag"), in: \.duplicates, .duplicates) }
-        guard let pts = timed.pts else { return }
-        let discontinuity = timed.origin.segment?.discontinuitySequence
-        defer { previous = (pts, discontinuity) }
-        guard let previous else { return }
-        let seconds = PTS.seconds(PTS.distance(from: previous.pts, to: pts))
-        if discontinuity != previous.discontinuitySequence {
+        switch spacing.step(pts: timed.pts, discontinuitySequence: timed.origin.segment?.discontinuitySequence) {
+        case .none:
+            break
+        case .discontinuity:
             keep(here("EXT-X-DISCONTINUITY before this tag"), in: \.discontinuities, .discontinuities)
-        } else if seconds < -SourceReport.backwardJump || seconds > SourceReport.forwardJump {
+        case .jump(let seconds):
             keep(here(String(format: "PTS jumps %+.3f s", seconds)), in: \.discontinuities, .discontinuities)
-        } else {
+        case .gap(let seconds):
             func gap() -> Gap { Gap(seconds: seconds, at: here(String(format: "%.3f s since the previous Nielsen tag", seconds))) }
             if seconds < SourceReport.shortGap { keep(gap(), in: \.shortGaps, .shortGaps) }
             if seconds > SourceReport.longGap { keep(gap(), in: \.longGaps, .longGaps) }

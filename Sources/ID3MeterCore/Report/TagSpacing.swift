@@ -1,0 +1,44 @@
+/// How far each Nielsen tag is from the one before it in stream time, and whether that
+/// distance means anything: PTS are comparable only within one discontinuity sequence and
+/// without a jump. The QA report and the timeline read the same steps, so they never disagree
+/// on what is a gap and what is a break.
+public struct TagSpacing: Sendable {
+    /// What lies between a tag and the one before it.
+    public enum Step: Sendable, Equatable {
+        /// The first tag with a PTS, or a tag without one: nothing to measure.
+        case none
+        /// `EXT-X-DISCONTINUITY` between the two: their PTS are not comparable.
+        case discontinuity
+        /// The PTS stepped back more than `backwardJump` or forward more than `forwardJump`
+        /// seconds within one discontinuity sequence: an encoder restart or a splice.
+        case jump(seconds: Double)
+        /// Comparable PTS, this many seconds apart.
+        case gap(seconds: Double)
+    }
+
+    /// A step back larger than this, or forward larger than `forwardJump`, is a PTS discontinuity.
+    public static let backwardJump = 1.0
+    public static let forwardJump = 600.0
+
+    private var previous: (pts: Int64, discontinuitySequence: Int?)?
+
+    public init() {}
+
+    /// The step from the previous tag with a PTS to this one.
+    public mutating func step(pts: Int64?, discontinuitySequence: Int?) -> Step {
+        guard let pts else { return .none }
+        defer { previous = (pts, discontinuitySequence) }
+        guard let previous else { return .none }
+        guard discontinuitySequence == previous.discontinuitySequence else { return .discontinuity }
+        let seconds = PTS.seconds(PTS.distance(from: previous.pts, to: pts))
+        if seconds < -Self.backwardJump || seconds > Self.forwardJump { return .jump(seconds: seconds) }
+        return .gap(seconds: seconds)
+    }
+
+    /// Where `pts` lies from the last tag, when it is comparable with it (a segment's start, say).
+    public func distance(to pts: Int64, discontinuitySequence: Int?) -> Double? {
+        guard let previous, previous.discontinuitySequence == discontinuitySequence else { return nil }
+        let seconds = PTS.seconds(PTS.distance(from: previous.pts, to: pts))
+        return seconds < -Self.backwardJump || seconds > Self.forwardJump ? nil : seconds
+    }
+}
