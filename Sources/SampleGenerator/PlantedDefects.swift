@@ -4,6 +4,8 @@ import ID3Meter
 /// A stream with one of each defect the QA report looks for, at known places, and the list
 /// of those places: the ground truth the report is tested against.
 public struct PlantedDefects: Codable, Sendable, Equatable {
+    /// PTS of every Nielsen tag written, in stream order.
+    public var tags: [Int64] = []
     /// PTS of the tag at which each defect shows.
     public var placeholder: [Int64] = []
     public var shortGaps: [Int64] = []
@@ -26,6 +28,7 @@ public struct PlantedDefects: Codable, Sendable, Equatable {
             let pts = base + Int64(seconds * 90_000)
             let id3 = ID3TagSpec(frames: [.priv(owner: owner, data: [0x41])], extraFlags: 0x20).bytes()
             bytes += writer.pes(pts: pts, payload: id3)
+            defects.tags.append(pts)
             return pts
         }
         defects.placeholder.append(tag(at: 0, owner: factory.owner(secondsIntoDay: 100, placeholder: true)))

@@ -14,6 +14,9 @@ public struct LineupAPI: Sendable {
 
     /// A channel's JSON is small; more than this is refused.
     static let maximumBodyBytes = 64 << 10
+    /// How often the live page asks for `GET /timeline`, in seconds.
+    static let pageRefresh = 5
+    private static let page = TimelinePage.live(dataPath: "timeline", refresh: pageRefresh)
 
     public init(lineup: Lineup, registry: PrometheusCollectorRegistry, shard: Shard? = nil) {
         self.lineup = lineup
@@ -28,8 +31,18 @@ public struct LineupAPI: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("healthz") { _, _ in "ok\n" }
+        // The live page: the line-up's state and each channel's last hour, drawn by the same
+        // script as the scan's HTML report from `GET /timeline`.
+        router.get("/") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: Self.page)))
+        }
+        router.get("timeline") { _, _ in
+            Self.json(LineupView(generated: Date(), shard: shard?.description,
+                                 channels: await lineup.timelines.map { ChannelView($0.status, timeline: $0.timeline) }))
+        }
         router.get("channels") { _, _ in
-            Self.json(LineupView(shard: shard?.description, channels: await lineup.statuses.map(ChannelView.init)))
+            Self.json(LineupView(shard: shard?.description, channels: await lineup.statuses.map { ChannelView($0) }))
         }
         router.put("channels/:name") { request, context in
             let name = try context.parameters.require("name")
@@ -82,8 +95,10 @@ public struct LineupAPI: Sendable {
     }
 }
 
-/// What `GET /channels` shows: this instance's shard (`I/N`, absent when not sharded) and its channels.
+/// What `GET /channels` shows: this instance's shard (`I/N`, absent when not sharded) and its
+/// channels; `GET /timeline` adds when it was made and each channel's timeline.
 struct LineupView: Encodable {
+    var generated: Date?
     var shard: String?
     var channels: [ChannelView]
 }
@@ -103,8 +118,10 @@ struct ChannelView: Encodable {
     var restarts: Int
     var stallSeconds: Double
     var alerts: [String]
+    var timeline: TagTimeline?
 
-    init(_ status: ChannelStatus) {
+    init(_ status: ChannelStatus, timeline: TagTimeline? = nil) {
+        self.timeline = timeline
         name = status.name
         state = status.state.rawValue
         lastTag = status.lastTag
@@ -123,6 +140,6 @@ struct ChannelView: Encodable {
     enum CodingKeys: String, CodingKey {
         case name, state, lastTag = "last_tag", lastTagAgeSeconds = "last_tag_age_seconds", delivered, invalid, placeholder
         case segmentsRead = "segments_read", segmentsFailed = "segments_failed"
-        case playlistReloadFailures = "playlist_reload_failures", restarts, stallSeconds = "stall_seconds", alerts
+        case playlistReloadFailures = "playlist_reload_failures", restarts, stallSeconds = "stall_seconds", alerts, timeline
     }
 }

@@ -18,7 +18,12 @@ public final class ChannelRun: Sendable {
     private struct State {
         var watch: TagLossWatch
         var status: ChannelStatus
+        var timeline: TimelineRecorder
     }
+
+    /// The live page shows a channel's last hour, and the details of its latest tags.
+    static let timelineWindow = 3_600.0
+    static let detailedTags = 50
 
     private let state: Mutex<State>
     private let output: LineupOutput
@@ -43,10 +48,14 @@ public final class ChannelRun: Sendable {
         self.logger = logger
         self.metrics = ChannelMetrics(channel: config.name, factory: metrics)
         started = clock.now
-        state = Mutex(State(watch: TagLossWatch(alertAfter: config.alertAfter), status: ChannelStatus(name: config.name)))
+        state = Mutex(State(watch: TagLossWatch(alertAfter: config.alertAfter), status: ChannelStatus(name: config.name),
+                            timeline: TimelineRecorder(details: .latest(Self.detailedTags), window: Self.timelineWindow)))
     }
 
     public var status: ChannelStatus { state.withLock { $0.status } }
+
+    /// The channel's last hour of tags as read from its stream.
+    public var timeline: TagTimeline { state.withLock { $0.timeline.timeline } }
 
     /// Starts metering and watching; `stop()` ends both.
     public func start() {
@@ -113,7 +122,11 @@ public final class ChannelRun: Sendable {
 
     private func observe(_ event: MediaEvent) {
         let at = now
+        // On the page's axis: PROGRAM-DATE-TIME where the stream has it, else when the tag was read.
+        var date: Date?
+        if case .tag(let timed) = event, timed.programDateTime == nil { date = Date() }
         state.withLock { state in
+            state.timeline.add(event, date: date)
             switch event {
             case .opened(let info):
                 state.watch.opened(isLive: info.isLive, targetDuration: info.targetDuration, at: at)

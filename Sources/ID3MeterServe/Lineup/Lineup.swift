@@ -92,4 +92,9 @@ public actor Lineup {
     public var statuses: [ChannelStatus] {
         channels.values.map(\.status).sorted { $0.name < $1.name }
     }
+
+    /// Every channel's status and last hour of tags, by name.
+    public var timelines: [(status: ChannelStatus, timeline: TagTimeline)] {
+        channels.values.map { ($0.status, $0.timeline) }.sorted { $0.status.name < $1.status.name }
+    }
 }

@@ -140,12 +140,12 @@ enum TimelineScript {
       node.append(svg("title", {}, label));
       return node;
     };
-    tl.spans.forEach(([from, to, length, kind, count], index) => {
+    tl.spans.forEach(([from, to, length, kind, count, label], index) => {
       const left = x(from), span = Math.max(x(to) - left, 3);
       const group = svg("g", { class: "span span-" + kind, "data-kind": kind, "data-from": from, "data-to": to, "data-seconds": length, "data-count": count },
         svg("rect", { x: left, y: TOP, width: span, height: 3 * LANE }),
         svg("text", { class: "span-letter", x: left + span / 2, y: TOP - 4, "text-anchor": "middle" }, SPAN_LETTER[kind]));
-      root.append(item("span", index, group, `${SPANS[kind]}${count > 1 ? " \u00d7" + count : ""}: ${seconds(length)} at ${seconds(from)}`));
+      root.append(item("span", index, group, `${SPANS[kind]}${count > 1 ? " \u00d7" + count : ""}: ${seconds(length)} at ${seconds(from)}${label ? " (" + label + ")" : ""}`));
     });
     tl.breaks.forEach(([t, detail, count], index) => {
       const group = svg("g", { class: "break", "data-t": t, "data-count": count },
@@ -191,7 +191,7 @@ enum TimelineScript {
 
   function axisNote(tl, live) {
     const notes = [];
-    if (tl.start) notes.push(live ? "Times in UTC, as this meter read the tags." : "Times in UTC, from EXT-X-PROGRAM-DATE-TIME.");
+    if (tl.start) notes.push(live ? "Times in UTC: EXT-X-PROGRAM-DATE-TIME, or when this meter read the tag where the stream has none." : "Times in UTC, from EXT-X-PROGRAM-DATE-TIME.");
     else notes.push("Times are seconds from the first tag, by PTS.");
     if (tl.bins.length) notes.push(`${tl.tags} tags are drawn as ${tl.bins.length} marks: tags closer than ${seconds(tl.bin_seconds)} are aggregated into one mark, and gaps and segments that close together merged.`);
     if (tl.without_details && !tl.bins.length) notes.push(`${tl.without_details} of the ${tl.tags} tags are drawn without their payload fields: the report keeps those of a bounded number of tags.`);
@@ -291,7 +291,7 @@ enum TimelineScript {
       body.replaceChildren(...lineup.channels.map((channel, index) => html("tr", { "data-channel": channel.name },
         html("th", { scope: "row" }, html("a", { href: "#channel-" + index }, channel.name)),
         html("td", {}, channel.state),
-        html("td", { class: "number" }, channel.last_tag_age_seconds == null ? "none yet" : seconds(channel.last_tag_age_seconds) + " ago"),
+        html("td", { class: "number" }, channel.last_tag_age_seconds == null ? "none yet" : channel.last_tag_age_seconds < 60 ? Math.round(channel.last_tag_age_seconds) + " s ago" : seconds(channel.last_tag_age_seconds) + " ago"),
         html("td", { class: "number" }, String(channel.delivered)), html("td", { class: "number" }, String(channel.invalid)),
         html("td", {}, channel.alerts.length ? html("span", {}, ...channel.alerts.map(alert => html("span", { class: "badge fail" }, alert.replace(/_/g, " ")))) : html("span", { class: "badge pass" }, "none")))));
       const names = new Set(lineup.channels.map(channel => channel.name));

@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+@testable import ID3MeterCore
+import SampleGenerator
+
+/// The HTML QA report as a person sees it: written by the real binary, drawn by a real headless
+/// chromium, its DOM read back and held to the sample writer's ground truth.
+@Suite("HTML report in a browser", .serialized, .timeLimit(.minutes(3)))
+struct HTMLReportTests {
+    /// Where `make screenshots` has the tests leave their screenshots (docs/images); a temporary folder otherwise.
+    static func screenshot(_ png: Data, named name: String) throws {
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 10_000, "a PNG of a drawn page")
+        let folder = ProcessInfo.processInfo.environment["ID3METER_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory
+        try png.write(to: folder.appendingPathComponent(name))
+    }
+
+    /// The marks, regions and breaks a timeline drew, as the DOM has them.
+    static let drawn = """
+        [...document.querySelectorAll("section.source")].map(section => ({
+          source: section.dataset.source,
+          marks: [...section.querySelectorAll("g.mark")].map(g => ({ kind: g.dataset.kind, pts: Number(g.dataset.pts), t: Number(g.dataset.t),
+            x: Number((g.querySelector("circle") || g).getBBox().x + (g.querySelector("circle") || g).getBBox().width / 2), y: g.getBBox().y })),
+          spans: [...section.querySelectorAll("g.span")].map(g => ({ kind: g.dataset.kind, from: Number(g.dataset.from), to: Number(g.dataset.to),
+            seconds: Number(g.dataset.seconds), left: g.querySelector("rect").x.baseVal.value, right: g.querySelector("rect").x.baseVal.value + g.querySelector("rect").width.baseVal.value })),
+          breaks: [...section.querySelectorAll("g.break")].map(g => Number(g.dataset.t)),
+          bins: [...section.querySelectorAll("g.bin")].map(g => Number(g.dataset.count)),
+          note: (section.querySelector("p.note") || {}).textContent || ""
+        }))
+        """
+
+    struct Drawn: Decodable {
+        struct Mark: Decodable { var kind: String; var pts: Int64; var t: Double; var x: Double; var y: Double }
+        struct Span: Decodable { var kind: String; var from: Double; var to: Double; var seconds: Double; var left: Double; var right: Double }
+        var source: String
+        var marks: [Mark]
+        var spans: [Span]
+        var breaks: [Double]
+        var bins: [Int]
+        var note: String
+    }
+
+    static func drawn(_ browser: HeadlessBrowser, _ session: String) throws -> [Drawn] {
+        let value = try browser.evaluate("JSON.stringify(\(drawn))", session: session) as? String ?? "[]"
+        return try JSONDecoder().decode([Drawn].self, from: Data(value.utf8))
+    }
+
+    static func scanReport(_ inputs: [String], in folder: URL) throws -> URL {
+        let report = folder.appendingPathComponent("qa.html")
+        let result = try Command.run(["scan", "--quiet", "--report", report.path] + inputs)
+        #expect(result.status == 0, "\(result.stderr)")
+        return report
+    }
+
+    @Test func theDefectsReportDrawsEveryTagAndGapWhereTheWriterPutThem() async throws {
+        let planted = try JSONDecoder().decode(PlantedDefects.self, from: Data(contentsOf: URL(fileURLWithPath: Samples.path("qa/defects.planted.json"))))
+        #expect(planted == PlantedDefects.stream().defects, "the sample's list is its writer's")
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let report = try Self.scanReport([Samples.path("qa/defects.ts"), Samples.path("hls/master.m3u8")], in: folder)
+
+        try await offThePool {
+            let browser = try HeadlessBrowser()
+            defer { browser.close() }
+            let session = try browser.open(report.absoluteString)
+            try browser.waitUntil("document.querySelectorAll('section.source svg.timeline').length === 2", session: session)
+            let sources = try Self.drawn(browser, session)
+            let defects = try #require(sources.first { $0.source.hasSuffix("defects.ts") })
+
+            // One mark per tag, in stream order, of the kind the writer made it.
+            #expect(defects.marks.map(\.pts) == planted.tags)
+            for mark in defects.marks {
+                let kind = planted.placeholder.contains(mark.pts) ? "placeholder" : planted.invalid.contains(mark.pts) ? "invalid" : "valid"
+                #expect(mark.kind == kind, "\(mark.pts)")
+            }
+            // Within one run of PTS, the distance on the axis is the distance in PTS.
+            let run = defects.marks.prefix { !planted.discontinuities.contains($0.pts) }
+            for (before, after) in zip(run, run.dropFirst()) {
+                #expect(abs((after.t - before.t) - Double(after.pts - before.pts) / 90_000) < 0.001)
+            }
+            // One region per flagged gap, from the tag before to the tag that ends it, drawn there.
+            #expect(defects.spans.map(\.kind) == ["long", "short"])
+            for (span, end) in zip(defects.spans, planted.longGaps + planted.shortGaps) {
+                let closing = try #require(defects.marks.firstIndex { $0.pts == end })
+                let opening = defects.marks[closing - 1]
+                #expect(span.from == opening.t && span.to == defects.marks[closing].t)
+                #expect(abs(span.seconds - Double(end - opening.pts) / 90_000) < 0.001)
+                #expect(abs(span.left - opening.x) < 1 && abs(span.right - defects.marks[closing].x) < 1)
+            }
+            #expect(defects.spans.first?.seconds == planted.longestGap)
+            // The encoder restart: a break where the PTS went back.
+            let restart = try #require(defects.marks.first { planted.discontinuities.contains($0.pts) })
+            #expect(defects.breaks == [restart.t])
+            // Readable without colour: each kind on a lane of its own.
+            let lanes = Dictionary(grouping: defects.marks, by: \.kind).mapValues { Set($0.map(\.y)) }
+            #expect(lanes.values.allSatisfy { $0.count == 1 } && Set(lanes.values.map { $0.first! }).count == 3)
+
+            // The HLS source: every segment the sample left without a tag is a region, named.
+            let hls = try #require(sources.first { $0.source.hasSuffix("master.m3u8") })
+            let expected = try Samples.expected("hls/expected.jsonl").filter(\.nielsen)
+            let tagged = Set(expected.compactMap(\.segment))
+            let playlist = try String(contentsOfFile: Samples.path("hls/low/low.m3u8"), encoding: .utf8)
+            let untagged = playlist.split(separator: "\n").filter { $0.hasSuffix(".ts") && !tagged.contains(String($0)) }
+            #expect(hls.spans.filter { $0.kind == "empty" }.count == untagged.count)
+            #expect(hls.marks.map(\.pts) == expected.compactMap(\.pts))
+            #expect(hls.note.contains("PROGRAM-DATE-TIME"))
+
+            // The summary links each source to its timeline; opening a mark shows its payload fields.
+            let links = try browser.evaluate("[...document.querySelectorAll('table.summary a')].map(a => document.querySelector(a.getAttribute('href')).dataset.source)", session: session) as? [String]
+            #expect(links?.count == 2 && links?.first?.hasSuffix("defects.ts") == true)
+            let detail = try browser.evaluate("""
+                (() => { document.querySelector("section.source g.mark-i").dispatchEvent(new MouseEvent("click", { bubbles: true }));
+                         return document.querySelector("section.source .detail").textContent; })()
+                """, session: session) as? String ?? ""
+            #expect(detail.contains("PTS\(planted.invalid[0])") && detail.contains("Breakout01"), "\(detail)")
+
+            let log = browser.log(session: session)
+            #expect(log.errors.isEmpty, "\(log.errors)")
+            #expect(log.requests == [report.absoluteString], "the page fetches nothing: \(log.requests)")
+
+            // At phone width nothing sticks out sideways but the table, which scrolls in its own box.
+            try browser.send("Emulation.setDeviceMetricsOverride", ["width": 390, "height": 800, "deviceScaleFactor": 1, "mobile": true], session: session)
+            try browser.waitUntil("document.querySelector('svg.timeline').getAttribute('width') <= 390", session: session)
+            #expect(try browser.evaluate("document.documentElement.scrollWidth", session: session) as? Int ?? 0 <= 390)
+            try Self.screenshot(browser.screenshot(session: session, width: 1200), named: "qa-report.png")
+        }
+    }
+
+    @Test func aRequestingPageIsCaughtByTheSameCheck() async throws {
+        // The check above holds only if it sees requests: a page with one image from a local server shows it.
+        let server = try LocalHTTPServer { _ in LocalHTTPServer.Response(status: 404) }
+        defer { server.stop() }
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = folder.appendingPathComponent("fetches.html")
+        try Data("<!DOCTYPE html><p>x</p><img src=\"\(server.url("pixel.png"))\">".utf8).write(to: page)
+        try await offThePool {
+            let browser = try HeadlessBrowser()
+            defer { browser.close() }
+            let session = try browser.open(page.absoluteString)
+            #expect(browser.log(session: session).requests == [page.absoluteString, server.url("pixel.png")])
+        }
+    }
+
+    @Test func namesFromAStreamStayText() async throws {
+        // A source or segment name is the stream's to choose: it must never become markup.
+        let hostile = #"</script><img src=x onerror="document.title='owned'"><!--"#
+        var builder = SourceReportBuilder(source: hostile, timeline: TimelineRecorder(details: .latest(10)))
+        var tags = TimelineTests.Tags()
+        let segment = SegmentOrigin(uri: hostile + ".ts", mediaSequence: 0, startPTS: 0, duration: 6)
+        builder.add(try tags.tag(pts: 90_000, segment: segment))
+        builder.add(.segment(segment))
+        builder.add(.segment(SegmentOrigin(uri: hostile + "2.ts", mediaSequence: 1, startPTS: 540_000, duration: 6)))
+        var qa = QAReport()
+        qa.add(builder.report)
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = folder.appendingPathComponent("hostile.html")
+        try Data(qa.html().utf8).write(to: page)
+        try await offThePool {
+            let browser = try HeadlessBrowser()
+            defer { browser.close() }
+            let session = try browser.open(page.absoluteString)
+            try browser.waitUntil("document.querySelectorAll('svg.timeline').length === 1", session: session)
+            #expect(try browser.evaluate("document.querySelectorAll('img').length", session: session) as? Int == 0)
+            #expect(try browser.evaluate("document.title", session: session) as? String == "Nielsen tag QA report")
+            #expect(try browser.evaluate("document.querySelector('section h2').textContent", session: session) as? String == hostile)
+            let empty = try browser.evaluate("document.querySelector('g.span-empty title').textContent", session: session) as? String ?? ""
+            #expect(empty.hasSuffix("(" + hostile + "2.ts)"), "\(empty)")
+            #expect(browser.log(session: session).errors.isEmpty)
+        }
+    }
+
+    @Test func aDenseSourceIsDrawnInBinsAndThePageSaysSo() async throws {
+        var builder = SourceReportBuilder(source: "dense.ts", timeline: TimelineRecorder(details: .budget(DetailBudget(limit: 100))))
+        var tags = TimelineTests.Tags()
+        let count = 20_000
+        for index in 0..<count { builder.add(try tags.tag(pts: Int64(index) * 90_000, placeholder: index % 1_000 == 0)) }
+        var qa = QAReport()
+        qa.add(builder.report)
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = folder.appendingPathComponent("dense.html")
+        let html = qa.html()
+        #expect(html.utf8.count < 200_000, "20,000 tags in bins: \(html.utf8.count) bytes")
+        try Data(html.utf8).write(to: page)
+        try await offThePool {
+            let browser = try HeadlessBrowser()
+            defer { browser.close() }
+            let session = try browser.open(page.absoluteString)
+            try browser.waitUntil("document.querySelectorAll('svg.timeline').length === 1", session: session)
+            let dense = try #require(try Self.drawn(browser, session).first)
+            #expect(dense.marks.isEmpty && dense.bins.count <= TimelineRecorder.binCount)
+            #expect(dense.bins.reduce(0, +) == count)
+            #expect(dense.note.contains("20000 tags are drawn as \(dense.bins.count) marks"), "\(dense.note)")
+            #expect(dense.spans.count == 1, "the short gaps of a tag a second, merged")
+            #expect(browser.log(session: session).errors.isEmpty)
+        }
+    }
+}
