@@ -198,3 +198,68 @@ struct HTMLReportTests {
         }
     }
 }
+
+/// `serve`'s live page, from a real `serve` process metering a local line-up, in a real browser.
+@Suite("Live line-up page in a browser", .serialized, .timeLimit(.minutes(3)))
+struct LivePageTests {
+    @Test func theLivePageShowsTheLineupAndUpdatesWithoutReloading() async throws {
+        // Channel a: a tag every 4 s, none in segments 3 to 5 (a 16 s gap); b: tags throughout.
+        func channel(seed: UInt64, untagged: Range<Int>) -> LiveChannel {
+            LiveChannel(preroll: 3) { date in
+                var stream = LiveStream(segmentDuration: 4, tagInterval: 4, windowSize: 6, segmentCount: 30, startDate: date)
+                stream.seed = seed
+                stream.untagged = untagged
+                return stream
+            }
+        }
+        let server = try LineupServer(["a": channel(seed: 1, untagged: 3..<6), "b": channel(seed: 2, untagged: 0..<0)])
+        defer { server.stop() }
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("lineup.yaml")
+        try Data("channels:\n  - {name: a, url: \"\(server.url("a"))\"}\n  - {name: b, url: \"\(server.url("b"))\"}\n".utf8).write(to: config)
+        let (process, _, err) = try Command.launch(["serve", config.path, "--listen", "127.0.0.1:0"])
+        defer { if process.isRunning { process.terminate() } }
+        let api = try #require(ServeCommandTests.apiAddress(from: err).address)
+
+        try await offThePool {
+            let browser = try HeadlessBrowser()
+            defer { browser.close() }
+            let session = try browser.open(api + "/")
+            let marksOfA = "document.querySelectorAll('section[data-source=\"a\"] g.mark').length"
+            try browser.waitUntil("Number(document.body.dataset.updates) >= 1 && \(marksOfA) > 0", session: session, timeout: 40)
+            // A reload would forget this; an update keeps it.
+            let before = try browser.evaluate("window.sameDocument = true; [Number(document.body.dataset.updates), \(marksOfA)]", session: session) as? [Int] ?? []
+            try browser.waitUntil("Number(document.body.dataset.updates) > \(before[0]) && \(marksOfA) > \(before[1])", session: session, timeout: 30)
+            // Wait for the tagless stretch to have been read and drawn.
+            try browser.waitUntil("document.querySelectorAll('section[data-source=\"a\"] g.span-long').length > 0", session: session, timeout: 90)
+            #expect(try browser.evaluate("window.sameDocument === true", session: session) as? Bool == true, "updated in place, not reloaded")
+
+            let rows = try browser.evaluate("[...document.querySelectorAll('table.summary tbody tr')].map(tr => tr.dataset.channel + ' ' + tr.cells[1].textContent)", session: session) as? [String]
+            #expect(rows?.count == 2 && rows?.allSatisfy { $0.hasSuffix("playing") || $0.hasSuffix("joining") || $0.hasSuffix("stalled") } == true, "\(rows ?? [])")
+
+            let stream = try #require(server.channels["a"]?.liveStream)
+            let segmentOf = Dictionary(uniqueKeysWithValues: (0..<30).flatMap { index in stream.tags(inSegment: index).map { ($0.pts, index) } })
+            let drawn = try #require(try HTMLReportTests.drawn(browser, session).first { $0.source == "a" })
+            // Every mark is a tag the stream carried, each once, in order.
+            #expect(drawn.marks.allSatisfy { segmentOf[$0.pts] != nil }, "\(drawn.marks.map(\.pts))")
+            #expect(drawn.marks.map(\.pts) == drawn.marks.map(\.pts).sorted() && Set(drawn.marks.map(\.pts)).count == drawn.marks.count)
+            // Tags 4 s apart are no finding; the one gap the stream has is drawn from tag to tag.
+            let long = drawn.spans.filter { $0.kind == "long" }
+            #expect(long.count == 1 && drawn.spans.filter { $0.kind == "short" }.isEmpty)
+            let closing = try #require(drawn.marks.firstIndex { segmentOf[$0.pts] == 6 })
+            #expect(long.first.map { [$0.from, $0.to] } == [drawn.marks[closing - 1].t, drawn.marks[closing].t])
+            #expect(abs((long.first?.seconds ?? 0) - Double(drawn.marks[closing].pts - drawn.marks[closing - 1].pts) / 90_000) < 0.001)
+            // The tagless segments, each a region of its own.
+            let empty = try browser.evaluate("[...document.querySelectorAll('section[data-source=\"a\"] g.span-empty title')].map(t => t.textContent)", session: session) as? [String] ?? []
+            #expect(empty.count == 3 && zip(empty, 3..<6).allSatisfy { $0.hasSuffix("/a/seg\($1).ts)") }, "\(empty)")
+
+            let log = browser.log(session: session)
+            #expect(log.errors.isEmpty, "\(log.errors)")
+            #expect(log.requests.allSatisfy { $0.hasPrefix(api + "/") } && log.requests.filter { $0 == api + "/timeline" }.count >= 2, "\(log.requests)")
+            try HTMLReportTests.screenshot(browser.screenshot(session: session, width: 1200), named: "live-lineup.png")
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+}

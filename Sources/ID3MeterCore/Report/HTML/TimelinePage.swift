@@ -82,7 +82,7 @@ public enum TimelinePage {
         .verdict.pass { color: var(--valid); } .verdict.fail { color: var(--invalid); font-weight: 600; }
         .note, .updated { color: #57606a; font-size: .85rem; margin: .25rem 0; }
         .problem { color: var(--invalid); font-size: .85rem; margin: .15rem 0; overflow-wrap: anywhere; }
-        .timeline-box { width: 100%; min-height: 112px; }
+        .timeline-box { width: 100%; min-height: 124px; }
         svg.timeline { display: block; font-size: 11px; }
         svg.timeline [data-type] { cursor: pointer; } svg.timeline [data-type]:focus { outline: 2px solid #0969da; }
         .lane { stroke: var(--rule); } .lane-label { fill: #57606a; }

@@ -13,8 +13,8 @@ enum TimelineScript {
   };
   const SPANS = { short: "gap under 4 s", long: "gap over 12 s", empty: "segment without a tag" };
   const SPAN_LETTER = { short: "S", long: "L", empty: "\u2205" };
-  const LEFT = 92, RIGHT = 14, TOP = 16, LANE = 22;
-  const HEIGHT = TOP + 3 * LANE + 30;
+  const LEFT = 92, RIGHT = 14, TOP = 16, LANE = 22, STRIP = 12;
+  const HEIGHT = TOP + 3 * LANE + STRIP + 30;
 
   function html(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -140,13 +140,17 @@ enum TimelineScript {
       node.append(svg("title", {}, label));
       return node;
     };
-    tl.spans.forEach(([from, to, length, kind, count, label], index) => {
-      const left = x(from), span = Math.max(x(to) - left, 3);
+    // Gaps shade the lanes; a tagless segment is a strip below them.
+    const spanOrder = tl.spans.map((span, index) => index).sort((a, b) => (tl.spans[a][3] === "empty") - (tl.spans[b][3] === "empty"));
+    for (const index of spanOrder) {
+      const [from, to, length, kind, count, label] = tl.spans[index];
+      const left = x(from), span = Math.max(x(to) - left, 3), strip = kind === "empty";
+      const top = strip ? TOP + 3 * LANE + 2 : TOP, tall = strip ? STRIP - 2 : 3 * LANE;
       const group = svg("g", { class: "span span-" + kind, "data-kind": kind, "data-from": from, "data-to": to, "data-seconds": length, "data-count": count },
-        svg("rect", { x: left, y: TOP, width: span, height: 3 * LANE }),
-        svg("text", { class: "span-letter", x: left + span / 2, y: TOP - 4, "text-anchor": "middle" }, SPAN_LETTER[kind]));
+        svg("rect", { x: left, y: top, width: span, height: tall }),
+        svg("text", { class: "span-letter", x: left + span / 2, y: strip ? top + 10 : TOP - 4, "text-anchor": "middle" }, SPAN_LETTER[kind]));
       root.append(item("span", index, group, `${SPANS[kind]}${count > 1 ? " \u00d7" + count : ""}: ${seconds(length)} at ${seconds(from)}${label ? " (" + label + ")" : ""}`));
-    });
+    }
     tl.breaks.forEach(([t, detail, count], index) => {
       const group = svg("g", { class: "break", "data-t": t, "data-count": count },
         svg("line", { x1: x(t), x2: x(t), y1: TOP - 6, y2: TOP + 3 * LANE + 4 }));
@@ -167,7 +171,7 @@ enum TimelineScript {
       root.append(item("bin", index, group, `${valid + invalid + placeholder} tags from ${seconds(from)} to ${seconds(to)}: ${valid} valid, ${placeholder} placeholder, ${invalid} invalid`));
     });
     const axis = svg("g", { class: "axis" });
-    const base = TOP + 3 * LANE + 6;
+    const base = TOP + 3 * LANE + STRIP + 4;
     axis.append(svg("line", { x1: LEFT, x2: width - RIGHT, y1: base, y2: base }));
     const step = tickStep(end, width);
     for (let t = 0; t <= end + 1e-9; t += step) {
@@ -279,7 +283,7 @@ enum TimelineScript {
     const status = html("p", { class: "updated", "aria-live": "polite" }, "Loading\u2026");
     const table = html("table", { class: "summary" },
       html("caption", {}, "Channels (each links to its last hour of tags)"),
-      html("thead", {}, html("tr", {}, ...["Channel", "State", "Last tag", "Tags", "Invalid", "Alerts"].map(name => html("th", { scope: "col" }, name)))));
+      html("thead", {}, html("tr", {}, ...["Channel", "State", "Last tag", "Delivered", "Invalid", "Alerts"].map(name => html("th", { scope: "col" }, name)))));
     const body = html("tbody");
     table.append(body);
     const sections = html("div");
