@@ -70,6 +70,12 @@ test: deps python chromium
 	  grep -a -E "^✘|^✔ Test run with|error:" $(TEST_LOG) | grep -a -v "^\[" | sort -u | head -60; exit $$status
 	scripts/verify.sh
 
+# The README's screenshots, taken by the browser tests of the code as it is.
+screenshots: deps chromium
+	@mkdir -p docs/images
+	ID3METER_SCREENSHOTS=$(CURDIR)/docs/images $(SWIFT) test --no-parallel --disable-xctest --filter "HTMLReportTests|LivePageTests" 2>&1 | grep -a -E "^✘|^✔ Test run|error:"
+	@ls -l docs/images
+
 verify: deps python
 	$(SWIFT) build
 	scripts/verify.sh
@@ -110,9 +116,10 @@ samples: deps ffmpeg python
 	python3 scripts/lenient_samples.py samples
 	@du -sh samples
 
-bench: build ffmpeg python
+bench: build ffmpeg python chromium
 	scripts/bench.sh
 	scripts/bench-live.sh
+	scripts/bench-report.sh
 
 # serve with 100, 500 and 1000 synthetic live channels for 2 minutes each (BENCH_FLEET_SIZES, BENCH_FLEET_SECONDS).
 bench-fleet: build python

@@ -171,6 +171,38 @@ struct HTMLReportTests {
         }
     }
 
+    @Test func aLargeReportDrawsAsItScrollsAndAllOfItForPrint() async throws {
+        var qa = QAReport()
+        var tags = TimelineTests.Tags()
+        let sources = 300
+        for index in 0..<sources {
+            var builder = SourceReportBuilder(source: "source-\(index).ts", timeline: TimelineRecorder(details: .latest(0)))
+            for second in 0..<5 { builder.add(try tags.tag(pts: Int64(second) * 900_000)) }
+            qa.add(builder.report)
+        }
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = folder.appendingPathComponent("large.html")
+        try Data(qa.html().utf8).write(to: page)
+        try await offThePool {
+            let browser = try HeadlessBrowser()
+            defer { browser.close() }
+            let session = try browser.open(page.absoluteString, width: 1000, height: 800)
+            try browser.waitUntil("document.querySelectorAll('table.summary tbody tr').length === \(sources)", session: session)
+            // Following a link from the summary draws the timelines there.
+            try browser.evaluate("document.querySelector('a[href=\"#source-150\"]').click()", session: session)
+            try browser.waitUntil("document.querySelector('#source-150 svg.timeline') !== null", session: session)
+            let onScreen = try browser.evaluate("document.querySelectorAll('svg.timeline').length", session: session) as? Int ?? 0
+            #expect(onScreen < sources / 4, "only what is near the screen is drawn: \(onScreen)")
+            let pdf = try browser.send("Page.printToPDF", [:], session: session)["data"] as? String ?? ""
+            #expect(Data(base64Encoded: pdf)?.starts(with: Array("%PDF".utf8)) == true)
+            #expect(try browser.evaluate("document.querySelectorAll('svg.timeline').length", session: session) as? Int == sources,
+                    "printing draws every timeline")
+            #expect(try browser.evaluate("document.querySelectorAll('g.mark').length", session: session) as? Int == sources * 5)
+            #expect(browser.log(session: session).errors.isEmpty)
+        }
+    }
+
     @Test func aDenseSourceIsDrawnInBinsAndThePageSaysSo() async throws {
         var builder = SourceReportBuilder(source: "dense.ts", timeline: TimelineRecorder(details: .budget(DetailBudget(limit: 100))))
         var tags = TimelineTests.Tags()
