@@ -122,6 +122,8 @@ struct HTMLReportTests {
             try browser.send("Emulation.setDeviceMetricsOverride", ["width": 390, "height": 800, "deviceScaleFactor": 1, "mobile": true], session: session)
             try browser.waitUntil("document.querySelector('svg.timeline').getAttribute('width') <= 390", session: session)
             #expect(try browser.evaluate("document.documentElement.scrollWidth", session: session) as? Int ?? 0 <= 390)
+            try browser.send("Emulation.setDeviceMetricsOverride", ["width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": false], session: session)
+            try browser.waitUntil("document.querySelector('svg.timeline').getAttribute('width') > 1100", session: session)
             try Self.screenshot(browser.screenshot(session: session, width: 1200), named: "qa-report.png")
         }
     }
