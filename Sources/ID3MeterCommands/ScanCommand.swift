@@ -127,9 +127,9 @@ struct ScanCommand: AsyncParsableCommand {
         if summary.failures > 0 { throw ExitCode.failure }
     }
 
-    /// Payload fields kept for the HTML report's tags, about 400 bytes each: past them a tag is
-    /// drawn with its time and kind only, and the page says so.
-    static let detailedTags = 50_000
+    /// Payload fields kept for the HTML report's tags (valid ones, and again flagged ones), about
+    /// 350 bytes each: past them a tag is drawn with its time and kind only, and the page says so.
+    static let detailedTags = 10_000
 
     private func reportFormat(for destination: String) -> ReportFormat {
         if let reportFormat { return reportFormat }

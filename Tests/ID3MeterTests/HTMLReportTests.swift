@@ -266,7 +266,14 @@ struct LivePageTests {
             let before = try browser.evaluate("window.sameDocument = true; [Number(document.body.dataset.updates), \(marksOfA)]", session: session) as? [Int] ?? []
             try browser.waitUntil("Number(document.body.dataset.updates) > \(before[0]) && \(marksOfA) > \(before[1])", session: session, timeout: 30)
             // Wait for the tagless stretch to have been read and drawn.
-            try browser.waitUntil("document.querySelectorAll('section[data-source=\"a\"] g.span-long').length > 0", session: session, timeout: 90)
+            do {
+                try browser.waitUntil("document.querySelectorAll('section[data-source=\"a\"] g.span-long').length > 0", session: session, timeout: 90)
+            } catch {
+                let running = process.isRunning
+                let log = running ? "" : String(decoding: err.fileHandleForReading.readDataToEndOfFile().prefix(4_000), as: UTF8.self)
+                Issue.record("\(error); serve \(running ? "runs" : "ended \(process.terminationStatus): \(log)")")
+                throw error
+            }
             #expect(try browser.evaluate("window.sameDocument === true", session: session) as? Bool == true, "updated in place, not reloaded")
 
             let rows = try browser.evaluate("[...document.querySelectorAll('table.summary tbody tr')].map(tr => tr.dataset.channel + ' ' + tr.cells[1].textContent)", session: session) as? [String]

@@ -83,6 +83,25 @@ struct TimelineTests {
         #expect(timeline.spans.first.map { [$0.from, $0.to] } == [0, Double(count - 1)])
     }
 
+    @Test func gapsBackToBackAreOneRegionAndOthersStayApart() throws {
+        var tags = Tags()
+        var recorder = TimelineRecorder(details: .latest(0))
+        // Short gaps of 2, 1 and 3 s back to back, a 10 s gap (no finding), a 2 s gap, then 20 s and 14 s gaps.
+        for seconds in [0.0, 2, 3, 6, 16, 18, 38, 52] { recorder.add(try tags.tag(pts: Int64(seconds * 90_000))) }
+        let spans = recorder.timeline.spans
+        #expect(spans.map(\.kind) == [.shortGap, .shortGap, .longGap])
+        #expect(spans.map { [$0.from, $0.to, $0.seconds, Double($0.count)] } == [[0, 6, 1, 3], [16, 18, 2, 1], [18, 52, 20, 2]])
+    }
+
+    @Test func flaggedTagsKeepTheirDetailsWhenValidOnesHaveSpentTheBudget() throws {
+        var tags = Tags()
+        var recorder = TimelineRecorder(details: .budget(DetailBudget(limit: 1)))
+        for (index, placeholder) in [false, false, true, false, true].enumerated() {
+            recorder.add(try tags.tag(pts: Int64(index) * 900_000, placeholder: placeholder))
+        }
+        #expect(recorder.timeline.marks.map { $0.detail != nil } == [true, false, true, false, false])
+    }
+
     @Test func theDetailBudgetIsSharedBySources() throws {
         var tags = Tags()
         let budget = DetailBudget(limit: 3)

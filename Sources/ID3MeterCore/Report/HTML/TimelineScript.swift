@@ -101,8 +101,9 @@ enum TimelineScript {
   }
   function describeSpan(tl, index) {
     const [from, to, length, kind, count, label] = tl.spans[index];
-    const rows = [[count > 1 ? count + " merged" : "Finding", SPANS[kind]],
-      [kind === "empty" ? "Duration" : "Gap", (count > 1 ? "up to " : "") + seconds(length)],
+    const worst = kind === "short" ? "Shortest" : kind === "long" ? "Longest" : "Longest segment";
+    const rows = [["Finding", count > 1 ? `${count} of them, back to back: ${SPANS[kind]}` : SPANS[kind]],
+      [count > 1 ? worst : kind === "empty" ? "Duration" : "Gap", seconds(length)],
       ["From", seconds(from) + (tl.start ? " (" + clock(tl.start, from) + ")" : "")],
       ["To", seconds(to) + (tl.start ? " (" + clock(tl.start, to) + ")" : "")]];
     if (label) rows.push(["Segment", label]);

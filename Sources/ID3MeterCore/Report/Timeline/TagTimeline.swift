@@ -54,8 +54,9 @@ public struct TagTimeline: Encodable, Sendable, Equatable {
         }
     }
 
-    /// A stretch of the axis: a gap the QA report flags (`seconds` long, `count` of them merged
-    /// when the timeline is aggregated), or a run of segments without a tag.
+    /// A stretch of the axis: a gap the QA report flags, or a segment without a tag. `count`
+    /// says how many were merged into it (gaps back to back; anything closer than a bin when
+    /// aggregated), `seconds` the worst of them: the shortest short gap, the longest of the rest.
     public struct Span: Encodable, Sendable, Equatable {
         public enum Kind: String, Encodable, Sendable { case shortGap = "short", longGap = "long", emptySegment = "empty" }
         public var from: Double

@@ -34,6 +34,7 @@ public struct TimelineRecorder: Sendable {
     private var lastSegmentEnd: Double?
     private var tagsInSegment = 0
     private var detailed: [Int] = []
+    private var lastGap: Int?
 
     public init(details: Details, window: Double? = nil) {
         self.details = details
@@ -63,8 +64,7 @@ public struct TimelineRecorder: Sendable {
         case .gap(let seconds):
             t = (last?.t ?? 0) + max(seconds, 0)
             if seconds < SourceReport.shortGap || seconds > SourceReport.longGap {
-                spans.append(.init(from: last?.t ?? 0, to: t, kind: seconds < SourceReport.shortGap ? .shortGap : .longGap,
-                                   seconds: seconds))
+                addGap(.init(from: last?.t ?? 0, to: t, kind: seconds < SourceReport.shortGap ? .shortGap : .longGap, seconds: seconds))
             }
         case .discontinuity:
             t = stepOverBreak(to: date)
@@ -76,7 +76,19 @@ public struct TimelineRecorder: Sendable {
         if start == nil, let date { start = date.addingTimeInterval(-t) }
         last = (t, date)
         tagsInSegment += 1
-        marks.append(.init(t: t, kind: .init(tag), pts: timed.pts, detail: keepsDetail() ? TagDetail(tag, timed) : nil))
+        let kind = TagTimeline.Kind(tag)
+        marks.append(.init(t: t, kind: kind, pts: timed.pts, detail: keepsDetail(kind) ? TagDetail(tag, timed) : nil))
+    }
+
+    /// Back-to-back gaps of a kind are one region: drawn apart they would look the same, and a
+    /// tag every second would make a region of every one.
+    private mutating func addGap(_ gap: TagTimeline.Span) {
+        if let index = lastGap, spans[index].kind == gap.kind, spans[index].to == gap.from {
+            spans[index].absorb(gap)
+        } else {
+            lastGap = spans.count
+            spans.append(gap)
+        }
     }
 
     /// The first tag sits after the segments read before it, at its offset into its own segment.
@@ -107,10 +119,10 @@ public struct TimelineRecorder: Sendable {
         spans.append(.init(from: from, to: to, kind: .emptySegment, seconds: segment.duration ?? 0, label: segment.uri))
     }
 
-    private mutating func keepsDetail() -> Bool {
+    private mutating func keepsDetail(_ kind: TagTimeline.Kind) -> Bool {
         switch details {
         case .budget(let budget):
-            return budget.take()
+            return budget.take(flagged: kind != .valid)
         case .latest(let count):
             detailed.append(marks.count)
             if detailed.count > count {
@@ -128,6 +140,7 @@ public struct TimelineRecorder: Sendable {
         marks.removeFirst(dropped)
         detailed = detailed.compactMap { $0 >= dropped ? $0 - dropped : nil }
         spans.removeAll { $0.to < cutoff }
+        lastGap = spans.lastIndex { $0.kind != .emptySegment }
         breaks.removeAll { $0.t < cutoff }
     }
 
@@ -178,16 +191,24 @@ public struct TimelineRecorder: Sendable {
         var lastOfKind: [TagTimeline.Span.Kind: Int] = [:]
         for span in spans {
             if let index = lastOfKind[span.kind], span.from - merged[index].to < width {
-                merged[index].to = max(merged[index].to, span.to)
-                merged[index].count += span.count
-                merged[index].seconds = max(merged[index].seconds, span.seconds)
-                if span.kind == .emptySegment { merged[index].label = nil }
+                merged[index].absorb(span)
             } else {
                 lastOfKind[span.kind] = merged.count
                 merged.append(span)
             }
         }
         return merged
+    }
+}
+
+extension TagTimeline.Span {
+    /// Takes `other` into this region: it reaches to `other`'s end and keeps the worst length
+    /// (the shortest of short gaps, the longest of the rest); merged segments name none.
+    mutating func absorb(_ other: TagTimeline.Span) {
+        to = max(to, other.to)
+        count += other.count
+        seconds = kind == .shortGap ? min(seconds, other.seconds) : max(seconds, other.seconds)
+        if kind == .emptySegment { label = nil }
     }
 }
 
