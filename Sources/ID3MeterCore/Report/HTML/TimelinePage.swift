@@ -83,6 +83,7 @@ public enum TimelinePage {
         .note, .updated { color: #57606a; font-size: .85rem; margin: .25rem 0; }
         .problem { color: var(--invalid); font-size: .85rem; margin: .15rem 0; overflow-wrap: anywhere; }
         .timeline-box { width: 100%; min-height: 124px; }
+        section.source { content-visibility: auto; contain-intrinsic-size: auto 260px; }
         svg.timeline { display: block; font-size: 11px; }
         svg.timeline [data-type] { cursor: pointer; } svg.timeline [data-type]:focus { outline: 2px solid #0969da; }
         .lane { stroke: var(--rule); } .lane-label { fill: #57606a; }

@@ -251,13 +251,25 @@ enum TimelineScript {
       html("caption", {}, "Sources (each links to its timeline)"),
       html("thead", {}, html("tr", {}, ...["Source", "Tags", "Valid", "Invalid by reason", "Placeholder", "Longest gap", "Checks"].map(name => html("th", { scope: "col" }, name)))));
     const body = html("tbody");
-    report.sources.forEach((source, index) => {
-      body.append(html("tr", {},
+    const row = index => {
+      const source = report.sources[index];
+      return html("tr", {},
         html("th", { scope: "row" }, html("a", { href: "#source-" + index }, source.source)),
         html("td", { class: "number" }, String(source.nielsen_tags)), html("td", { class: "number" }, String(source.valid_tags)),
         html("td", {}, reasons(source.invalid_by_reason)), html("td", { class: "number" }, String(source.placeholder_tags)),
-        html("td", { class: "number" }, seconds(source.longest_gap_seconds)), html("td", {}, checks(source.failed_checks))));
-    });
+        html("td", { class: "number" }, seconds(source.longest_gap_seconds)), html("td", {}, checks(source.failed_checks)));
+    };
+    // A long table is laid out in chunks after the first screen: 10,000 rows at once hold the page for seconds.
+    let rows = 0;
+    const fill = count => {
+      const chunk = document.createDocumentFragment();
+      for (const end = Math.min(rows + count, report.sources.length); rows < end; rows++) chunk.append(row(rows));
+      body.append(chunk);
+    };
+    fill(200);
+    const more = () => { if (rows < report.sources.length) { fill(1000); setTimeout(more, 0); } };
+    setTimeout(more, 0);
+    window.addEventListener("beforeprint", () => fill(report.sources.length));
     table.append(body);
     root.append(html("div", { class: "table-wrap" }, table));
     const eager = report.sources.reduce((sum, source) => sum + marksOf(source.timeline), 0) <= 20000 && report.sources.length <= 200;
