@@ -251,7 +251,8 @@ struct LivePageTests {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let config = folder.appendingPathComponent("lineup.yaml")
-        try Data("channels:\n  - {name: a, url: \"\(server.url("a"))\"}\n  - {name: b, url: \"\(server.url("b"))\"}\n".utf8).write(to: config)
+        // Alerting after 8 s, channel a alerts during its gap.
+        try Data("defaults: {alert_after: 8}\nchannels:\n  - {name: a, url: \"\(server.url("a"))\"}\n  - {name: b, url: \"\(server.url("b"))\"}\n".utf8).write(to: config)
         let (process, _, err) = try Command.launch(["serve", config.path, "--listen", "127.0.0.1:0"])
         defer { if process.isRunning { process.terminate() } }
         let api = try #require(ServeCommandTests.apiAddress(from: err).address)
@@ -260,6 +261,13 @@ struct LivePageTests {
             let browser = try HeadlessBrowser()
             defer { browser.close() }
             let session = try browser.open(api + "/")
+            // Every alert the table ever shows, as the page updates.
+            try browser.evaluate("""
+                window.alertsSeen = new Set();
+                new MutationObserver(() => document.querySelectorAll("tr[data-channel] .badge.fail").forEach(badge =>
+                  window.alertsSeen.add(badge.closest("tr").dataset.channel + ": " + badge.textContent))
+                ).observe(document.getElementById("page"), { childList: true, subtree: true });
+                """, session: session)
             let marksOfA = "document.querySelectorAll('section[data-source=\"a\"] g.mark').length"
             try browser.waitUntil("Number(document.body.dataset.updates) >= 1 && \(marksOfA) > 0", session: session, timeout: 40)
             // A reload would forget this; an update keeps it.
@@ -275,6 +283,7 @@ struct LivePageTests {
                 throw error
             }
             #expect(try browser.evaluate("window.sameDocument === true", session: session) as? Bool == true, "updated in place, not reloaded")
+            try browser.waitUntil("window.alertsSeen.has('a: no tags')", session: session, timeout: 30)
 
             let rows = try browser.evaluate("[...document.querySelectorAll('table.summary tbody tr')].map(tr => tr.dataset.channel + ' ' + tr.cells[1].textContent)", session: session) as? [String]
             #expect(rows?.count == 2 && rows?.allSatisfy { $0.hasSuffix("playing") || $0.hasSuffix("joining") || $0.hasSuffix("stalled") } == true, "\(rows ?? [])")

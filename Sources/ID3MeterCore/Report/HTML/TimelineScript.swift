@@ -301,7 +301,8 @@ enum TimelineScript {
     table.append(body);
     const sections = html("div");
     root.append(html("header", {}, html("h1", {}, "id3-meter serve: the line-up"), status, legend()), html("div", { class: "table-wrap" }, table), sections);
-    const drawer = Drawer(true);
+    // Every refresh draws again only the channels near the screen: a line-up may be a thousand.
+    const drawer = Drawer(false);
     const shown = new Map();
     let updates = 0;
     const render = lineup => {
