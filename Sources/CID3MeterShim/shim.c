@@ -1,18 +1,79 @@
 #include "id3meter_shim.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <libavformat/avformat.h>
 #include <libavutil/aes.h>
 #include <libavutil/time.h>
 
+// MARK: - Loading libav
+
+// libav is opened on first use, not linked: files and HTTP never need it, and mapping
+// libavcodec's 149 libraries took 40 ms of every start, --help and --version included. The
+// functions are called through these pointers, typed from the headers built against.
+#define IDM_LIBAV_FUNCTIONS(X) \
+    X(av_aes_alloc) X(av_aes_crypt) X(av_aes_init) X(av_dict_free) X(av_dict_set) X(av_dict_set_int) \
+    X(av_find_input_format) X(av_free) X(av_freep) X(av_gettime_relative) X(av_log_default_callback) \
+    X(av_log_format_line2) X(av_log_get_level) X(av_log_set_callback) X(av_log_set_level) X(av_malloc) \
+    X(av_mallocz) X(av_strerror) X(avformat_alloc_context) X(avformat_close_input) \
+    X(avformat_find_stream_info) X(avformat_open_input) X(avio_alloc_context) X(avio_closep) \
+    X(avio_context_free) X(avio_open2) X(avio_read_partial) X(avio_seek) X(avio_size)
+
+static struct {
+#define IDM_POINTER(name) __typeof__(&name) name;
+    IDM_LIBAV_FUNCTIONS(IDM_POINTER)
+} idm_av;
+#define AV(name) (*idm_av.name)
+
+#define IDM_STRING(x) #x
+#define IDM_SONAME(library, major) "lib" library ".so." IDM_STRING(major)
+static const char *const idm_libavformat = IDM_SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR);
+
+static pthread_once_t idm_av_once = PTHREAD_ONCE_INIT;
+static char idm_av_failure[320];  // why libav could not be loaded
+static int idm_av_usable;
+static idm_log_handler idm_current_log_handler;
+static int idm_log_level = AV_LOG_INFO;
+static __thread char idm_last_error_line[512];
+static void idm_apply_log_handler(void);
+
+static void idm_av_load(void) {
+    // libavformat's own dependencies (libavcodec, libavutil...) come with it; dlsym looks there too.
+    void *library = dlopen(idm_libavformat, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(idm_av_failure, sizeof idm_av_failure, "cannot load %s: %s", idm_libavformat, dlerror());
+        return;
+    }
+#define IDM_BIND(name) \
+    if (!idm_av_failure[0] && !(idm_av.name = (__typeof__(&name))dlsym(library, #name))) \
+        snprintf(idm_av_failure, sizeof idm_av_failure, "%s has no %s", idm_libavformat, #name);
+    IDM_LIBAV_FUNCTIONS(IDM_BIND)
+    if (idm_av_failure[0]) return;
+    __atomic_store_n(&idm_av_usable, 1, __ATOMIC_RELEASE);
+    idm_apply_log_handler();
+}
+
+// 0 once libav is usable; else an error whose reason `idm_take_last_error` gives.
+static int idm_av_ready(void) {
+    pthread_once(&idm_av_once, idm_av_load);
+    if (!idm_av_failure[0]) return 0;
+    snprintf(idm_last_error_line, sizeof idm_last_error_line, "%s", idm_av_failure);
+    return AVERROR(ENOSYS);
+}
+
+// MARK: - Interrupts
+
 struct idm_interrupt {
     int cancelled;
 };
 
-idm_interrupt *idm_interrupt_new(void) { return av_mallocz(sizeof(idm_interrupt)); }
+idm_interrupt *idm_interrupt_new(void) { return calloc(1, sizeof(idm_interrupt)); }
 
-void idm_interrupt_free(idm_interrupt *interrupt) { av_free(interrupt); }
+void idm_interrupt_free(idm_interrupt *interrupt) { free(interrupt); }
 
 void idm_interrupt_cancel(idm_interrupt *interrupt) {
     __atomic_store_n(&interrupt->cancelled, 1, __ATOMIC_RELAXED);
@@ -75,34 +136,36 @@ static int64_t idm_source_seek(void *opaque, int64_t offset, int whence) {
 
 int idm_input_probe_memory(idm_input **out, const uint8_t *bytes, size_t size,
                            const char *format_name, idm_interrupt *interrupt) {
+    int ready = idm_av_ready();
+    if (ready < 0) return ready;
     const AVInputFormat *format = NULL;
-    if (format_name && !(format = av_find_input_format(format_name))) return AVERROR_DEMUXER_NOT_FOUND;
-    idm_input *input = av_mallocz(sizeof(idm_input));
+    if (format_name && !(format = AV(av_find_input_format)(format_name))) return AVERROR_DEMUXER_NOT_FOUND;
+    idm_input *input = AV(av_mallocz)(sizeof(idm_input));
     if (!input) return AVERROR(ENOMEM);
     int error = AVERROR(ENOMEM);
-    input->format = avformat_alloc_context();
-    input->source.bytes = av_malloc(size > 0 ? size : 1);
+    input->format = AV(avformat_alloc_context)();
+    input->source.bytes = AV(av_malloc)(size > 0 ? size : 1);
     const int io_buffer_size = 64 * 1024;
-    uint8_t *io_buffer = av_malloc(io_buffer_size);
+    uint8_t *io_buffer = AV(av_malloc)(io_buffer_size);
     if (!input->format || !input->source.bytes || !io_buffer) {
-        av_free(io_buffer);
+        AV(av_free)(io_buffer);
         goto fail;
     }
     if (size > 0) memcpy(input->source.bytes, bytes, size);
     input->source.size = size;
-    input->custom_io = avio_alloc_context(io_buffer, io_buffer_size, 0, &input->source,
+    input->custom_io = AV(avio_alloc_context)(io_buffer, io_buffer_size, 0, &input->source,
                                           idm_source_read, NULL, idm_source_seek);
     if (!input->custom_io) {
-        av_free(io_buffer);
+        AV(av_free)(io_buffer);
         goto fail;
     }
     input->format->interrupt_callback = idm_interrupt_cb(interrupt);
     input->format->pb = input->custom_io;
     input->format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    error = avformat_open_input(&input->format, "memory", format, NULL);
+    error = AV(avformat_open_input)(&input->format, "memory", format, NULL);
     if (error < 0) goto fail;
     // A stream it cannot make sense of is no reason to fail: what was found is reported.
-    avformat_find_stream_info(input->format, NULL);
+    AV(avformat_find_stream_info)(input->format, NULL);
     *out = input;
     return 0;
 fail:
@@ -113,13 +176,13 @@ fail:
 void idm_input_close(idm_input **input) {
     if (!input || !*input) return;
     idm_input *in = *input;
-    avformat_close_input(&in->format);  // also frees a context that failed to open
+    AV(avformat_close_input)(&in->format);  // also frees a context that failed to open
     if (in->custom_io) {
-        av_freep(&in->custom_io->buffer);
-        avio_context_free(&in->custom_io);
+        AV(av_freep)(&in->custom_io->buffer);
+        AV(avio_context_free)(&in->custom_io);
     }
-    av_free(in->source.bytes);
-    av_freep(input);
+    AV(av_free)(in->source.bytes);
+    AV(av_freep)(input);
 }
 
 int idm_input_stream_count(const idm_input *input) { return (int)input->format->nb_streams; }
@@ -151,7 +214,7 @@ struct idm_stream {
 static int idm_stream_interrupt_callback(void *opaque) {
     idm_stream *stream = opaque;
     if (idm_interrupt_callback(stream->interrupt)) return 1;
-    if (stream->deadline > 0 && av_gettime_relative() > stream->deadline) {
+    if (stream->deadline > 0 && AV(av_gettime_relative)() > stream->deadline) {
         __atomic_store_n(&stream->deadline_passed, 1, __ATOMIC_RELAXED);
         return 1;
     }
@@ -160,30 +223,33 @@ static int idm_stream_interrupt_callback(void *opaque) {
 
 int idm_stream_open(idm_stream **out, const char *url, const char *protocols, idm_interrupt *interrupt,
                     int64_t io_timeout_us, int64_t deadline_us, int64_t offset, int64_t end) {
-    idm_stream *stream = av_mallocz(sizeof(idm_stream));
+    *out = NULL;
+    int ready = idm_av_ready();
+    if (ready < 0) return ready;
+    idm_stream *stream = AV(av_mallocz)(sizeof(idm_stream));
     if (!stream) return AVERROR(ENOMEM);
     stream->interrupt = interrupt;
-    stream->deadline = deadline_us > 0 ? av_gettime_relative() + deadline_us : 0;
+    stream->deadline = deadline_us > 0 ? AV(av_gettime_relative)() + deadline_us : 0;
     AVIOInterruptCB cb = { idm_stream_interrupt_callback, stream };
     AVDictionary *options = NULL;
     // Every protocol libavformat opens for this URL, nested ones and redirects included, must be on the list.
-    av_dict_set(&options, "protocol_whitelist", protocols, 0);
+    AV(av_dict_set)(&options, "protocol_whitelist", protocols, 0);
     if (io_timeout_us > 0) {
-        av_dict_set_int(&options, "rw_timeout", io_timeout_us, 0);
+        AV(av_dict_set_int)(&options, "rw_timeout", io_timeout_us, 0);
         // udp waits on its own clock, not rw_timeout (microseconds too); a listening tcp (ms) or
         // srt (us) socket waits for a peer on another one, for ever by default.
-        if (!strncmp(url, "udp:", 4)) av_dict_set_int(&options, "timeout", io_timeout_us, 0);
-        if (!strncmp(url, "tcp:", 4)) av_dict_set_int(&options, "listen_timeout", io_timeout_us / 1000, 0);
-        if (!strncmp(url, "srt:", 4)) av_dict_set_int(&options, "listen_timeout", io_timeout_us, 0);
+        if (!strncmp(url, "udp:", 4)) AV(av_dict_set_int)(&options, "timeout", io_timeout_us, 0);
+        if (!strncmp(url, "tcp:", 4)) AV(av_dict_set_int)(&options, "listen_timeout", io_timeout_us / 1000, 0);
+        if (!strncmp(url, "srt:", 4)) AV(av_dict_set_int)(&options, "listen_timeout", io_timeout_us, 0);
     }
     // A sub-range: http asks the server for it (a Range header); anything else seeks to it.
     int http = !strncmp(url, "http:", 5) || !strncmp(url, "https:", 6);
-    if (http && offset > 0) av_dict_set_int(&options, "offset", offset, 0);
-    if (http && end > 0) av_dict_set_int(&options, "end_offset", end, 0);
-    int error = avio_open2(&stream->io, url, AVIO_FLAG_READ, &cb, &options);
-    av_dict_free(&options);
+    if (http && offset > 0) AV(av_dict_set_int)(&options, "offset", offset, 0);
+    if (http && end > 0) AV(av_dict_set_int)(&options, "end_offset", end, 0);
+    int error = AV(avio_open2)(&stream->io, url, AVIO_FLAG_READ, &cb, &options);
+    AV(av_dict_free)(&options);
     if (error >= 0 && !http && offset > 0) {
-        int64_t position = avio_seek(stream->io, offset, SEEK_SET);
+        int64_t position = AV(avio_seek)(stream->io, offset, SEEK_SET);
         if (position < 0) error = (int)position;
     }
     *out = stream;   // also on failure, so that the caller can ask whether the deadline passed; closed by it
@@ -191,11 +257,11 @@ int idm_stream_open(idm_stream **out, const char *url, const char *protocols, id
 }
 
 int idm_stream_read(idm_stream *stream, uint8_t *buffer, int size) {
-    int count = avio_read_partial(stream->io, buffer, size);
+    int count = AV(avio_read_partial)(stream->io, buffer, size);
     return count == 0 ? AVERROR_EOF : count;
 }
 
-int64_t idm_stream_size(idm_stream *stream) { return avio_size(stream->io); }
+int64_t idm_stream_size(idm_stream *stream) { return AV(avio_size)(stream->io); }
 
 int idm_stream_deadline_passed(const idm_stream *stream) {
     return __atomic_load_n(&stream->deadline_passed, __ATOMIC_RELAXED);
@@ -203,22 +269,18 @@ int idm_stream_deadline_passed(const idm_stream *stream) {
 
 void idm_stream_close(idm_stream **stream) {
     if (!stream || !*stream) return;
-    avio_closep(&(*stream)->io);
-    av_freep(stream);
+    AV(avio_closep)(&(*stream)->io);
+    AV(av_freep)(stream);
 }
 
 // MARK: - Logs and errors
 
-static idm_log_handler idm_current_log_handler;
-// The last error line libav logged on this thread, for the error the caller then reports.
-static __thread char idm_last_error_line[512];
-
 static void idm_log_callback(void *context, int level, const char *format, va_list arguments) {
     idm_log_handler handler = idm_current_log_handler;
-    if (!handler || level > av_log_get_level()) return;
+    if (!handler || level > AV(av_log_get_level)()) return;
     char line[1024];
     int print_prefix = 1;
-    av_log_format_line2(context, level, format, arguments, line, sizeof line, &print_prefix);
+    AV(av_log_format_line2)(context, level, format, arguments, line, sizeof line, &print_prefix);
     if (level <= AV_LOG_ERROR) snprintf(idm_last_error_line, sizeof idm_last_error_line, "%s", line);
     handler(level, line);
 }
@@ -230,26 +292,40 @@ int idm_take_last_error(char *buffer, size_t size) {
     return 1;
 }
 
+static void idm_apply_log_handler(void) {
+    AV(av_log_set_level)(idm_log_level);
+    AV(av_log_set_callback)(idm_current_log_handler ? idm_log_callback : idm_av.av_log_default_callback);
+}
+
 void idm_set_log_handler(idm_log_handler handler, int max_level) {
     idm_current_log_handler = handler;
-    av_log_set_level(max_level);
-    av_log_set_callback(handler ? idm_log_callback : av_log_default_callback);
+    idm_log_level = max_level;
+    // Kept until libav is loaded, if it ever is.
+    if (__atomic_load_n(&idm_av_usable, __ATOMIC_ACQUIRE)) idm_apply_log_handler();
 }
 
 int idm_error_eof(void) { return AVERROR_EOF; }
 
 int idm_error_exit(void) { return AVERROR_EXIT; }
 
-void idm_error_string(int error, char *buffer, size_t size) { av_strerror(error, buffer, size); }
+void idm_error_string(int error, char *buffer, size_t size) {
+    if (idm_av_ready() == 0) {
+        AV(av_strerror)(error, buffer, size);
+    } else {
+        snprintf(buffer, size, "%s", error < 0 && error > -4096 ? strerror(-error) : "libav error");
+    }
+}
 
 // MARK: - Decryption
 
 int idm_aes128_cbc(uint8_t *data, size_t size, const uint8_t key[16], uint8_t iv[16], int decrypt) {
     if (size % 16 != 0) return AVERROR_INVALIDDATA;
-    struct AVAES *aes = av_aes_alloc();
+    int ready = idm_av_ready();
+    if (ready < 0) return ready;
+    struct AVAES *aes = AV(av_aes_alloc)();
     if (!aes) return AVERROR(ENOMEM);
-    int error = av_aes_init(aes, key, 128, decrypt ? 1 : 0);
-    if (error == 0) av_aes_crypt(aes, data, data, (int)(size / 16), iv, decrypt ? 1 : 0);
-    av_free(aes);
+    int error = AV(av_aes_init)(aes, key, 128, decrypt ? 1 : 0);
+    if (error == 0) AV(av_aes_crypt)(aes, data, data, (int)(size / 16), iv, decrypt ? 1 : 0);
+    AV(av_free)(aes);
     return error;
 }

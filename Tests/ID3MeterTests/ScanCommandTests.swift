@@ -4,6 +4,27 @@ import Testing
 /// The `id3-meter scan` command as a user runs it: exit codes, messages, output formats.
 @Suite("id3-meter scan", .timeLimit(.minutes(3)))
 struct ScanCommandTests {
+    /// libav is loaded when an input needs it (here: the meter probing a file's frame rate), not
+    /// at start: glibc's loader names every library it maps when LD_DEBUG=libs.
+    @Test func libavIsLoadedOnlyWhenAnInputNeedsIt() throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func loadsLibav(_ arguments: [String]) throws -> Bool {
+            // The trace goes to FILE.PID, not into the pipes the test reads.
+            let trace = folder.appendingPathComponent(UUID().uuidString)
+            let result = try Command.run(arguments, environment: ["LD_DEBUG": "libs", "LD_DEBUG_OUTPUT": trace.path])
+            #expect(result.status == 0, "\(arguments): \(result.stderr.suffix(500))")
+            let written = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(trace.lastPathComponent) }
+            let text = try written.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }.joined()
+            #expect(text.contains("calling init: "), "the loader's trace is there to read")
+            return text.contains("libavformat.so")
+        }
+        #expect(try !loadsLibav(["--version"]))
+        #expect(try !loadsLibav(["scan", "--quiet", Samples.path("qa/defects.ts")]))
+        #expect(try !loadsLibav(["scan", "--quiet", Samples.path("hls/master.m3u8")]))
+        #expect(try loadsLibav(["--speed", "max", "--format", "jsonl", Samples.path("qa/defects.ts")]))
+    }
+
     func run(_ arguments: [String]) throws -> Command.Result { try Command.run(arguments) }
 
     func jsonLines(_ text: String) throws -> [[String: Any]] {
