@@ -59,7 +59,8 @@ echo "Nielsen tags: big file ${found_big} of $((per_copy * COPIES)), folder ${fo
 # Dense input (issue 15): a 64 kbit/s TS with a Nielsen tag every second, as an audio rendition
 # carrying the tags looks, and the same stream without tags. Per-tag CPU is what the tags add:
 # (CPU on the dense file - CPU on the untagged one) / tags. The floor is `cat` reading the same
-# bytes from the page cache. Start-up: the median of 20 scans of a 100 KB file, and of --version.
+# bytes from the page cache. Start-up: the median of 20 scans of a 100 KB file, and of --version,
+# --help and a usage error.
 DENSE_SEGMENTS=${BENCH_DENSE_SEGMENTS:-4400}
 if [ "$(cat "$CORPUS/dense.stamp" 2>/dev/null)" != "dense-$DENSE_SEGMENTS" ]; then
   echo "building the dense corpus in $CORPUS/"
@@ -99,8 +100,10 @@ PY
 }
 start_scan=$(startup "$METER" scan "$CORPUS/dense-100k.ts")
 start_version=$(startup "$METER" --version)
+start_help=$(startup "$METER" --help)
+start_usage=$(startup "$METER" scan --no-such-flag)
 
 echo "dense TS, ${dense_mb} MB, ${dense_tags} tags: id3-meter ${meter_dense} s (peak ${meter_dense_rss} KiB), ffmpeg ${ffmpeg_dense} s, cat ${cat_dense} s: ratio to ffmpeg $(ratio "$meter_dense" "$ffmpeg_dense") (target <= 0.5), to cat $(ratio "$meter_dense" "$cat_dense") (target <= 3)"
 echo "per-tag CPU: (${cpu_dense} s - ${cpu_untagged} s untagged) / ${dense_tags} = $(python3 -c "print(f'{($cpu_dense - $cpu_untagged) / $dense_tags * 1e6:.1f}')") us (target <= 5)"
-echo "start-up (median of 20): scan of a 100 KB file ${start_scan} ms, --version ${start_version} ms (target <= 20)"
+echo "start-up (median of 20): scan of a 100 KB file ${start_scan} ms, --version ${start_version} ms, --help ${start_help} ms, a usage error ${start_usage} ms (target <= 20)"
 [ "$found_dense" -eq "$dense_tags" ] || { echo "dense tag count mismatch: $found_dense of $dense_tags"; exit 1; }

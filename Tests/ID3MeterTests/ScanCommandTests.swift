@@ -25,6 +25,19 @@ struct ScanCommandTests {
         #expect(try loadsLibav(["--speed", "max", "--format", "jsonl", Samples.path("qa/defects.ts")]))
     }
 
+    /// Without a usable libav only the inputs that need it fail, each saying why.
+    @Test func anInputNeedingAMissingLibavSaysWhy() throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The loader takes this empty file for libavformat and refuses it.
+        FileManager.default.createFile(atPath: folder.appendingPathComponent("libavformat.so.59").path, contents: Data())
+        let result = try Command.run(["scan", "--timeout", "1", "udp://127.0.0.1:9", Samples.path("qa/defects.ts")],
+                                     environment: ["LD_LIBRARY_PATH": folder.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("udp://127.0.0.1:9: cannot open: Function not implemented (cannot load libavformat.so.59: "), "\(result.stderr)")
+        #expect(result.sends.isEmpty && result.stdout.components(separatedBy: "\"type\":\"nielsen\"").count - 1 == 9, "the file is still read")
+    }
+
     func run(_ arguments: [String]) throws -> Command.Result { try Command.run(arguments) }
 
     func jsonLines(_ text: String) throws -> [[String: Any]] {
