@@ -52,4 +52,21 @@ struct NielsenTagTests {
         #expect(tag.payload == "www.nielsen.com/garbage")
         #expect(tag.issues.map(\.code) == ["length", "field_count"])
     }
+
+    /// The fields are cut byte-wise for speed; the standard library's split of the same owner is
+    /// the reference, over owners with empty fields, stray slashes and non-ASCII text.
+    @Test func fieldsAreWhatTheStandardSplitGives() {
+        var random = SystemRandomNumberGenerator()
+        let pieces = ["/", "//", "A", "9", "=", "-", "é", "🎵", "00", "X100zdCIGeIlgZnkYj6UvQ=="]
+        for _ in 0..<2_000 {
+            let owner = NielsenTag.ownerPrefix + (0..<Int.random(in: 0...12, using: &random))
+                .map { _ in pieces.randomElement(using: &random)! }.joined()
+            let tag = NielsenTag(owner: owner)!
+            let expected = owner.dropFirst(NielsenTag.ownerPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
+                .dropFirst().map(String.init)
+            func field(_ index: Int) -> String? { index < expected.count ? expected[index] : nil }
+            #expect([tag.pcCID, tag.fdCID, tag.watermarkData, tag.pcOffset, tag.fdOffset, tag.breakout] == (0..<6).map(field), "\(owner)")
+            #expect(tag.issues.contains(.fieldCount(expected.count)) == (expected.count != 6), "\(owner)")
+        }
+    }
 }

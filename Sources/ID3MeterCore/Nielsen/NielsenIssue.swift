@@ -60,24 +60,27 @@ public enum NielsenIssue: Sendable, Equatable, Hashable, CustomStringConvertible
 
     /// Standard or URL-safe alphabet (both occur), '=' padding only at the end.
     private static func isBase64(_ text: String, length: Int) -> Bool {
-        let bytes = text.utf8
-        guard bytes.count == length else { return false }
-        // One pass, nothing allocated: this runs three times for every tag a scan reads.
-        var padding = 0
-        for byte in bytes {
-            if byte == UInt8(ascii: "=") {
-                padding += 1
-                continue
+        guard text.utf8.count == length else { return false }
+        // One pass over the contiguous bytes, nothing allocated: this runs three times for every tag a scan reads.
+        func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            var padding = 0
+            for byte in bytes {
+                if byte == UInt8(ascii: "=") {
+                    padding += 1
+                    continue
+                }
+                guard padding == 0 else { return false }
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"),
+                     UInt8(ascii: "-"), UInt8(ascii: "_"): continue
+                default: return false
+                }
             }
-            guard padding == 0 else { return false }
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"): continue
-            default: return false
-            }
+            return padding <= 2
         }
-        return padding <= 2
+        var text = text
+        return text.withUTF8(check)
     }
 
     private static func isDigits(_ text: String, length: Int) -> Bool {

@@ -39,10 +39,7 @@ public struct NielsenTag: Sendable, Equatable, Hashable {
     public init?(owner: String) {
         guard owner.hasPrefix(Self.ownerPrefix) else { return nil }
         payload = owner
-        // Byte-wise: the fields are ASCII, and Character-wise splitting costs more than the whole demux.
-        let fields = owner.utf8.dropFirst(Self.ownerPrefix.utf8.count)
-            .split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-            .dropFirst().map { String(decoding: $0, as: UTF8.self) }
+        let fields = Self.fields(of: owner)
         func field(_ index: Int) -> String? { index < fields.count ? fields[index] : nil }
         pcCID = field(0)
         fdCID = field(1)
@@ -51,5 +48,22 @@ public struct NielsenTag: Sendable, Equatable, Hashable {
         fdOffset = field(4)
         breakout = field(5)
         issues = NielsenIssue.check(owner: owner, fields: fields)
+    }
+
+    /// The `/`-separated fields after the prefix's own `/`, empty ones included. Over the
+    /// contiguous UTF-8 bytes: the fields are ASCII, and generic splitting cost a tenth of a scan.
+    private static func fields(of owner: String) -> [String] {
+        var owner = owner
+        return owner.withUTF8 { bytes in
+            var fields: [String] = []
+            fields.reserveCapacity(7)
+            var start = ownerPrefix.utf8.count
+            for index in start...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                start = index + 1
+            }
+            // What lies between the prefix and the first `/` (nothing, in a well-formed tag) is no field.
+            return Array(fields.dropFirst())
+        }
     }
 }
