@@ -125,6 +125,24 @@ struct TimelineTests {
         #expect(timeline.marks.suffix(5).allSatisfy { $0.detail != nil } && timeline.withoutDetails == 356)
     }
 
+    @Test func aFloodOfTagsAndSegmentsIsBoundedInALiveWindow() throws {
+        var tags = Tags()
+        var recorder = TimelineRecorder(details: .latest(5), window: 3_600)
+        // A tag and a tagless segment every millisecond: the hour would hold 3.6 million of each.
+        let count = 2 * TimelineRecorder.windowedLimit + 500
+        for index in 0..<count {
+            recorder.add(try tags.tag(pts: Int64(index) * 90))
+            recorder.add(.segment(SegmentOrigin(uri: "s\(index)", mediaSequence: index, startPTS: Int64(index) * 90 + 45, duration: 0.0004)))
+            recorder.add(.segment(SegmentOrigin(uri: "e\(index)", mediaSequence: index, startPTS: Int64(index) * 90 + 60, duration: 0.0002)))
+        }
+        let timeline = recorder.timeline
+        let limit = TimelineRecorder.windowedLimit
+        #expect(timeline.tags >= limit && timeline.tags <= limit + limit / 10)
+        #expect(timeline.bins.map(\.lastPTS).last == Int64(count - 1) * 90, "the newest are kept")
+        // The oldest tagless segments went with the oldest tags (without the bound the first starts at 0.7 ms).
+        #expect((timeline.spans.first?.from ?? 0) >= Double(count - limit - limit / 10) / 1_000 - 0.001)
+    }
+
     @Test func theJSONIsCompactAndRoundedToTheMillisecond() throws {
         var tags = Tags()
         var recorder = TimelineRecorder(details: .latest(0))

@@ -53,6 +53,7 @@ public struct TimelineRecorder: Sendable {
             break
         }
         if let window, let end = last?.t { trim(before: end - window) }
+        if window != nil { cap() }
     }
 
     private mutating func add(_ tag: NielsenTag, _ timed: TimedTag, date: Date?) {
@@ -131,6 +132,25 @@ public struct TimelineRecorder: Sendable {
             }
             return count > 0
         }
+    }
+
+    /// A windowed (live) timeline keeps at most this many marks, regions and breaks each: an hour
+    /// is a bound in time only, and a hostile stream can send a tag or a segment every millisecond.
+    public static let windowedLimit = 20_000
+
+    /// Drops the oldest past `windowedLimit`, a tenth of it at a time so that a tag costs no copy.
+    private mutating func cap() {
+        let limit = Self.windowedLimit
+        if marks.count > limit + limit / 10 {
+            let dropped = marks.count - limit
+            marks.removeFirst(dropped)
+            detailed = detailed.compactMap { $0 >= dropped ? $0 - dropped : nil }
+        }
+        if spans.count > limit + limit / 10 {
+            spans.removeFirst(spans.count - limit)
+            lastGap = spans.lastIndex { $0.kind != .emptySegment }
+        }
+        if breaks.count > limit + limit / 10 { breaks.removeFirst(breaks.count - limit) }
     }
 
     /// Drops what lies before `cutoff`, a tenth of the window at a time so that a tag costs no copy.
