@@ -108,7 +108,9 @@ let package = Package(
                 "ID3MeterCore", "ID3Meter", "ID3MeterServe", "SampleGenerator",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Yams", package: "Yams"),
-            ]
+            ],
+            // Read by OutputSnapshotTests from the source tree, not bundled.
+            exclude: ["Snapshots"]
         ),
     ]
 )

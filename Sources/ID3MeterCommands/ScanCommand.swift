@@ -200,7 +200,7 @@ struct InputCollector: ScanCollector {
         report.add(event)
         guard let writer else { return }
         for record in TagRecord.records(for: event, allFrames: allFrames) where allFrames || record.type != .malformed {
-            outcome.records += writer.line(for: record).utf8
+            writer.append(record, to: &outcome.records)
             outcome.records.append(0x0A)
         }
         if outcome.records.count >= 1 << 16 { output?.writeIfCurrent(index, &outcome.records) }

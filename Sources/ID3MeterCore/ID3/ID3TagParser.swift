@@ -64,9 +64,15 @@ enum ID3TagParser {
             body = removeUnsynchronisation(body)
         }
         // The first reading whose chain adds up; failing that, the one with the most whole frames.
+        // The spec's reading is tried alone first: it is the one nearly every tag has, and the
+        // others are not worth making until it fails.
         var best: (reading: TagReading, chain: FrameChainReading)?
+        if let spec = TagReading.spec(body, version: version, flags: flags) {
+            let chain = FrameChain.walk(spec.body, from: spec.start, layout: spec.layout)
+            if chain.problem == nil { best = (spec, chain) }
+        }
         var firstProblem: ID3ParseError?
-        for reading in TagReading.candidates(body, version: version, flags: flags, tolerant: tolerant) {
+        for reading in best == nil ? TagReading.candidates(body, version: version, flags: flags, tolerant: tolerant) : [] {
             let chain = FrameChain.walk(reading.body, from: reading.start, layout: reading.layout)
             if chain.problem == nil {
                 best = (reading, chain)

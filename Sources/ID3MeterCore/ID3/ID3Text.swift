@@ -29,11 +29,13 @@ enum ID3Text {
 
     /// ISO-8859-1 maps each byte to the Unicode scalar of the same value; ASCII, the usual
     /// case (Nielsen's owner strings), is also valid UTF-8 and decodes in one pass.
-    static func latin1<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
-        var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
-        return String(scalars)
+    static func latin1(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.withUnsafeBufferPointer { bytes in
+            if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+            var scalars = String.UnicodeScalarView()
+            scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
+            return String(scalars)
+        }
     }
 
     private static func isUTF16(_ encoding: UInt8) -> Bool { encoding == 1 || encoding == 2 }

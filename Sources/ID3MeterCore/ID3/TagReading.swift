@@ -10,18 +10,20 @@ struct TagReading {
     /// How this reading departs from the spec, for the tag's notes.
     var notes: [String]
 
+    /// The reading the spec prescribes; `nil` when the extended header the flags announce does not fit.
+    static func spec(_ body: [UInt8], version: ID3Version, flags: UInt8) -> TagReading? {
+        guard case .success(let start) = ID3TagParser.extendedHeaderLength(body, version: version, flags: flags) else { return nil }
+        return TagReading(body: body, start: start, layout: .standard(for: version),
+                          unsynchronisedFrames: isUnsynchronisedPerFrame(version: version, flags: flags), notes: [])
+    }
+
     /// The spec's reading, then (when `tolerant`) the ones writers get wrong, in that order.
     static func candidates(_ body: [UInt8], version: ID3Version, flags: UInt8, tolerant: Bool) -> [TagReading] {
-        var starts: [(Int, [String])] = []
-        switch ID3TagParser.extendedHeaderLength(body, version: version, flags: flags) {
-        case .success(let length): starts.append((length, []))
-        case .failure: break
-        }
-        let unsynchronised = version == .v2_4 && flags & ID3TagParser.unsynchronisationFlag != 0
+        let spec = spec(body, version: version, flags: flags)
+        guard tolerant else { return spec.map { [$0] } ?? [] }
+        var starts: [(Int, [String])] = spec.map { [($0.start, [])] } ?? []
+        let unsynchronised = isUnsynchronisedPerFrame(version: version, flags: flags)
         let standard = FrameLayout.standard(for: version)
-        guard tolerant else {
-            return starts.map { TagReading(body: body, start: $0.0, layout: standard, unsynchronisedFrames: unsynchronised, notes: []) }
-        }
         if version != .v2_2, flags & ID3TagParser.extendedHeaderFlag != 0 {
             starts.append((0, ["extended-header flag set but no extended header: frames read from byte 10"]))
         }
@@ -47,5 +49,9 @@ struct TagReading {
             }
         }
         return readings
+    }
+
+    private static func isUnsynchronisedPerFrame(version: ID3Version, flags: UInt8) -> Bool {
+        version == .v2_4 && flags & ID3TagParser.unsynchronisationFlag != 0
     }
 }

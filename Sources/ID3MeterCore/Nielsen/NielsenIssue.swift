@@ -61,26 +61,32 @@ public enum NielsenIssue: Sendable, Equatable, Hashable, CustomStringConvertible
     /// Standard or URL-safe alphabet (both occur), '=' padding only at the end.
     private static func isBase64(_ text: String, length: Int) -> Bool {
         guard text.utf8.count == length else { return false }
-        // One pass over the contiguous bytes, nothing allocated: this runs three times for every tag a scan reads.
+        // One pass over the contiguous bytes, a table lookup each, nothing allocated: this runs
+        // three times for every tag a scan reads.
         func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-            var padding = 0
-            for byte in bytes {
-                if byte == UInt8(ascii: "=") {
-                    padding += 1
-                    continue
+            base64Alphabet.withUnsafeBufferPointer { isInAlphabet in
+                var padding = 0
+                for byte in bytes {
+                    if byte == UInt8(ascii: "=") {
+                        padding += 1
+                    } else if padding > 0 || !isInAlphabet[Int(byte)] {
+                        return false
+                    }
                 }
-                guard padding == 0 else { return false }
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"),
-                     UInt8(ascii: "-"), UInt8(ascii: "_"): continue
-                default: return false
-                }
+                return padding <= 2
             }
-            return padding <= 2
         }
         var text = text
         return text.withUTF8(check)
+    }
+
+    /// By byte value: whether it is a letter, a digit, or one of `+/-_`.
+    private static let base64Alphabet: [Bool] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
+        default: false
+        }
     }
 
     private static func isDigits(_ text: String, length: Int) -> Bool {

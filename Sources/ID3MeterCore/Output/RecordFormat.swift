@@ -18,13 +18,15 @@ package enum RecordFormat: String, CaseIterable, Sendable {
 package protocol RecordWriter {
     /// Lines to write before the first record.
     func header() -> String?
-    func line(for record: TagRecord) -> String
+    /// Appends the record's line, without its line break, to `output`: a scan writes one per tag
+    /// into the input's buffer.
+    func append(_ record: TagRecord, to output: inout [UInt8])
 }
 
 struct JSONLRecordWriter: RecordWriter {
     func header() -> String? { nil }
 
-    func line(for record: TagRecord) -> String { record.jsonLine }
+    func append(_ record: TagRecord, to output: inout [UInt8]) { record.appendJSON(to: &output) }
 }
 
 struct CSVRecordWriter: RecordWriter {
@@ -34,7 +36,9 @@ struct CSVRecordWriter: RecordWriter {
 
     func header() -> String? { Self.columns.joined(separator: ",") }
 
-    func line(for record: TagRecord) -> String {
+    func append(_ record: TagRecord, to output: inout [UInt8]) { output += row(for: record).utf8 }
+
+    private func row(for record: TagRecord) -> String {
         let fields: [String?] = [
             record.type.rawValue, record.source, record.segment, record.mediaSequence.map(String.init),
             record.pts.map(String.init), record.time.map { String(format: "%.6f", $0) }, record.programDateTime,
@@ -57,7 +61,9 @@ struct TextRecordWriter: RecordWriter {
 
     func header() -> String? { nil }
 
-    func line(for record: TagRecord) -> String {
+    func append(_ record: TagRecord, to output: inout [UInt8]) { output += text(for: record).utf8 }
+
+    private func text(for record: TagRecord) -> String {
         let time = record.time.map { String(format: "%10.3fs", $0) } ?? "    no PTS"
         // seg0.ts under four playlists is four places: with several inputs, the input goes first.
         let segment = record.segment.map(Location.name)

@@ -113,10 +113,11 @@ extension ID3Frame {
 }
 
 extension TagRecord {
-    /// The record as one JSON line: the bytes `JSONEncoder` with sorted keys writes, written
-    /// directly (`JSONLine`). The keys are listed here in their sorted order.
-    package var jsonLine: String {
-        var line = JSONLine()
+    /// Appends the record as one JSON line (no line break) to `output`: the bytes `JSONEncoder`
+    /// with sorted keys writes, written directly (`JSONLine`). The keys are listed here in their
+    /// sorted order.
+    package func appendJSON(to output: inout [UInt8]) {
+        var line = JSONLine(appendingTo: &output)
         line.add("breakout", breakout)
         line.add("discontinuity_sequence", discontinuitySequence)
         line.add("fd_cid", fdCID)
@@ -140,6 +141,6 @@ extension TagRecord {
         line.add("time", time)
         line.add("type", type.rawValue)
         line.add("valid", valid)
-        return line.close()
+        line.close(into: &output)
     }
 }

@@ -92,7 +92,7 @@ public struct SourceReportBuilder {
     private var built: SourceReport
     private var failures = ProblemTally()
     private var warnings = ProblemTally()
-    private var seenPayloads = Set<String>()
+    private var seenPayloads = SeenPayloads()
     private var spacing = TagSpacing()
     private var nielsenInSegment = 0
     /// The source's tags in time, for the HTML report; `nil` when not asked for.
@@ -154,7 +154,7 @@ public struct SourceReportBuilder {
             keep(here(nielsen.issues.map(\.description).joined(separator: "; ")), in: \.invalidTags, .invalidTags)
         }
         if nielsen.hasPlaceholderPCCID { keep(here("placeholder PC CID"), in: \.placeholderTags, .placeholderTags) }
-        if !seenPayloads.insert(nielsen.payload).inserted { keep(here("same payload as an earlier tag"), in: \.duplicates, .duplicates) }
+        if !seenPayloads.insert(nielsen.payload) { keep(here("same payload as an earlier tag"), in: \.duplicates, .duplicates) }
         switch spacing.step(pts: timed.pts, discontinuitySequence: timed.origin.segment?.discontinuitySequence) {
         case .none:
             break

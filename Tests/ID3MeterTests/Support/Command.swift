@@ -36,11 +36,14 @@ enum Command {
 
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("id3-meter")
 
-    /// Starts the command (with `environment` added to the test's); the caller reads the pipes and waits.
-    static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
+    /// Starts the command (with `environment` added to the test's, in `directory` when given);
+    /// the caller reads the pipes and waits.
+    static func launch(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil,
+                       binary: URL = binary) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.currentDirectoryURL = directory
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
@@ -52,8 +55,9 @@ enum Command {
     }
 
     /// Runs the command to its end.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let (process, out, err) = try launch(arguments, environment: environment)
+    static func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil,
+                    binary: URL = binary) throws -> Result {
+        let (process, out, err) = try launch(arguments, environment: environment, in: directory, binary: binary)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
