@@ -71,4 +71,24 @@ struct JSONLineTests {
         }
         #expect(output.starts(with: Array("{\"before\":1}\n".utf8)))
     }
+
+    /// Escapes are looked for eight bytes at a time: one awkward character at every position of
+    /// strings around those word sizes, among plain and non-ASCII text.
+    @Test func anEscapeAnywhereInALongStringIsWritten() throws {
+        let awkward: [Unicode.Scalar] = (0..<0x20).map { Unicode.Scalar(UInt8($0)) } + ["\"", "\\", "\u{7F}", "é", "😀", " ", "~"]
+        for length in [7, 8, 9, 15, 16, 17, 33] {
+            for position in 0..<length {
+                for character in awkward {
+                    var scalars = (0..<length).map { Unicode.Scalar(UInt8(ascii: "a") + UInt8($0 % 26)) }
+                    scalars[position] = character
+                    var random = SeededRandom(seed: UInt64(length * 1000 + position))
+                    var record = Self.record(&random)
+                    record.payload = String(String.UnicodeScalarView(scalars))
+                    var output: [UInt8] = []
+                    record.appendJSON(to: &output)
+                    #expect(Data(output) == (try Self.encoder.encode(record)), "\(length) \(position) \(character.value)")
+                }
+            }
+        }
+    }
 }

@@ -69,4 +69,20 @@ struct NielsenTagTests {
             #expect(tag.issues.contains(.fieldCount(expected.count)) == (expected.count != 6), "\(owner)")
         }
     }
+
+    /// Every ASCII character in a PC CID and in a payload, judged against the two alphabets of
+    /// RFC 4648 (§4 standard, §5 URL-safe), both of which occur.
+    @Test func eachCharacterIsJudgedByTheBase64Alphabets() {
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_".utf8)
+        var fields = Self.sample.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let cid = fields[1], payload = fields[3]
+        for byte in UInt8(0)..<0x80 where byte != UInt8(ascii: "/") && byte != UInt8(ascii: "=") {
+            let character = String(UnicodeScalar(byte))
+            fields[1] = String(cid.prefix(5)) + character + String(cid.dropFirst(6))
+            fields[3] = String(payload.prefix(100)) + character + String(payload.dropFirst(101))
+            let issues = NielsenTag(owner: fields.joined(separator: "/"))?.issues
+            let expected: [NielsenIssue] = alphabet.contains(byte) ? [] : [.pcCID, .payload]
+            #expect(issues == expected, "\(byte)")
+        }
+    }
 }
