@@ -199,7 +199,8 @@ struct InputCollector: ScanCollector {
         outcome.summary.count(event)
         report.add(event)
         guard let writer else { return }
-        for record in TagRecord.records(for: event, allFrames: allFrames) where allFrames || record.type != .malformed {
+        TagRecord.records(for: event, allFrames: allFrames) { record in
+            guard allFrames || record.type != .malformed else { return }
             writer.append(record, to: &outcome.records)
             outcome.records.append(0x0A)
         }

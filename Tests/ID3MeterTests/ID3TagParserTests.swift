@@ -88,7 +88,7 @@ struct ID3TagParserTests {
         let v23 = try onlyTag(ID3Bytes.tag(version: 3, body: ID3Bytes.v23Frame("PRIV", flags: 0x80, [0, 0, 0, 9, 1, 2, 3])))
         #expect(v23.frames.first?.content == .skipped(reason: "compressed"))
         #expect(v23.notes == [], "the note is the frame's, on its own record")
-        let record = try #require(TagRecord.records(for: .tag(TimedTag(tag: v23, pts: 0, origin: TagOrigin(source: "x"))), allFrames: true).first)
+        let record = try #require(TagRecord.all(for: .tag(TimedTag(tag: v23, pts: 0, origin: TagOrigin(source: "x"))), allFrames: true).first)
         #expect(record.reason == "compressed" && record.owner == nil)
         #expect(record.notes == ["frame PRIV compressed, not decoded"])
         let v24 = try onlyTag(ID3Bytes.tag(version: 4, body: ID3Bytes.v24Frame("PRIV", flags: 0x04, [1, 2])))

@@ -22,7 +22,7 @@ struct JSONLineTests {
     }
 
     static func record(_ random: inout SeededRandom) -> TagRecord {
-        var record = TagRecord.records(for: .malformed(ID3ParseError(reason: "x", offset: 0), pts: 0,
+        var record = TagRecord.all(for: .malformed(ID3ParseError(reason: "x", offset: 0), pts: 0,
                                                        origin: TagOrigin(source: "s")), allFrames: false)[0]
         func text() -> String? { random.next() % 5 == 0 ? nil : awkward(&random, length: Int(random.next() % 12)) }
         func number() -> Int? { random.next() % 4 == 0 ? nil : Int(Int64(bitPattern: random.next()) >> Int64(random.next() % 63)) }

@@ -36,7 +36,7 @@ struct LenientID3Tests {
     @Test func undecodableFramesSayWhyOnTheirOwnRecords() async throws {
         let events = await Samples.scan(Samples.path("lenient/undecodable.ts"))
         #expect(events.frames() == (try Samples.expected("lenient/undecodable.expected.jsonl")).map(FoundFrame.init))
-        let records = events.flatMap { TagRecord.records(for: $0, allFrames: true) }
+        let records = events.flatMap { TagRecord.all(for: $0, allFrames: true) }
         #expect(records.map(\.reason) == ["compressed", nil, "encrypted", "frame shorter than its flags require"])
         #expect(records.map(\.owner) == [nil, nil, nil, nil])
         #expect(records[1].type == .nielsen && records[1].notes == nil, "no note about the other frames")

@@ -9,7 +9,8 @@ package protocol ScanCollector: SendableMetatype {
 
 /// Scans many inputs at once, `jobs` at a time, each in a task of its own. Outcomes come in
 /// input order, or as inputs finish when `ordered` is off. One input failing never stops the
-/// others.
+/// others. With fewer inputs than jobs, each input's events are collected on a thread beside
+/// the one reading it, so that one big file keeps two cores busy.
 package struct BatchScan: Sendable {
     package var scanner: Scanner
     package var jobs: Int
@@ -30,11 +31,18 @@ package struct BatchScan: Sendable {
             func startNext() {
                 let index = started, input = inputs[index]
                 started += 1
+                let collectAside = inputs.count < jobs
                 group.addTask {
-                    var consumer = collector(index, input)
-                    await scanner.scan(input) { consumer.add($0) }
+                    let outcome: Collector.Outcome
+                    if collectAside {
+                        outcome = await scan(input, collectingAside: { collector(index, input) })
+                    } else {
+                        var consumer = collector(index, input)
+                        await scanner.scan(input) { consumer.add($0) }
+                        outcome = consumer.finish()
+                    }
                     scanner.progress?.finish(input)
-                    return (index, consumer.finish())
+                    return (index, outcome)
                 }
             }
             while started < min(jobs, inputs.count) { startNext() }
@@ -53,5 +61,21 @@ package struct BatchScan: Sendable {
                 }
             }
         }
+    }
+
+    /// `input` read in this task, its events collected on a thread of their own.
+    private func scan<Collector: ScanCollector>(_ input: String, collectingAside collector: @escaping @Sendable () -> Collector) async
+        -> Collector.Outcome {
+        let handoff = EventHandoff()
+        async let outcome = BlockingExecutor(label: "collect").run {
+            var consumer = collector()
+            while let batch = handoff.next() {
+                for event in batch { consumer.add(event) }
+            }
+            return consumer.finish()
+        }
+        await scanner.scan(input) { handoff.add($0) }
+        handoff.finish()
+        return await outcome
     }
 }

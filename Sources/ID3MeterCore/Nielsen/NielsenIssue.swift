@@ -44,40 +44,36 @@ public enum NielsenIssue: Sendable, Equatable, Hashable, CustomStringConvertible
         }
     }
 
-    static func check(owner: String, fields: [String]) -> [NielsenIssue] {
+    /// The issues of the owner `bytes` whose fields lie at `fields`.
+    static func check(_ bytes: UnsafeBufferPointer<UInt8>, fields: FieldBounds) -> [NielsenIssue] {
         var issues: [NielsenIssue] = []
-        let length = owner.utf8.count
-        if length != NielsenTag.expectedLength { issues.append(.length(length)) }
+        if bytes.count != NielsenTag.expectedLength { issues.append(.length(bytes.count)) }
         guard fields.count == 6 else { return issues + [.fieldCount(fields.count)] }
-        if !isBase64(fields[0], length: 24) { issues.append(.pcCID) }
-        if !isBase64(fields[1], length: 24) { issues.append(.fdCID) }
-        if !isBase64(fields[2], length: 168) { issues.append(.payload) }
-        if !isDigits(fields[3], length: 5) { issues.append(.pcOffset) }
-        if !isDigits(fields[4], length: 5) { issues.append(.fdOffset) }
-        if fields[5] != "00" { issues.append(.breakout(fields[5])) }
+        func field(_ index: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[fields[index]]) }
+        if !isBase64(field(0), length: 24) { issues.append(.pcCID) }
+        if !isBase64(field(1), length: 24) { issues.append(.fdCID) }
+        if !isBase64(field(2), length: 168) { issues.append(.payload) }
+        if !isDigits(field(3), length: 5) { issues.append(.pcOffset) }
+        if !isDigits(field(4), length: 5) { issues.append(.fdOffset) }
+        if !field(5).elementsEqual("00".utf8) { issues.append(.breakout(String(decoding: field(5), as: UTF8.self))) }
         return issues
     }
 
-    /// Standard or URL-safe alphabet (both occur), '=' padding only at the end.
-    private static func isBase64(_ text: String, length: Int) -> Bool {
-        guard text.utf8.count == length else { return false }
-        // One pass over the contiguous bytes, a table lookup each, nothing allocated: this runs
-        // three times for every tag a scan reads.
-        func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-            base64Alphabet.withUnsafeBufferPointer { isInAlphabet in
-                var padding = 0
-                for byte in bytes {
-                    if byte == UInt8(ascii: "=") {
-                        padding += 1
-                    } else if padding > 0 || !isInAlphabet[Int(byte)] {
-                        return false
-                    }
+    /// Standard or URL-safe alphabet (both occur), '=' padding only at the end. A table lookup
+    /// a byte, nothing allocated: this runs three times for every tag a scan reads.
+    private static func isBase64(_ bytes: UnsafeBufferPointer<UInt8>, length: Int) -> Bool {
+        guard bytes.count == length else { return false }
+        return base64Alphabet.withUnsafeBufferPointer { isInAlphabet in
+            var padding = 0
+            for byte in bytes {
+                if byte == UInt8(ascii: "=") {
+                    padding += 1
+                } else if padding > 0 || !isInAlphabet[Int(byte)] {
+                    return false
                 }
-                return padding <= 2
             }
+            return padding <= 2
         }
-        var text = text
-        return text.withUTF8(check)
     }
 
     /// By byte value: whether it is a letter, a digit, or one of `+/-_`.
@@ -89,7 +85,7 @@ public enum NielsenIssue: Sendable, Equatable, Hashable, CustomStringConvertible
         }
     }
 
-    private static func isDigits(_ text: String, length: Int) -> Bool {
-        text.utf8.count == length && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    private static func isDigits(_ bytes: UnsafeBufferPointer<UInt8>, length: Int) -> Bool {
+        bytes.count == length && bytes.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 }

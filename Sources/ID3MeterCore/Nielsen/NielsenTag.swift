@@ -4,7 +4,7 @@
 /// The shape is `www.nielsen.com/PC CID/FD CID/payload/PC offset/FD offset/breakout`
 /// (DOMAIN.md, after Nielsen's ID3 Tag Validator). A tag whose shape is off is kept and
 /// carries its issues: an encoder fault is worth reporting, never worth dropping.
-public struct NielsenTag: Sendable, Equatable, Hashable {
+public struct NielsenTag: Sendable, Hashable {
     /// How a Nielsen PRIV owner starts: the test that makes a frame a Nielsen tag.
     public static let ownerPrefix = "www.nielsen.com"
     /// The length of a Nielsen PRIV owner string; another length is an issue (`NielsenIssue.length`).
@@ -14,56 +14,103 @@ public struct NielsenTag: Sendable, Equatable, Hashable {
 
     /// The whole owner string, what `sendID3` is given.
     public let payload: String
-    /// Program content ID (encrypted, with its broadcast day), as carried; `nil` when the field is missing.
-    public let pcCID: String?
-    /// Final distributor ID (encrypted, with its timestamp).
-    public let fdCID: String?
-    /// The watermark payload, 168 base64url characters.
-    public let watermarkData: String?
-    /// Seconds since the program content's broadcast day started, 5 digits.
-    public let pcOffset: String?
-    /// Seconds since the final distributor's broadcast day started, 5 digits.
-    public let fdOffset: String?
-    /// Always `00` today.
-    public let breakout: String?
     /// Why the tag is not valid; empty when it is.
     public let issues: [NielsenIssue]
+    /// Where the fields lie in the payload's UTF-8 bytes. The field strings are made when asked
+    /// for: a scan writes two of them per tag and never the watermark.
+    private let fields: FieldBounds
+
+    /// Program content ID (encrypted, with its broadcast day), as carried; `nil` when the field is missing.
+    public var pcCID: String? { field(0) }
+    /// Final distributor ID (encrypted, with its timestamp).
+    public var fdCID: String? { field(1) }
+    /// The watermark payload, 168 base64url characters.
+    public var watermarkData: String? { field(2) }
+    /// Seconds since the program content's broadcast day started, 5 digits.
+    public var pcOffset: String? { field(3) }
+    /// Seconds since the final distributor's broadcast day started, 5 digits.
+    public var fdOffset: String? { field(4) }
+    /// Always `00` today.
+    public var breakout: String? { field(5) }
 
     /// The tag has the shape Nielsen documents. An invalid tag is still delivered: crediting is Nielsen's call.
     public var isValid: Bool { issues.isEmpty }
     /// The PC CID is the placeholder an encoder sends for 10-20 s after a source ID change; more
     /// than about 20 s of it is a finding.
-    public var hasPlaceholderPCCID: Bool { pcCID == Self.placeholderCID }
+    public let hasPlaceholderPCCID: Bool
 
     /// `nil` when `owner` is not a Nielsen tag at all.
     public init?(owner: String) {
         guard owner.hasPrefix(Self.ownerPrefix) else { return nil }
         payload = owner
-        let fields = Self.fields(of: owner)
-        func field(_ index: Int) -> String? { index < fields.count ? fields[index] : nil }
-        pcCID = field(0)
-        fdCID = field(1)
-        watermarkData = field(2)
-        pcOffset = field(3)
-        fdOffset = field(4)
-        breakout = field(5)
-        issues = NielsenIssue.check(owner: owner, fields: fields)
+        var owner = owner
+        (fields, issues, hasPlaceholderPCCID) = owner.withUTF8 { bytes in
+            let fields = FieldBounds(of: bytes, after: Self.ownerPrefix.utf8.count)
+            let pcCID = fields.count > 0 ? UnsafeBufferPointer(rebasing: bytes[fields[0]]) : nil
+            let placeholder = pcCID.map { $0.elementsEqual(Self.placeholderCID.utf8) } ?? false
+            return (fields, NielsenIssue.check(bytes, fields: fields), placeholder)
+        }
     }
 
-    /// The `/`-separated fields after the prefix's own `/`, empty ones included. Over the
-    /// contiguous UTF-8 bytes: the fields are ASCII, and generic splitting cost a tenth of a scan.
-    private static func fields(of owner: String) -> [String] {
-        var owner = owner
-        return owner.withUTF8 { bytes in
-            var fields: [String] = []
-            fields.reserveCapacity(7)
-            var start = ownerPrefix.utf8.count
-            for index in start...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-                fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+    /// The tag is its payload: the rest is read from it.
+    public static func == (lhs: NielsenTag, rhs: NielsenTag) -> Bool { lhs.payload == rhs.payload }
+    public func hash(into hasher: inout Hasher) { hasher.combine(payload) }
+
+    private func field(_ index: Int) -> String? {
+        guard index < fields.count else { return nil }
+        let utf8 = payload.utf8, range = fields[index]
+        // Fields are cut at '/', so their ends are character boundaries.
+        return String(payload[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)])
+    }
+}
+
+/// The `/`-separated fields after the prefix's own `/`, empty ones included, as byte ranges of
+/// the owner: how many there are and where the first six lie. Found over the contiguous
+/// UTF-8 bytes; the fields are ASCII, and generic splitting cost a tenth of a scan.
+struct FieldBounds: Sendable {
+    /// Fields after the prefix's `/` (what lies between the prefix and that `/`, nothing in a
+    /// well-formed tag, is no field).
+    private(set) var count = 0
+    private var starts = (0, 0, 0, 0, 0, 0)
+    private var ends = (0, 0, 0, 0, 0, 0)
+
+    init(of bytes: UnsafeBufferPointer<UInt8>, after prefixLength: Int) {
+        var start = prefixLength
+        var index = start
+        var seenPrefixSlash = false
+        while index <= bytes.count {
+            if index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                if seenPrefixSlash {
+                    if count < 6 { set(count, start..<index) }
+                    count += 1
+                }
+                seenPrefixSlash = true
                 start = index + 1
             }
-            // What lies between the prefix and the first `/` (nothing, in a well-formed tag) is no field.
-            return Array(fields.dropFirst())
+            index += 1
+        }
+    }
+
+    /// The range of field `index`, which is below 6 and `count`.
+    subscript(index: Int) -> Range<Int> {
+        switch index {
+        case 0: starts.0..<ends.0
+        case 1: starts.1..<ends.1
+        case 2: starts.2..<ends.2
+        case 3: starts.3..<ends.3
+        case 4: starts.4..<ends.4
+        default: starts.5..<ends.5
+        }
+    }
+
+    private mutating func set(_ index: Int, _ range: Range<Int>) {
+        switch index {
+        case 0: (starts.0, ends.0) = (range.lowerBound, range.upperBound)
+        case 1: (starts.1, ends.1) = (range.lowerBound, range.upperBound)
+        case 2: (starts.2, ends.2) = (range.lowerBound, range.upperBound)
+        case 3: (starts.3, ends.3) = (range.lowerBound, range.upperBound)
+        case 4: (starts.4, ends.4) = (range.lowerBound, range.upperBound)
+        default: (starts.5, ends.5) = (range.lowerBound, range.upperBound)
         }
     }
 }

@@ -2,42 +2,54 @@
 /// with `.sortedKeys` and `.withoutEscapingSlashes` writes them when the fields come in key
 /// order: the scan writes one per tag, and the encoder's reflection, key sorting and boxing
 /// cost far more than the tag took to find. `JSONLineTests` holds it to the encoder.
-struct JSONLine {
+///
+/// The pieces (about fifty a line) are copied into a scratch buffer and reach the output in one
+/// append when it fills or the object closes: each append to an array checks its uniqueness
+/// and capacity, and those checks had cost more than the copying.
+struct JSONLine: ~Copyable {
     private var bytes: [UInt8] = []
-    /// Where this object starts in `bytes`.
-    private let start: Int
+    private let scratch: UnsafeMutableBufferPointer<UInt8>
+    private var used = 0
+    private var hasField = false
 
-    /// An object written at the end of `output`, which holds nothing until `close(into:)`
-    /// gives the bytes back: they are moved, never copied.
-    init(appendingTo output: inout [UInt8]) {
-        swap(&bytes, &output)
-        start = bytes.count
-        bytes.append(UInt8(ascii: "{"))
+    /// Writes `body`'s object at the end of `output`, through a scratch buffer of its own.
+    static func write(appendingTo output: inout [UInt8], _ body: (inout JSONLine) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
+            var line = JSONLine(appendingTo: &output, scratch: scratch)
+            body(&line)
+            line.close(into: &output)
+        }
     }
 
-    /// Closes the object and hands `output` back with it at the end: the last call. (Mutating,
-    /// not consuming: a consuming method of a copyable value got a copy of the buffer to append to.)
-    mutating func close(into output: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "}"))
+    /// `output` is moved in and out, never copied.
+    private init(appendingTo output: inout [UInt8], scratch: UnsafeMutableBufferPointer<UInt8>) {
+        self.scratch = scratch
+        swap(&bytes, &output)
+        put(UInt8(ascii: "{"))
+    }
+
+    private mutating func close(into output: inout [UInt8]) {
+        put(UInt8(ascii: "}"))
+        flush()
         swap(&bytes, &output)
     }
 
     mutating func add(_ key: StaticString, _ value: String?) {
         guard let value else { return }
         begin(key)
-        appendQuoted(value)
+        putQuoted(value)
     }
 
     mutating func add(_ key: StaticString, _ value: (some BinaryInteger)?) {
         guard let value else { return }
         begin(key)
-        appendDecimal(Int64(value))
+        putDecimal(Int64(value))
     }
 
     mutating func add(_ key: StaticString, _ value: Bool?) {
         guard let value else { return }
         begin(key)
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        if value { put("true") } else { put("false") }
     }
 
     /// A finite double, as the encoder writes it: Swift's shortest round-trip digits, without a
@@ -47,34 +59,58 @@ struct JSONLine {
         begin(key)
         var digits = value.description
         if digits.hasSuffix(".0") { digits.removeLast(2) }
-        bytes.append(contentsOf: digits.utf8)
+        digits.withUTF8 { put($0) }
     }
 
     mutating func add(_ key: StaticString, _ values: [String]?) {
         guard let values else { return }
         begin(key)
-        bytes.append(UInt8(ascii: "["))
+        put(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            appendQuoted(value)
+            if index > 0 { put(UInt8(ascii: ",")) }
+            putQuoted(value)
         }
-        bytes.append(UInt8(ascii: "]"))
+        put(UInt8(ascii: "]"))
     }
 
     private mutating func begin(_ key: StaticString) {
-        if bytes.count > start + 1 { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
-        append(key)
-        append("\":")
+        if hasField { put(UInt8(ascii: ",")) }
+        hasField = true
+        put(UInt8(ascii: "\""))
+        put(key)
+        put("\":")
     }
 
-    private mutating func append(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    // MARK: Writing
+
+    private mutating func put(_ byte: UInt8) {
+        if used == scratch.count { flush() }
+        scratch[used] = byte
+        used += 1
+    }
+
+    private mutating func put(_ text: StaticString) {
+        put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private mutating func put(_ piece: UnsafeBufferPointer<UInt8>) {
+        guard !piece.isEmpty else { return }
+        if scratch.count - used < piece.count {
+            flush()
+            guard piece.count <= scratch.count else { return bytes.append(contentsOf: piece) }
+        }
+        UnsafeMutableRawPointer(scratch.baseAddress! + used).copyMemory(from: piece.baseAddress!, byteCount: piece.count)
+        used += piece.count
+    }
+
+    private mutating func flush() {
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<used]))
+        used = 0
     }
 
     /// The digits of `value`, as `String(value)` has them, without making the string.
-    private mutating func appendDecimal(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    private mutating func putDecimal(_ value: Int64) {
+        if value < 0 { put(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var first = digits.count
@@ -83,14 +119,14 @@ struct JSONLine {
                 digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+            put(UnsafeBufferPointer(rebasing: digits[first...]))
         }
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
 
-    private mutating func appendQuoted(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
+    private mutating func putQuoted(_ value: String) {
+        put(UInt8(ascii: "\""))
         var value = value
         // Runs of bytes that need no escape (a whole payload, mostly) go in one copy; they are
         // found eight bytes at a time.
@@ -107,15 +143,15 @@ struct JSONLine {
                 }
                 let byte = utf8[index]
                 if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                    appendEscaped(byte)
+                    put(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                    putEscaped(byte)
                     start = index + 1
                 }
                 index += 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            put(UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
     }
 
     /// Whether any of the eight bytes in `word` is a control character, a quote or a backslash
@@ -129,16 +165,19 @@ struct JSONLine {
     }
 
     /// One byte that must be escaped: a quote, a backslash or a control character.
-    private mutating func appendEscaped(_ byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
+    private mutating func putEscaped(_ byte: UInt8) {
+        put(UInt8(ascii: "\\"))
         switch byte {
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        case 0..<0x20: bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]])
-        default: bytes.append(byte)
+        case 0x08: put(UInt8(ascii: "b"))
+        case 0x0C: put(UInt8(ascii: "f"))
+        case 0x0A: put(UInt8(ascii: "n"))
+        case 0x0D: put(UInt8(ascii: "r"))
+        case 0x09: put(UInt8(ascii: "t"))
+        case 0..<0x20:
+            put("u00")
+            put(Self.hex[Int(byte >> 4)])
+            put(Self.hex[Int(byte & 0xF)])
+        default: put(byte)
         }
     }
 }

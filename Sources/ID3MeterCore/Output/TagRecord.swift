@@ -48,28 +48,31 @@ package struct TagRecord: Encodable, Sendable {
         time = pts.map(PTS.seconds)
     }
 
-    /// The records for a scan event: one per Nielsen tag, and with `allFrames` one per other frame.
-    package static func records(for event: MediaEvent, allFrames: Bool) -> [TagRecord] {
+    /// The records for a scan event, handed to `each` in order: one per Nielsen tag, and with
+    /// `allFrames` one per other frame. (Handed over, not returned: an array of them cost a copy
+    /// of each record, and a scan makes one a tag.)
+    package static func records(for event: MediaEvent, allFrames: Bool, _ each: (TagRecord) -> Void) {
         switch event {
         case .opened, .failure, .warning, .segment, .resumed:
-            return []
+            return
         case .malformed(let error, let pts, let origin):
             var record = TagRecord(type: .malformed, origin: origin, pts: pts)
             record.reason = error.description
-            return [record]
+            each(record)
         case .tag(let timed):
             let date = timed.programDateTime.map(ProgramDateTime.format)
-            return timed.tag.frames.compactMap { frame in
+            for frame in timed.tag.frames {
                 var record: TagRecord
                 if case .priv(let owner, _) = frame.content, let nielsen = timed.nielsenTags.first(where: { $0.payload == owner }) {
-                    record = TagRecord(nielsen: nielsen, timed: timed)
+                    record = TagRecord(type: .nielsen, origin: timed.origin, pts: timed.pts)
+                    record.describe(nielsen)
                 } else if allFrames {
                     record = TagRecord(type: .frame, origin: timed.origin, pts: timed.pts)
                     record.frame = frame.id
                     record.size = frame.size
                     record.owner = frame.label
                 } else {
-                    return nil
+                    continue
                 }
                 record.programDateTime = date
                 record.id3Version = timed.tag.version.description
@@ -80,13 +83,13 @@ package struct TagRecord: Encodable, Sendable {
                     notes.append("frame \(frame.id) \(reason), not decoded")
                 }
                 record.notes = notes.isEmpty ? nil : notes
-                return record
+                each(record)
             }
         }
     }
 
-    private init(nielsen: NielsenTag, timed: TimedTag) {
-        self.init(type: .nielsen, origin: timed.origin, pts: timed.pts)
+    /// Filled in place: a delegating initialiser copied the whole record (a scan makes one a tag).
+    private mutating func describe(_ nielsen: NielsenTag) {
         payload = nielsen.payload
         pcCID = nielsen.pcCID
         fdCID = nielsen.fdCID
@@ -95,7 +98,7 @@ package struct TagRecord: Encodable, Sendable {
         breakout = nielsen.breakout
         valid = nielsen.isValid
         placeholderPCCID = nielsen.hasPlaceholderPCCID
-        issues = nielsen.issues.map(\.description)
+        issues = nielsen.isValid ? [] : nielsen.issues.map(\.description)
     }
 }
 
@@ -117,30 +120,30 @@ extension TagRecord {
     /// with sorted keys writes, written directly (`JSONLine`). The keys are listed here in their
     /// sorted order.
     package func appendJSON(to output: inout [UInt8]) {
-        var line = JSONLine(appendingTo: &output)
-        line.add("breakout", breakout)
-        line.add("discontinuity_sequence", discontinuitySequence)
-        line.add("fd_cid", fdCID)
-        line.add("fd_offset", fdOffset)
-        line.add("frame", frame)
-        line.add("id3_version", id3Version)
-        line.add("issues", issues)
-        line.add("media_sequence", mediaSequence)
-        line.add("notes", notes)
-        line.add("owner", owner)
-        line.add("payload", payload)
-        line.add("pc_cid", pcCID)
-        line.add("pc_offset", pcOffset)
-        line.add("placeholder_pc_cid", placeholderPCCID)
-        line.add("program_date_time", programDateTime)
-        line.add("pts", pts)
-        line.add("reason", reason)
-        line.add("segment", segment)
-        line.add("size", size)
-        line.add("source", source)
-        line.add("time", time)
-        line.add("type", type.rawValue)
-        line.add("valid", valid)
-        line.close(into: &output)
+        JSONLine.write(appendingTo: &output) { line in
+            line.add("breakout", breakout)
+            line.add("discontinuity_sequence", discontinuitySequence)
+            line.add("fd_cid", fdCID)
+            line.add("fd_offset", fdOffset)
+            line.add("frame", frame)
+            line.add("id3_version", id3Version)
+            line.add("issues", issues)
+            line.add("media_sequence", mediaSequence)
+            line.add("notes", notes)
+            line.add("owner", owner)
+            line.add("payload", payload)
+            line.add("pc_cid", pcCID)
+            line.add("pc_offset", pcOffset)
+            line.add("placeholder_pc_cid", placeholderPCCID)
+            line.add("program_date_time", programDateTime)
+            line.add("pts", pts)
+            line.add("reason", reason)
+            line.add("segment", segment)
+            line.add("size", size)
+            line.add("source", source)
+            line.add("time", time)
+            line.add("type", type.rawValue)
+            line.add("valid", valid)
+        }
     }
 }

@@ -1,0 +1,10 @@
+@testable import ID3MeterCore
+
+extension TagRecord {
+    /// The records of `event`, gathered.
+    static func all(for event: MediaEvent, allFrames: Bool) -> [TagRecord] {
+        var gathered: [TagRecord] = []
+        records(for: event, allFrames: allFrames) { gathered.append($0) }
+        return gathered
+    }
+}
