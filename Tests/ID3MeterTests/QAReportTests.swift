@@ -82,4 +82,17 @@ struct QAReportTests {
         #expect(qa.total.segmentsWithoutTags == 1_500 && qa.total.segments == 1_500)
         #expect(qa.text().contains("500 more segments_without_tags not listed"))
     }
+
+    /// The duplicate check's table against the standard library's `Set`, over payloads drawn
+    /// from a small pool (many repeats) and a large one, through many growths.
+    @Test func seenPayloadsAgreeWithASet() {
+        var random = SeededRandom(seed: 15)
+        for pool in [50, 100_000] {
+            var table = SeenPayloads(), reference = Set<String>()
+            for _ in 0..<30_000 {
+                let payload = NielsenTagTests.sample + String(random.next() % UInt64(pool))
+                #expect(table.insert(payload) == reference.insert(payload).inserted)
+            }
+        }
+    }
 }

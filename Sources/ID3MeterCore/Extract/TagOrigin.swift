@@ -55,7 +55,7 @@ public struct TimedTag: Sendable {
         self.tag = tag
         self.pts = pts
         self.origin = origin
-        nielsenTags = tag.privFrames.compactMap { NielsenTag(owner: $0.owner) }
+        nielsenTags = tag.frames.compactMap { if case .priv(let owner, _) = $0.content { NielsenTag(owner: owner) } else { nil } }
     }
 
     /// The tag's wall-clock time: its segment's PROGRAM-DATE-TIME plus its distance
