@@ -32,10 +32,12 @@ package struct BatchScan: Sendable {
                 let index = started, input = inputs[index]
                 started += 1
                 let collectAside = inputs.count < jobs
+                // Cores to spare read blocks of a big file too.
+                let scanner = collectAside && jobs / inputs.count > 1 ? scanner.readingBlocks(with: jobs / inputs.count) : scanner
                 group.addTask {
                     let outcome: Collector.Outcome
                     if collectAside {
-                        outcome = await scan(input, collectingAside: { collector(index, input) })
+                        outcome = await Self.scan(input, with: scanner, collectingAside: { collector(index, input) })
                     } else {
                         var consumer = collector(index, input)
                         await scanner.scan(input) { consumer.add($0) }
@@ -64,7 +66,8 @@ package struct BatchScan: Sendable {
     }
 
     /// `input` read in this task, its events collected on a thread of their own.
-    private func scan<Collector: ScanCollector>(_ input: String, collectingAside collector: @escaping @Sendable () -> Collector) async
+    private static func scan<Collector: ScanCollector>(_ input: String, with scanner: Scanner,
+                                                      collectingAside collector: @escaping @Sendable () -> Collector) async
         -> Collector.Outcome {
         let handoff = EventHandoff()
         async let outcome = BlockingExecutor(label: "collect").run {

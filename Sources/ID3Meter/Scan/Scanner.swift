@@ -9,6 +9,16 @@ public struct Scanner: Sendable {
     public var fetcher: Fetcher
     /// Told the bytes read from each input as the scan goes (the command line's progress line).
     package var progress: ScanProgress?
+    /// Threads that may read blocks of one big local MPEG-TS file besides the one scanning it
+    /// (`BlockwiseFileScan`); 0 reads every input in one pass.
+    package var blockWorkers = 0
+
+    /// This scanner, reading big local MPEG-TS files in blocks on `workers` threads.
+    package func readingBlocks(with workers: Int) -> Scanner {
+        var scanner = self
+        scanner.blockWorkers = workers
+        return scanner
+    }
 
     /// A scanner that reads `variant` of master playlists and fetches through `fetcher`.
     public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher()) {
@@ -43,6 +53,14 @@ public struct Scanner: Sendable {
     /// A file or an HTTP resource of any form, through the extractor its first bytes call for.
     private func scanBytes(_ input: String, opened: ([UInt8]) -> Void, emit: (MediaEvent) -> Void) async {
         var extractor = MediaExtractor(origin: TagOrigin(source: input))
+        if blockWorkers > 0, let (boundaries, prefix) = blocks(of: input) {
+            opened(prefix)
+            prefix.withUnsafeBufferPointer { extractor.feed($0, emit: emit) }
+            progress?.update(input, bytes: Int64(prefix.count))
+            let scan = BlockwiseFileScan(input: input, workers: blockWorkers, progress: progress)
+            await scan.run(boundaries: boundaries, extractor: &extractor, alreadyRead: prefix.count, emit: emit)
+            return
+        }
         // The first bytes are held until `opened` has them, so that it comes before any event.
         var held: [UInt8]? = []
         func release() {
@@ -95,6 +113,22 @@ public struct Scanner: Sendable {
             interrupt.cancel()
             reading.cancel()
         }
+    }
+
+    /// When `input` is a local MPEG-TS file big enough to be read in blocks: where they start,
+    /// and its first bytes (what a scan reads before any event).
+    private func blocks(of input: String) -> (boundaries: [Int], prefix: [UInt8])? {
+        guard Location.transport(of: input) == .file else { return nil }
+        let path = input.lowercased().hasPrefix("file:") ? Location.filePath(input) : input
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= BlockwiseFileScan.minimumSize,
+              status.st_size <= fetcher.limits.maximumBytes(for: .input) else { return nil }
+        var prefix: [UInt8] = []
+        let length = StreamProbe.prefixBytes
+        guard (try? LocalFile.read(path, range: ByteRange(offset: 0, length: length), limit: length, resource: .input,
+                                   consume: { prefix.append(contentsOf: $0) })) != nil,
+              MediaForm.sniff(prefix) == .transportStream, let first = TransportStreamSync.offset(in: prefix) else { return nil }
+        return (BlockwiseFileScan.boundaries(size: Int(status.st_size), firstPacket: first, read: prefix.count), prefix)
     }
 
     /// MPEG-TS from a stream libavformat opens, blocking until it ends.

@@ -11,6 +11,13 @@ public struct MediaExtractor: TagExtractor {
     /// A tag was found, or, for MPEG-TS, a timed-ID3 stream declared.
     public private(set) var foundTimedID3 = false
 
+    /// The MPEG-TS extractor it runs, when the input is MPEG-TS: a big file's later blocks are
+    /// read by extractors of their own, and their end state carried on here.
+    package var transportStream: TransportStreamExtractor? {
+        get { extractor as? TransportStreamExtractor }
+        set { if let newValue { extractor = newValue } }
+    }
+
     /// An extractor for one input; `origin` names it in every event.
     public init(origin: TagOrigin) { self.origin = origin }
 

@@ -1,5 +1,5 @@
 /// One PES packet of a timed-ID3 PID, gathered from its TS packets (ISO/IEC 13818-1 §2.4.3.6).
-struct PESPacket {
+struct PESPacket: Equatable {
     var bytes: [UInt8]
     /// File offset of the TS packet the PES started in.
     var position: Int64

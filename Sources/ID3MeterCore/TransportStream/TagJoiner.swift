@@ -2,7 +2,7 @@
 /// continues in PES packets without a PTS (possibly in the next HLS segment); those are
 /// joined to it. A PES without a PTS that starts a tag of its own takes the PID's previous
 /// PTS, noted on the packet.
-struct TagJoiner {
+struct TagJoiner: Equatable {
     /// Waiting for more bytes stops here: a declared size beyond it is damage, not a big tag.
     static let maximumTagBytes = 1 << 20
 

@@ -5,7 +5,10 @@
 ///
 /// Bytes come in pieces of any size (a file read in chunks, HLS segments one after another,
 /// a UDP stream); state carries across pieces, so a tag cut by a segment boundary is joined.
-package struct TimedID3Demuxer: Sendable {
+/// Equatable: two demuxers in the same state make the same events of the same bytes, which is
+/// how a scan of a big file in blocks on several threads knows a block was read as it would
+/// have been read in one go.
+package struct TimedID3Demuxer: Sendable, Equatable {
     /// What the demuxer reports, in stream order.
     package enum Event: Sendable {
         case packet(TimedID3Packet)

@@ -1,6 +1,6 @@
 /// The bytes of one timed-ID3 access unit, as the demuxer hands them over: normally one PES
 /// payload, or the PES payloads joined into one tag.
-package struct TimedID3Packet: Sendable {
+package struct TimedID3Packet: Sendable, Equatable {
     package var bytes: [UInt8]
     /// 90 kHz ticks, 33 bits, as carried in the stream; `nil` when no PES on the PID had one.
     package var pts: Int64?

@@ -4,7 +4,7 @@
 ///
 /// For HLS, one extractor reads a playlist's segments in turn, each a unit with its own origin,
 /// so that a tag cut by a segment boundary is joined to the rest of it in the next segment.
-public struct TransportStreamExtractor: TagExtractor, Sendable {
+public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     /// What a demuxer may leave unused: less than two packets, plus a piece being topped up.
     private static let topUp = 4 * TransportStreamSync.packetSize
 
@@ -25,6 +25,16 @@ public struct TransportStreamExtractor: TagExtractor, Sendable {
         self.origin = origin
         origins = [0: origin]
     }
+
+    /// An extractor that is given the input's bytes from `offset` on, knowing nothing of those
+    /// before (a block of a big file read on a thread of its own).
+    package init(origin: TagOrigin, startingAt offset: Int64) {
+        self.init(origin: origin)
+        self.offset = offset
+    }
+
+    /// Everything it was given has been read: nothing waits for the rest of a packet.
+    package var isBetweenPackets: Bool { carry.isEmpty }
 
     public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
         var rest = bytes[...]

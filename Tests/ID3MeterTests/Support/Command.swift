@@ -35,6 +35,8 @@ enum Command {
     }
 
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("id3-meter")
+    /// The project's sample generator, built beside it.
+    static let sampleGenerator = binary.deletingLastPathComponent().appendingPathComponent("id3-sample-gen")
 
     /// Starts the command (with `environment` added to the test's, in `directory` when given);
     /// the caller reads the pipes and waits.

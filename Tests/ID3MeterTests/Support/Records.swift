@@ -7,4 +7,11 @@ extension TagRecord {
         records(for: event, allFrames: allFrames) { gathered.append($0) }
         return gathered
     }
+
+    /// The record's JSON line.
+    var json: String {
+        var bytes: [UInt8] = []
+        appendJSON(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }

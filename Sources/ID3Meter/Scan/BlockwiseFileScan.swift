@@ -1,0 +1,126 @@
+import Glibc
+import ID3MeterCore
+
+/// A big local MPEG-TS file scanned in blocks on several threads, its events exactly those of
+/// one pass from start to end.
+///
+/// The first block is read in order by the caller's extractor. Each later block is read on a
+/// thread of its own by an extractor started `overlap` bytes before the block, so that by the
+/// block's first byte it has learnt the program tables and holds any PES in progress; what it
+/// finds before that byte is dropped. In order, a block's events are taken only when its
+/// extractor's state at the block's first byte equals the state the block before ended in: two
+/// extractors in one state make the same events of the same bytes. Otherwise (a program table
+/// that changed, a PES longer than the overlap, lost sync) the block is read again, in order,
+/// from the true state. At most `workers` blocks wait with their events at once.
+struct BlockwiseFileScan {
+    static let blockSize = 64 << 20
+    /// Smaller files are read in one pass: a second block would not pay for its overlap.
+    static let minimumSize = 2 * blockSize
+
+    let input: String
+    let workers: Int
+    let progress: ScanProgress?
+    /// How far before its block an extractor starts: enough for a tag every 2 s at 16 Mbit/s to
+    /// be seen before the block. A whole number of packets.
+    var overlap = (4 << 20) / TransportStreamSync.packetSize * TransportStreamSync.packetSize
+    private var path: String { input.lowercased().hasPrefix("file:") ? Location.filePath(input) : input }
+
+    private struct Block: Sendable {
+        /// The block's extractor as it stood at the block's first byte; `nil` when the block could not be read.
+        var start: TransportStreamExtractor?
+        var events: [MediaEvent] = []
+        var end: TransportStreamExtractor?
+    }
+
+    /// How the blocks of a scan went: taken as their threads read them, or read again in order.
+    struct Outcome: Equatable {
+        var taken = 0
+        var readAgain = 0
+    }
+
+    /// The block boundaries of a file of `size` bytes whose packets start at `firstPacket`, the
+    /// first `read` bytes of which were read already: on that packet grid, about `blockSize`
+    /// apart, the first after `read`; the last is `size`.
+    static func boundaries(size: Int, firstPacket: Int, read: Int, blockSize: Int = blockSize) -> [Int] {
+        let packet = TransportStreamSync.packetSize
+        let starts = stride(from: blockSize, to: size - blockSize / 2, by: blockSize)
+            .map { firstPacket + ($0 - firstPacket) / packet * packet }.filter { $0 > read }
+        return [0] + starts + [size]
+    }
+
+    /// Scans the file, whose first bytes `extractor` has been given up to `read` (they showed
+    /// MPEG-TS), ending with `extractor.finish`.
+    @discardableResult
+    func run(boundaries: [Int], extractor: inout MediaExtractor, alreadyRead read: Int, emit: (MediaEvent) -> Void) async -> Outcome {
+        var outcome = Outcome()
+        var started: [Int: Task<Block, Never>] = [:]
+        func start(_ index: Int) {
+            guard index < boundaries.count - 1 else { return }
+            let scan = self
+            started[index] = Task { await BlockingExecutor(label: "block").run { scan.read(block: index, boundaries) } }
+        }
+        (1...workers).forEach(start)
+        defer { started.values.forEach { $0.cancel() } }
+
+        var bytes = read
+        /// Feeds bytes `from..<to` of the file to `feed`; the error, if the read fails.
+        func readInOrder(_ from: Int, _ to: Int, _ feed: (UnsafeBufferPointer<UInt8>) -> Void) -> FetchError? {
+            do throws(FetchError) {
+                try LocalFile.read(path, range: ByteRange(offset: from, length: to - from), limit: .max, resource: .input) { chunk in
+                    bytes += chunk.count
+                    progress?.update(input, bytes: Int64(bytes))
+                    feed(chunk)
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        var failure = readInOrder(read, boundaries[1]) { extractor.feed($0, emit: emit) }
+        if failure == nil, var state = extractor.transportStream {
+            for index in 1..<boundaries.count - 1 {
+                let block = await started.removeValue(forKey: index)!.value
+                start(index + workers)
+                if state.isBetweenPackets, let blockStart = block.start, let end = block.end, blockStart == state {
+                    block.events.forEach(emit)
+                    outcome.taken += 1
+                    state = end
+                    bytes += boundaries[index + 1] - boundaries[index]
+                    progress?.update(input, bytes: Int64(bytes))
+                } else {
+                    outcome.readAgain += 1
+                    failure = readInOrder(boundaries[index], boundaries[index + 1]) { state.feed($0, emit: emit) }
+                    if failure != nil { break }
+                }
+            }
+            extractor.transportStream = state
+        }
+        extractor.finish(emit: emit)
+        // As a scan read in one pass says it: what was read is reported, then the error.
+        if let failure {
+            let cause = FetchFailure(error: failure, attempts: 1)
+            emit(.failure(InputFailure(source: input, reason: "read error after \(bytes) bytes: \(cause)", cause: cause)))
+        }
+        return outcome
+    }
+
+    /// Block `index`, read from `overlap` bytes before it by an extractor of its own.
+    private func read(block index: Int, _ boundaries: [Int]) -> Block {
+        let first = boundaries[index], lead = max(first - overlap, 0)
+        var extractor = TransportStreamExtractor(origin: TagOrigin(source: input), startingAt: Int64(lead))
+        var block = Block()
+        do {
+            try LocalFile.read(path, range: ByteRange(offset: lead, length: first - lead), limit: .max, resource: .input) { chunk in
+                extractor.feed(chunk) { _ in }
+            }
+            block.start = extractor
+            try LocalFile.read(path, range: ByteRange(offset: first, length: boundaries[index + 1] - first), limit: .max, resource: .input) { chunk in
+                extractor.feed(chunk) { block.events.append($0) }
+            }
+            block.end = extractor
+        } catch {
+            block.start = nil
+        }
+        return block
+    }
+}

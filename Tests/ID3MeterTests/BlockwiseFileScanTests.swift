@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+@testable import ID3MeterCore
+import SampleGenerator
+
+/// A big MPEG-TS file read in blocks on several threads must give the events of one pass, byte
+/// for byte, wherever the block edges fall: inside PES packets and tags, across program table
+/// changes, lost sync and continuity errors. Small blocks make many edges in a small file.
+@Suite("Big files read in blocks", .timeLimit(.minutes(3)))
+struct BlockwiseFileScanTests {
+    /// What a scan says of an input, as text: every record (all frames), failure and warning.
+    static func said(_ events: [MediaEvent]) -> [String] {
+        events.flatMap { event -> [String] in
+            switch event {
+            case .tag, .malformed: TagRecord.all(for: event, allFrames: true).map(\.json)
+            case .failure(let failure): ["failure: \(failure.description)"]
+            case .warning(let warning): ["warning: \(warning.description)"]
+            default: []
+            }
+        }
+    }
+
+    static func onePass(_ path: String) async -> [MediaEvent] { await Samples.scan(path) }
+
+    static func inBlocks(_ path: String, blockSize: Int, overlap: Int, workers: Int = 2) async throws
+        -> (events: [MediaEvent], outcome: BlockwiseFileScan.Outcome) {
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let prefix = Array(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(StreamProbe.prefixBytes))
+        let first = try #require(TransportStreamSync.offset(in: prefix))
+        var extractor = MediaExtractor(origin: TagOrigin(source: path))
+        var events: [MediaEvent] = []
+        prefix.withUnsafeBufferPointer { extractor.feed($0) { events.append($0) } }
+        var scan = BlockwiseFileScan(input: path, workers: workers, progress: nil)
+        scan.overlap = overlap
+        let boundaries = BlockwiseFileScan.boundaries(size: size, firstPacket: first, read: prefix.count, blockSize: blockSize)
+        let outcome = await scan.run(boundaries: boundaries,
+                                     extractor: &extractor, alreadyRead: prefix.count) { events.append($0) }
+        return (events, outcome)
+    }
+
+    static func denseFile(segments: Int) throws -> (path: String, tags: Int, folder: URL) {
+        let folder = try Samples.temporaryFolder()
+        let path = folder.appendingPathComponent("dense.ts").path
+        let result = try Command.run(["dense-corpus", path, "--segments", "\(segments)"], binary: Command.sampleGenerator)
+        try #require(result.status == 0, "\(result.stderr)")
+        return (path, Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1, folder)
+    }
+
+    @Test func blockEdgesInsideTagsGiveTheEventsOfOnePass() async throws {
+        let (path, tags, folder) = try Self.denseFile(segments: 120)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let expected = Self.said(await Self.onePass(path))
+        #expect(expected.filter { $0.contains("\"type\":\"nielsen\"") }.count == tags)
+        // Blocks of 37 packets and a bit: edges fall in every position of the tags' PES packets.
+        // An overlap of two of this stream's 10 s segments (64 kbit/s, a tag a second, program
+        // tables at the start of each segment) sees the tables and the last tag before each block.
+        let (events, outcome) = try await Self.inBlocks(path, blockSize: 37 * 188 + 100, overlap: 1_300 * 188)
+        #expect(Self.said(events) == expected)
+        #expect(outcome.taken > 1_500 && outcome.readAgain == 0, "blocks were taken as their threads read them: \(outcome)")
+        // An overlap shorter than the time between tags: some blocks are read again, the events the same.
+        let (short, mixed) = try await Self.inBlocks(path, blockSize: 37 * 188 + 100, overlap: 30 * 188)
+        #expect(Self.said(short) == expected)
+        #expect(mixed.taken > 0 && mixed.readAgain > 0, "\(mixed)")
+        // An overlap too short to have seen the program tables: every block is read again, in order.
+        let (again, reread) = try await Self.inBlocks(path, blockSize: 64 * 188, overlap: 188)
+        #expect(Self.said(again) == expected)
+        #expect(reread.taken == 0 && reread.readAgain > 100, "\(reread)")
+    }
+
+    /// Samples of different programs back to back (tables change, counters jump, times jump),
+    /// with bytes of no packet between some of them (sync lost and found): two packets' worth,
+    /// which keeps the packet grid, and near the end an odd number, which moves it.
+    @Test func changedTablesLostSyncAndBrokenCountersGiveTheEventsOfOnePass() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var bytes = Data()
+        let parts = ["ts/nielsen.ts", "qa/defects.ts", "spec/unsync-60.ts", "lenient/garbage.ts", "ts/nielsen-v23.ts", "quirks/quirks.ts"]
+        for (index, part) in (parts + parts).enumerated() {
+            bytes += try Data(contentsOf: URL(fileURLWithPath: Samples.path(part)))
+            if index % 3 == 1 { bytes += Data((0..<(index < 9 ? 2 * 188 : 97)).map { UInt8(truncatingIfNeeded: $0 % 71) }) }
+        }
+        let path = folder.appendingPathComponent("mixed.ts").path
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let expected = Self.said(await Self.onePass(path))
+        #expect(expected.contains { $0.hasPrefix("warning:") || $0.hasPrefix("failure:") }, "the file is damaged: \(expected.count) lines")
+        var all = BlockwiseFileScan.Outcome()
+        for blockSize in [50_000, 211 * 188, 1 << 20] {
+            let (events, outcome) = try await Self.inBlocks(path, blockSize: blockSize, overlap: 3_000 * 188)
+            #expect(Self.said(events) == expected, "blocks of \(blockSize) bytes: \(outcome)")
+            all.taken += outcome.taken
+            all.readAgain += outcome.readAgain
+        }
+        #expect(all.taken > 10 && all.readAgain > 10, "both ways were taken: \(all)")
+    }
+
+    /// The command line reads a big file in blocks when it is the only input (and cores are to
+    /// spare), and writes what it writes reading it in one pass.
+    @Test(.timeLimit(.minutes(3)))
+    func theCommandWritesTheSameInBlocks() async throws {
+        let (path, tags, folder) = try Self.denseFile(segments: 1_300)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0 >= BlockwiseFileScan.minimumSize)
+        let reports = (1...2).map { folder.appendingPathComponent("report-\($0).json").path }
+        let onePass = try await offThePool { try Command.run(["scan", "--jobs", "1", "--format", "jsonl", "--report", reports[0], path]) }
+        let inBlocks = try await offThePool { try Command.run(["scan", "--jobs", "2", "--format", "jsonl", "--report", reports[1], path]) }
+        #expect(onePass.status == 0 && inBlocks.status == 0)
+        #expect(onePass.stdout.components(separatedBy: "\"type\":\"nielsen\"").count - 1 == tags)
+        #expect(inBlocks.stdout == onePass.stdout)
+        #expect(inBlocks.stderr == onePass.stderr)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: reports[1])) == Data(contentsOf: URL(fileURLWithPath: reports[0])))
+    }
+}
