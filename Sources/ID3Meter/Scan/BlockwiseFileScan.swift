@@ -13,7 +13,7 @@ import ID3MeterCore
 /// that changed, a PES longer than the overlap, lost sync) the block is read again, in order,
 /// from the true state. At most `workers` blocks wait with their events at once.
 struct BlockwiseFileScan {
-    static let blockSize = 64 << 20
+    static let blockSize = 32 << 20
     /// Smaller files are read in one pass: a second block would not pay for its overlap.
     static let minimumSize = 2 * blockSize
 

@@ -40,7 +40,7 @@ public struct Scanner: Sendable {
 
     /// Emits the events of `input` in stream order. `opened` gets its first
     /// `StreamProbe.prefixBytes` (for a probe of its streams) before any event, when it is not a playlist.
-    public func scan(_ input: String, opened: ([UInt8]) -> Void = { _ in }, emit: (MediaEvent) -> Void) async {
+    public func scan(_ input: String, opened: (([UInt8]) -> Void)? = nil, emit: (MediaEvent) -> Void) async {
         if Self.isPlaylist(input) {
             await scanPlaylist(input, emit: emit)
         } else if Location.transport(of: input) == .stream {
@@ -51,22 +51,23 @@ public struct Scanner: Sendable {
     }
 
     /// A file or an HTTP resource of any form, through the extractor its first bytes call for.
-    private func scanBytes(_ input: String, opened: ([UInt8]) -> Void, emit: (MediaEvent) -> Void) async {
+    private func scanBytes(_ input: String, opened: (([UInt8]) -> Void)?, emit: (MediaEvent) -> Void) async {
         var extractor = MediaExtractor(origin: TagOrigin(source: input))
         if blockWorkers > 0, let (boundaries, prefix) = blocks(of: input) {
-            opened(prefix)
+            opened?(prefix)
             prefix.withUnsafeBufferPointer { extractor.feed($0, emit: emit) }
             progress?.update(input, bytes: Int64(prefix.count))
             let scan = BlockwiseFileScan(input: input, workers: blockWorkers, progress: progress)
             await scan.run(boundaries: boundaries, extractor: &extractor, alreadyRead: prefix.count, emit: emit)
             return
         }
-        // The first bytes are held until `opened` has them, so that it comes before any event.
-        var held: [UInt8]? = []
+        // The first bytes are held until `opened` has them, so that it comes before any event;
+        // without an `opened`, nothing is held (a copy of the first megabyte of every file).
+        var held: [UInt8]? = opened == nil ? nil : []
         func release() {
             guard let front = held else { return }
             held = nil
-            opened(front)
+            opened?(front)
             extractor.feed(front, emit: emit)
         }
         var bytes: Int64 = 0
@@ -91,7 +92,7 @@ public struct Scanner: Sendable {
 
     /// A stream only libavformat reads (udp, srt, rtp, tcp): read on an executor of its own, its
     /// events brought back to this task.
-    private func scanStream(_ input: String, opened: ([UInt8]) -> Void, emit: (MediaEvent) -> Void) async {
+    private func scanStream(_ input: String, opened: (([UInt8]) -> Void)?, emit: (MediaEvent) -> Void) async {
         enum Step: Sendable { case opened([UInt8]), event(MediaEvent) }
         let (steps, continuation) = AsyncStream.makeStream(of: Step.self)
         let scanner = self
@@ -105,7 +106,7 @@ public struct Scanner: Sendable {
         await withTaskCancellationHandler {
             for await step in steps {
                 switch step {
-                case .opened(let prefix): opened(prefix)
+                case .opened(let prefix): opened?(prefix)
                 case .event(let event): emit(event)
                 }
             }
