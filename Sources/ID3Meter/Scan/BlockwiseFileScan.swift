@@ -111,7 +111,7 @@ struct BlockwiseFileScan {
         var block = Block()
         do {
             try LocalFile.read(path, range: ByteRange(offset: lead, length: first - lead), limit: .max, resource: .input) { chunk in
-                extractor.feed(chunk) { _ in }
+                extractor.skim(chunk)
             }
             block.start = extractor
             try LocalFile.read(path, range: ByteRange(offset: first, length: boundaries[index + 1] - first), limit: .max, resource: .input) { chunk in

@@ -16,6 +16,8 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     private var carry: [UInt8] = []
     /// Where `carry` (or the next piece, when it is empty) starts in the resource.
     private var offset: Int64 = 0
+    /// Off while `skim` runs: what the demuxer finds is not decoded into events.
+    private var decodes = true
 
     /// A program map table declared a timed-ID3 stream.
     public var hasTimedID3Stream: Bool { demuxer.hasTimedID3Stream }
@@ -35,6 +37,14 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
 
     /// Everything it was given has been read: nothing waits for the rest of a packet.
     package var isBetweenPackets: Bool { carry.isEmpty }
+
+    /// Takes `bytes` as `feed` does, into the same state, without decoding the tags it finds:
+    /// the bytes before a block, read only to learn the state the block starts in.
+    package mutating func skim(_ bytes: UnsafeBufferPointer<UInt8>) {
+        decodes = false
+        feed(bytes) { _ in }
+        decodes = true
+    }
 
     public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
         var rest = bytes[...]
@@ -101,7 +111,8 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
 
     private mutating func demux(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, emit: (MediaEvent) -> Void) -> Int {
         let origins = self.origins, current = origin
-        let used = demuxer.demux(bytes, at: offset, isFinal: isFinal) { $0.mediaEvents { origins[$0] ?? current }.forEach(emit) }
+        let decodes = self.decodes
+        let used = demuxer.demux(bytes, at: offset, isFinal: isFinal) { if decodes { $0.mediaEvents { origins[$0] ?? current }.forEach(emit) } }
         offset += Int64(used)
         return used
     }
