@@ -48,7 +48,11 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Also list every other ID3 frame (id, owner or description, size, pts), and undecodable packets.")
     var all = false
 
-    @Option(parsing: .unconditional, help: "Inputs scanned at once, 1 to 1024 (default: the number of cores).")
+    @Option(parsing: .unconditional, help: """
+        Threads a scan uses, 1 to 1024 (default: the number of cores): inputs scanned at once; with \
+        fewer inputs than that, each input's records are made beside its reading, and a local \
+        MPEG-TS file of 64 MB or more is read in blocks on the threads to spare.
+        """)
     var jobs: Int?
 
     @Flag(help: "Write each input's records as it finishes, not in input order.")
