@@ -23,7 +23,7 @@ struct BlockwiseFileScanTests {
 
     static func onePass(_ path: String) async -> [MediaEvent] { await Samples.scan(path) }
 
-    static func inBlocks(_ path: String, blockSize: Int, overlap: Int, workers: Int = 2) async throws
+    static func inBlocks(_ path: String, blockSize: Int, overlap: Int, workers: Int = 2, maximumEvents: Int = 65_536) async throws
         -> (events: [MediaEvent], outcome: BlockwiseFileScan.Outcome) {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         let prefix = Array(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(StreamProbe.prefixBytes))
@@ -33,6 +33,7 @@ struct BlockwiseFileScanTests {
         prefix.withUnsafeBufferPointer { extractor.feed($0) { events.append($0) } }
         var scan = BlockwiseFileScan(input: path, workers: workers, progress: nil)
         scan.overlap = overlap
+        scan.maximumEvents = maximumEvents
         let boundaries = BlockwiseFileScan.boundaries(size: size, firstPacket: first, read: prefix.count, blockSize: blockSize)
         let outcome = await scan.run(boundaries: boundaries,
                                      extractor: &extractor, alreadyRead: prefix.count) { events.append($0) }
@@ -58,6 +59,10 @@ struct BlockwiseFileScanTests {
         let (events, outcome) = try await Self.inBlocks(path, blockSize: 37 * 188 + 100, overlap: 1_300 * 188)
         #expect(Self.said(events) == expected)
         #expect(outcome.taken > 1_500 && outcome.readAgain == 0, "blocks were taken as their threads read them: \(outcome)")
+        // Blocks holding more events than they may keep waiting are read again in order.
+        let (capped, cappedOutcome) = try await Self.inBlocks(path, blockSize: 700 * 188, overlap: 1_300 * 188, maximumEvents: 11)
+        #expect(Self.said(capped) == expected)
+        #expect(cappedOutcome.taken > 0 && cappedOutcome.readAgain > 0, "\(cappedOutcome)")
         // An overlap shorter than the time between tags: some blocks are read again, the events the same.
         let (short, mixed) = try await Self.inBlocks(path, blockSize: 37 * 188 + 100, overlap: 30 * 188)
         #expect(Self.said(short) == expected)

@@ -20,6 +20,10 @@ struct BlockwiseFileScan {
     let input: String
     let workers: Int
     let progress: ScanProgress?
+    /// Events a block may hold while it waits for its turn (a dense block has about 3,000);
+    /// a block with more, a stream of nothing but tags, is read again in order instead, so that
+    /// what waits stays bounded whatever the stream holds.
+    var maximumEvents = 65_536
     /// How far before its block an extractor starts: enough for a tag every 2 s at 16 Mbit/s to
     /// be seen before the block. A whole number of packets.
     var overlap = (4 << 20) / TransportStreamSync.packetSize * TransportStreamSync.packetSize
@@ -114,9 +118,13 @@ struct BlockwiseFileScan {
                 extractor.skim(chunk)
             }
             block.start = extractor
+            var overflowed = false
             try LocalFile.read(path, range: ByteRange(offset: first, length: boundaries[index + 1] - first), limit: .max, resource: .input) { chunk in
+                guard !overflowed else { return }
                 extractor.feed(chunk) { block.events.append($0) }
+                overflowed = block.events.count > maximumEvents
             }
+            if overflowed { return Block() }
             block.end = extractor
         } catch {
             block.start = nil
