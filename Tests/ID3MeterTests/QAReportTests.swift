@@ -81,6 +81,18 @@ struct QAReportTests {
         qa.add(report)
         #expect(qa.total.segmentsWithoutTags == 1_500 && qa.total.segments == 1_500)
         #expect(qa.text().contains("500 more segments_without_tags not listed"))
+        // Tags a second apart, the same payload (with the placeholder PC CID) each time: short
+        // gaps, duplicates and placeholders past their thousand, each list counted on its own.
+        var tags = SourceReportBuilder(source: "dense")
+        let tag = try ID3TagParser.parse(ID3Bytes.tag(version: 4, body: ID3Bytes.v24Frame("PRIV", Array(NielsenTagTests.sample.utf8) + [0])), at: 0).get()
+        for second in 0..<2_600 {
+            tags.add(.tag(TimedTag(tag: tag, pts: Int64(second) * 90_000, origin: TagOrigin(source: "dense"))))
+        }
+        let dense = tags.report
+        #expect(dense.shortGaps.count == 1_000 && dense.omitted["short_gaps"] == 1_599)
+        #expect(dense.duplicates.count == 1_000 && dense.omitted["duplicates"] == 1_599)
+        #expect(dense.placeholderTags.count == 1_000 && dense.omitted["placeholder_tags"] == 1_600)
+        #expect(dense.omitted.count == 3)
     }
 
     /// The duplicate check's table against the standard library's `Set`, over payloads drawn

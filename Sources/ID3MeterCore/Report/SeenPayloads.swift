@@ -4,22 +4,26 @@
 /// hasher over each; a scan adds one payload a tag.) The hash is the standard library's, seeded
 /// per process, so a stream cannot choose payloads that collide.
 struct SeenPayloads {
-    /// Indexes into `payloads` (-1: empty), at the payload's hash modulo the table's size.
-    private var slots = [Int](repeating: -1, count: 64)
-    private var hashes: [Int] = []
+    /// A payload's hash and where it is in `payloads`, kept together so that a probe reads one
+    /// place in memory; `index` -1 is an empty slot.
+    private struct Slot {
+        var hash = 0
+        var index = -1
+    }
+
+    /// At the payload's hash modulo the table's size, or after it.
+    private var slots = [Slot](repeating: Slot(), count: 64)
     private var payloads: [String] = []
 
     /// Adds `payload`; `false` when it was already there.
     mutating func insert(_ payload: String) -> Bool {
         let hash = payload.hashValue
-        var slot = hash & (slots.count - 1)
-        while slots[slot] >= 0 {
-            let index = slots[slot]
-            if hashes[index] == hash && payloads[index] == payload { return false }
-            slot = (slot + 1) & (slots.count - 1)
+        var position = hash & (slots.count - 1)
+        while slots[position].index >= 0 {
+            if slots[position].hash == hash && payloads[slots[position].index] == payload { return false }
+            position = (position + 1) & (slots.count - 1)
         }
-        slots[slot] = payloads.count
-        hashes.append(hash)
+        slots[position] = Slot(hash: hash, index: payloads.count)
         payloads.append(payload)
         // At most half full, so that a probe ends soon.
         if payloads.count * 2 > slots.count { grow() }
@@ -27,11 +31,12 @@ struct SeenPayloads {
     }
 
     private mutating func grow() {
-        slots = [Int](repeating: -1, count: slots.count * 2)
-        for (index, hash) in hashes.enumerated() {
-            var slot = hash & (slots.count - 1)
-            while slots[slot] >= 0 { slot = (slot + 1) & (slots.count - 1) }
-            slots[slot] = index
+        let old = slots
+        slots = [Slot](repeating: Slot(), count: old.count * 2)
+        for slot in old where slot.index >= 0 {
+            var position = slot.hash & (slots.count - 1)
+            while slots[position].index >= 0 { position = (position + 1) & (slots.count - 1) }
+            slots[position] = slot
         }
     }
 }

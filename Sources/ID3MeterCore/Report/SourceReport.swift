@@ -93,6 +93,10 @@ public struct SourceReportBuilder {
     private var failures = ProblemTally()
     private var warnings = ProblemTally()
     private var seenPayloads = SeenPayloads()
+    /// Entries past `keptFindings`, by list (`omittedSlot`), folded into the report's `omitted`
+    /// when it is read: with a tag every second, every tag is a short gap, and looking the list up
+    /// by key path and counting it by name cost more than the gap.
+    private var omittedCounts = [Int](repeating: 0, count: keptLists.count)
     private var spacing = TagSpacing()
     private var nielsenInSegment = 0
     /// The source's tags in time, for the HTML report; `nil` when not asked for.
@@ -107,6 +111,9 @@ public struct SourceReportBuilder {
     /// The report so far, with a line for each kind of failure or warning past the first few.
     public var report: SourceReport {
         var failures = failures, warnings = warnings, report = built
+        for key in Self.keptLists where omittedCounts[Self.omittedSlot(key)] > 0 {
+            report.omitted[key.stringValue, default: 0] += omittedCounts[Self.omittedSlot(key)]
+        }
         report.failures += failures.summaries()
         report.warnings += warnings.summaries()
         report.timeline = timeline?.timeline
@@ -172,12 +179,20 @@ public struct SourceReportBuilder {
 
     private mutating func keep<T>(_ entry: @autoclosure () -> T, in list: WritableKeyPath<SourceReport, [T]>,
                                   _ key: SourceReport.CodingKeys) {
-        if built[keyPath: list].count < SourceReport.keptFindings {
+        let slot = Self.omittedSlot(key)
+        if omittedCounts[slot] == 0, built[keyPath: list].count < SourceReport.keptFindings {
             built[keyPath: list].append(entry())
         } else {
-            built.omitted[key.stringValue, default: 0] += 1
+            omittedCounts[slot] += 1
         }
     }
+
+    /// The lists that keep their first `keptFindings` entries; a list's place here is its slot in `omittedCounts`.
+    private static let keptLists: [SourceReport.CodingKeys] = [
+        .segmentsWithoutTags, .malformedPackets, .invalidTags, .placeholderTags, .duplicates, .discontinuities, .shortGaps, .longGaps,
+    ]
+
+    private static func omittedSlot(_ key: SourceReport.CodingKeys) -> Int { keptLists.firstIndex(of: key) ?? keptLists.count - 1 }
 
     private static func finding(pts: Int64?, origin: TagOrigin, date: Date?, detail: String) -> Finding {
         Finding(pts: pts, time: pts.map(PTS.seconds), programDateTime: date.map(ProgramDateTime.format),
