@@ -142,4 +142,18 @@ struct ID3TagParserTests {
             #expect(contents.tags.allSatisfy { $0.byteCount <= bytes.count + CutHeaderRepair.cutLength })
         }
     }
+
+    /// ISO-8859-1 maps byte n to U+00n: a byte over 0x7F anywhere in an owner (it is looked for
+    /// eight bytes at a time) makes that character, and plain ASCII stays as it is.
+    @Test func aLatin1ByteAnywhereInAnOwnerIsItsCharacter() throws {
+        for length in [1, 7, 8, 9, 16, 17, 30] {
+            for position in 0..<length {
+                var bytes = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+                bytes[position] = 0xE9
+                let tag = try onlyTag(ID3Bytes.tag(version: 4, body: ID3Bytes.v24Frame("PRIV", bytes + [0, 1])))
+                let expected = String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+                #expect(tag.frames.first?.content == .priv(owner: expected, data: [1]), "\(length) \(position)")
+            }
+        }
+    }
 }

@@ -31,11 +31,22 @@ enum ID3Text {
     /// case (Nielsen's owner strings), is also valid UTF-8 and decodes in one pass.
     static func latin1(_ bytes: ArraySlice<UInt8>) -> String {
         bytes.withUnsafeBufferPointer { bytes in
-            if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+            if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
             var scalars = String.UnicodeScalarView()
             scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
             return String(scalars)
         }
+    }
+
+    /// No byte has its high bit set; eight bytes at a time (every tag's owner goes through here).
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while bytes.count - index >= 8 {
+            let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+            if word & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 8
+        }
+        return bytes[index...].allSatisfy { $0 < 0x80 }
     }
 
     private static func isUTF16(_ encoding: UInt8) -> Bool { encoding == 1 || encoding == 2 }

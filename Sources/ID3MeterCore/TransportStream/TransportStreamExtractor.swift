@@ -70,7 +70,7 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     public mutating func finish(emit: (MediaEvent) -> Void) {
         readCarry(emit: emit)
         let origins = self.origins, current = origin
-        demuxer.flush { $0.mediaEvents { origins[$0] ?? current }.forEach(emit) }
+        demuxer.flush { $0.decode(origin: { origins[$0] ?? current }, emit: emit) }
     }
 
     /// A new piece of the same stream (an HLS segment) starts, from `offset` in its resource;
@@ -89,7 +89,7 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
         var cut: [UInt8] = []
         if keepingCut { swap(&cut, &carry) } else { readCarry(emit: emit) }
         let origins = self.origins, current = origin
-        demuxer.endOfUnit { $0.mediaEvents { origins[$0] ?? current }.forEach(emit) }
+        demuxer.endOfUnit { $0.decode(origin: { origins[$0] ?? current }, emit: emit) }
         // A tag is not left waiting on more than a few segments; older origins can go.
         let unit = demuxer.unit
         self.origins = origins.filter { $0.key > unit - 4 }
@@ -112,7 +112,7 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     private mutating func demux(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, emit: (MediaEvent) -> Void) -> Int {
         let origins = self.origins, current = origin
         let decodes = self.decodes
-        let used = demuxer.demux(bytes, at: offset, isFinal: isFinal) { if decodes { $0.mediaEvents { origins[$0] ?? current }.forEach(emit) } }
+        let used = demuxer.demux(bytes, at: offset, isFinal: isFinal) { if decodes { $0.decode(origin: { origins[$0] ?? current }, emit: emit) } }
         offset += Int64(used)
         return used
     }
