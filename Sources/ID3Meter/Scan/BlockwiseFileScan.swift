@@ -30,7 +30,8 @@ struct BlockwiseFileScan {
     private var path: String { input.lowercased().hasPrefix("file:") ? Location.filePath(input) : input }
 
     private struct Block: Sendable {
-        /// The block's extractor as it stood at the block's first byte; `nil` when the block could not be read.
+        /// The block's extractor as it stood at the block's first byte; `nil` when the block could
+        /// not be read or held more than `maximumEvents` (it is then read again in order).
         var start: TransportStreamExtractor?
         var events: [MediaEvent] = []
         var end: TransportStreamExtractor?
@@ -63,7 +64,7 @@ struct BlockwiseFileScan {
             let scan = self
             started[index] = Task { await BlockingExecutor(label: "block").run { scan.read(block: index, boundaries) } }
         }
-        (1...workers).forEach(start)
+        (1...max(workers, 1)).forEach(start)
         defer { started.values.forEach { $0.cancel() } }
 
         var bytes = read
