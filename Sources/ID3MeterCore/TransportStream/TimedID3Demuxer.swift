@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the timed-ID3 PES packets of an MPEG-TS byte stream from its TS packets, skipping
 /// everything else. libavformat 5.1 cannot be used for this: it drops the first 5 bytes of
 /// every stream_type 0x15 PES (a continuation PES loses tag bytes for good) and makes no
@@ -120,7 +122,7 @@ package struct TimedID3Demuxer: Sendable, Equatable {
             let start = payload.startIndex + 1 + Int(payload[payload.startIndex])
             guard start < payload.endIndex else { return }
             if let last = lastSections[pid], payload.endIndex - start >= last.count,
-               payload[start..<start + last.count].elementsEqual(last) {
+               !last.isEmpty, last.withUnsafeBytes({ memcmp($0.baseAddress!, payload.base.baseAddress! + start, last.count) == 0 }) {
                 sections[pid] = nil
                 return
             }

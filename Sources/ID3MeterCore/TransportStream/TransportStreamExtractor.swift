@@ -69,8 +69,8 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
 
     public mutating func finish(emit: (MediaEvent) -> Void) {
         readCarry(emit: emit)
-        let origins = self.origins, current = origin
-        demuxer.flush { $0.decode(origin: { origins[$0] ?? current }, emit: emit) }
+        let places = places
+        demuxer.flush { $0.decode(origin: places.origin, emit: emit) }
     }
 
     /// A new piece of the same stream (an HLS segment) starts, from `offset` in its resource;
@@ -88,8 +88,8 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     package mutating func endUnit(keepingCut: Bool, emit: (MediaEvent) -> Void) -> [UInt8] {
         var cut: [UInt8] = []
         if keepingCut { swap(&cut, &carry) } else { readCarry(emit: emit) }
-        let origins = self.origins, current = origin
-        demuxer.endOfUnit { $0.decode(origin: { origins[$0] ?? current }, emit: emit) }
+        let places = places
+        demuxer.endOfUnit { $0.decode(origin: places.origin, emit: emit) }
         // A tag is not left waiting on more than a few segments; older origins can go.
         let unit = demuxer.unit
         self.origins = origins.filter { $0.key > unit - 4 }
@@ -110,10 +110,26 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     }
 
     private mutating func demux(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, emit: (MediaEvent) -> Void) -> Int {
-        let origins = self.origins, current = origin
-        let decodes = self.decodes
-        let used = demuxer.demux(bytes, at: offset, isFinal: isFinal) { if decodes { $0.decode(origin: { origins[$0] ?? current }, emit: emit) } }
+        let places = places, decodes = self.decodes
+        let used = demuxer.demux(bytes, at: offset, isFinal: isFinal) { if decodes { $0.decode(origin: places.origin, emit: emit) } }
         offset += Int64(used)
         return used
     }
+
+    /// The origins, as the demuxer's callback needs them. A reference: the callback is handed
+    /// down for every packet the demuxer looks at, and a copy of the origins (strings) went with
+    /// it each time.
+    private final class Places: Sendable {
+        let origins: [Int: TagOrigin]
+        let current: TagOrigin
+
+        init(origins: [Int: TagOrigin], current: TagOrigin) {
+            self.origins = origins
+            self.current = current
+        }
+
+        func origin(_ unit: Int) -> TagOrigin { origins[unit] ?? current }
+    }
+
+    private var places: Places { Places(origins: origins, current: origin) }
 }
