@@ -111,12 +111,12 @@ struct ScanCommand: AsyncParsableCommand {
             builder.add(.failure(failure))
             qa.add(builder.report)
         }
-        let all = all
+        let all = all, listingFindings = report != nil
         let namingSources = expansion.inputs.count > 1
         let streaming = unordered ? nil : output
         await BatchScan(scanner: scanner, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, ordered: !unordered).run(expansion.inputs) { index, input in
             InputCollector(index: index, input: input, writer: recordFormat?.makeWriter(namingSources: namingSources), allFrames: all,
-                           output: streaming, timeline: timelines.map { TimelineRecorder(details: .budget($0)) })
+                           output: streaming, timeline: timelines.map { TimelineRecorder(details: .budget($0)) }, listingFindings: listingFindings)
         } deliver: { index, outcome in
             summary.merge(outcome.summary)
             qa.add(outcome.report)
@@ -189,12 +189,14 @@ struct InputCollector: ScanCollector {
     private var outcome: Outcome
     private var report: SourceReportBuilder
 
-    init(index: Int, input: String, writer: (any RecordWriter)?, allFrames: Bool, output: OrderedOutput?, timeline: TimelineRecorder?) {
+    /// `listingFindings`: a report will be written, which lists the findings (else they are only counted).
+    init(index: Int, input: String, writer: (any RecordWriter)?, allFrames: Bool, output: OrderedOutput?, timeline: TimelineRecorder?,
+         listingFindings: Bool) {
         self.index = index
         self.writer = writer
         self.allFrames = allFrames
         self.output = output
-        report = SourceReportBuilder(source: input, timeline: timeline)
+        report = SourceReportBuilder(source: input, timeline: timeline, listingFindings: listingFindings)
         outcome = Outcome(report: report.report)
         outcome.summary.inputs = 1
     }

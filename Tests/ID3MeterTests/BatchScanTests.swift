@@ -59,6 +59,7 @@ struct BatchScanTests {
         #expect(failing.stderr.isEmpty)
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportFile))) as? [String: Any]
         #expect((json?["failed_checks"] as? [String: Any])?.keys.sorted() == ["duplicates", "invalid_tags", "long_gaps", "short_gaps"])
+        #expect(try Command.run(["scan", "--strict", "--quiet", Samples.path("qa/defects.ts")]).status == 3, "with no report to write too")
         #expect(try Command.run(["scan", "--strict", Samples.path("spec/standard-60.ts")]).status == 0)
         #expect(try Command.run(["scan", Samples.path("qa/defects.ts")]).status == 0, "without --strict, findings are not failures")
         #expect(try Command.run(["scan", "--strict", "/nonexistent.ts", Samples.path("spec/standard-60.ts")]).status == 3)

@@ -107,4 +107,28 @@ struct QAReportTests {
             }
         }
     }
+
+    /// Without a report to write, findings are counted and not listed: the checks and totals
+    /// (what `--strict` and the summary use) are those of a builder that lists them.
+    @Test func countingWithoutListingGivesTheSameChecksAndTotals() async throws {
+        let inputs = ["qa/defects.ts", "quirks/hls/index.m3u8", "lenient/garbage.ts", "lenient/cut.ts", "hls/master.m3u8", "spec/hls/index.m3u8"]
+        var listing = QAReport(), counting = QAReport()
+        for input in inputs.map(Samples.path) {
+            var lists = SourceReportBuilder(source: input), counts = SourceReportBuilder(source: input, listingFindings: false)
+            for event in await Samples.scan(input) {
+                lists.add(event)
+                counts.add(event)
+            }
+            #expect(counts.report.failedChecks == lists.report.failedChecks, "\(input)")
+            #expect(counts.report.shortGaps.isEmpty && counts.report.duplicates.isEmpty && counts.report.segmentsWithoutTags.isEmpty)
+            listing.add(lists.report)
+            counting.add(counts.report)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(try encoder.encode(counting.total) == encoder.encode(listing.total))
+        #expect(counting.failedChecks == listing.failedChecks)
+        #expect(Set(listing.failedChecks.keys).isSuperset(of: ["duplicates", "invalid_tags", "long_gaps", "short_gaps", "segments_without_tags"]),
+                "the inputs fail most checks: \(listing.failedChecks.keys.sorted())")
+    }
 }

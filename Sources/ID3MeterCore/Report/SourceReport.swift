@@ -77,12 +77,13 @@ public struct SourceReport: Encodable, Sendable {
         var failed: [String] = []
         if !readable || !failures.isEmpty { failed.append("read_errors") }
         if readable && nielsenTags == 0 { failed.append("no_nielsen_tags") }
-        if !invalidTags.isEmpty { failed.append("invalid_tags") }
-        if !duplicates.isEmpty { failed.append("duplicates") }
-        if !shortGaps.isEmpty { failed.append("short_gaps") }
-        if !longGaps.isEmpty { failed.append("long_gaps") }
-        if !segmentsWithoutTags.isEmpty { failed.append("segments_without_tags") }
-        if !malformedPackets.isEmpty { failed.append("malformed_packets") }
+        // Counted, not listed: a builder that lists nothing (no report to write) counts it all.
+        if total(.invalidTags, kept: invalidTags.count) > 0 { failed.append("invalid_tags") }
+        if total(.duplicates, kept: duplicates.count) > 0 { failed.append("duplicates") }
+        if total(.shortGaps, kept: shortGaps.count) > 0 { failed.append("short_gaps") }
+        if total(.longGaps, kept: longGaps.count) > 0 { failed.append("long_gaps") }
+        if total(.segmentsWithoutTags, kept: segmentsWithoutTags.count) > 0 { failed.append("segments_without_tags") }
+        if total(.malformedPackets, kept: malformedPackets.count) > 0 { failed.append("malformed_packets") }
         return failed
     }
 }
@@ -102,10 +103,17 @@ public struct SourceReportBuilder {
     /// The source's tags in time, for the HTML report; `nil` when not asked for.
     public private(set) var timeline: TimelineRecorder?
 
+    /// Findings listed per kind: `keptFindings`, or none when no report will be written (then
+    /// every finding is only counted, and none has its times formatted: that cost a scan of many
+    /// short files more than reading their tags).
+    private let listed: Int
+
     /// A builder for the report on `source`; with `timeline`, it also records the tags' timeline.
-    public init(source: String, timeline: TimelineRecorder? = nil) {
+    /// Without `listingFindings`, findings are counted but not listed.
+    public init(source: String, timeline: TimelineRecorder? = nil, listingFindings: Bool = true) {
         built = SourceReport(source: source)
         self.timeline = timeline
+        listed = listingFindings ? SourceReport.keptFindings : 0
     }
 
     /// The report so far, with a line for each kind of failure or warning past the first few.
@@ -180,7 +188,7 @@ public struct SourceReportBuilder {
     private mutating func keep<T>(_ entry: @autoclosure () -> T, in list: WritableKeyPath<SourceReport, [T]>,
                                   _ key: SourceReport.CodingKeys) {
         let slot = Self.omittedSlot(key)
-        if omittedCounts[slot] == 0, built[keyPath: list].count < SourceReport.keptFindings {
+        if omittedCounts[slot] == 0, built[keyPath: list].count < listed {
             built[keyPath: list].append(entry())
         } else {
             omittedCounts[slot] += 1
