@@ -27,7 +27,6 @@ struct BlockwiseFileScan {
     /// How far before its block an extractor starts: enough for a tag every 2 s at 16 Mbit/s to
     /// be seen before the block. A whole number of packets.
     var overlap = (4 << 20) / TransportStreamSync.packetSize * TransportStreamSync.packetSize
-    private var path: String { input.lowercased().hasPrefix("file:") ? Location.filePath(input) : input }
 
     private struct Block: Sendable {
         /// The block's extractor as it stood at the block's first byte; `nil` when the block could
@@ -71,7 +70,7 @@ struct BlockwiseFileScan {
         /// Feeds bytes `from..<to` of the file to `feed`; the error, if the read fails.
         func readInOrder(_ from: Int, _ to: Int, _ feed: (UnsafeBufferPointer<UInt8>) -> Void) -> FetchError? {
             do throws(FetchError) {
-                try LocalFile.read(path, range: ByteRange(offset: from, length: to - from), limit: .max, resource: .input) { chunk in
+                try LocalFile.read(input, range: ByteRange(offset: from, length: to - from), limit: .max, resource: .input) { chunk in
                     bytes += chunk.count
                     progress?.update(input, bytes: Int64(bytes))
                     feed(chunk)
@@ -115,12 +114,12 @@ struct BlockwiseFileScan {
         var extractor = TransportStreamExtractor(origin: TagOrigin(source: input), startingAt: Int64(lead))
         var block = Block()
         do {
-            try LocalFile.read(path, range: ByteRange(offset: lead, length: first - lead), limit: .max, resource: .input) { chunk in
+            try LocalFile.read(input, range: ByteRange(offset: lead, length: first - lead), limit: .max, resource: .input) { chunk in
                 extractor.skim(chunk)
             }
             block.start = extractor
             var overflowed = false
-            try LocalFile.read(path, range: ByteRange(offset: first, length: boundaries[index + 1] - first), limit: .max, resource: .input) { chunk in
+            try LocalFile.read(input, range: ByteRange(offset: first, length: boundaries[index + 1] - first), limit: .max, resource: .input) { chunk in
                 guard !overflowed else { return }
                 extractor.feed(chunk) { block.events.append($0) }
                 overflowed = block.events.count > maximumEvents

@@ -120,13 +120,13 @@ public struct Scanner: Sendable {
     /// and its first bytes (what a scan reads before any event).
     private func blocks(of input: String) -> (boundaries: [Int], prefix: [UInt8])? {
         guard Location.transport(of: input) == .file else { return nil }
-        let path = input.lowercased().hasPrefix("file:") ? Location.filePath(input) : input
+        let path = LocalFile.path(of: input)
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= BlockwiseFileScan.minimumSize,
               status.st_size <= fetcher.limits.maximumBytes(for: .input) else { return nil }
         var prefix: [UInt8] = []
         let length = StreamProbe.prefixBytes
-        guard (try? LocalFile.read(path, range: ByteRange(offset: 0, length: length), limit: length, resource: .input,
+        guard (try? LocalFile.read(input, range: ByteRange(offset: 0, length: length), limit: length, resource: .input,
                                    consume: { prefix.append(contentsOf: $0) })) != nil,
               MediaForm.sniff(prefix) == .transportStream, let first = TransportStreamSync.offset(in: prefix) else { return nil }
         return (BlockwiseFileScan.boundaries(size: Int(status.st_size), firstPacket: first, read: prefix.count), prefix)

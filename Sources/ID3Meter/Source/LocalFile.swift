@@ -6,9 +6,14 @@ enum LocalFile {
     /// Small enough for the bytes to be in the core's cache when they are demuxed.
     static let chunkSize = 256 << 10
 
+    /// The file a local location names: a path, or a `file:` URL.
+    static func path(of location: String) -> String {
+        location.lowercased().hasPrefix("file:") ? Location.filePath(location) : location
+    }
+
     static func read(_ location: String, range: ByteRange?, limit: Int, resource: FetchLimits.Resource,
                      consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(FetchError) {
-        let path = location.lowercased().hasPrefix("file:") ? Location.filePath(location) : location
+        let path = path(of: location)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .file(errno: errno) }
         defer { close(descriptor) }
