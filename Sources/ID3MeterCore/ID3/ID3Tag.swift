@@ -2,7 +2,14 @@
 public enum ID3Version: UInt8, Sendable, Codable, CustomStringConvertible {
     case v2_2 = 2, v2_3 = 3, v2_4 = 4
 
-    public var description: String { "2.\(rawValue)" }
+    /// Literals, not interpolated: a scan writes one a tag.
+    public var description: String {
+        switch self {
+        case .v2_2: "2.2"
+        case .v2_3: "2.3"
+        case .v2_4: "2.4"
+        }
+    }
 }
 
 /// One decoded ID3v2 tag.

@@ -20,18 +20,23 @@ public struct NielsenTag: Sendable, Hashable {
     /// for: a scan writes two of them per tag and never the watermark.
     private let fields: FieldBounds
 
+    /// The fields after the prefix, in order.
+    enum Field: Int {
+        case pcCID, fdCID, watermarkData, pcOffset, fdOffset, breakout
+    }
+
     /// Program content ID (encrypted, with its broadcast day), as carried; `nil` when the field is missing.
-    public var pcCID: String? { field(0) }
+    public var pcCID: String? { field(.pcCID) }
     /// Final distributor ID (encrypted, with its timestamp).
-    public var fdCID: String? { field(1) }
+    public var fdCID: String? { field(.fdCID) }
     /// The watermark payload, 168 base64url characters.
-    public var watermarkData: String? { field(2) }
+    public var watermarkData: String? { field(.watermarkData) }
     /// Seconds since the program content's broadcast day started, 5 digits.
-    public var pcOffset: String? { field(3) }
+    public var pcOffset: String? { field(.pcOffset) }
     /// Seconds since the final distributor's broadcast day started, 5 digits.
-    public var fdOffset: String? { field(4) }
+    public var fdOffset: String? { field(.fdOffset) }
     /// Always `00` today.
-    public var breakout: String? { field(5) }
+    public var breakout: String? { field(.breakout) }
 
     /// The tag has the shape Nielsen documents. An invalid tag is still delivered: crediting is Nielsen's call.
     public var isValid: Bool { issues.isEmpty }
@@ -46,7 +51,7 @@ public struct NielsenTag: Sendable, Hashable {
         var owner = owner
         (fields, issues, hasPlaceholderPCCID) = owner.withUTF8 { bytes in
             let fields = FieldBounds(of: bytes, after: Self.ownerPrefix.utf8.count)
-            let pcCID = fields.count > 0 ? UnsafeBufferPointer(rebasing: bytes[fields[0]]) : nil
+            let pcCID = FieldBytes(payload: bytes, bounds: fields)[.pcCID]
             let placeholder = pcCID.map { $0.elementsEqual(Self.placeholderCID.utf8) } ?? false
             return (fields, NielsenIssue.check(bytes, fields: fields), placeholder)
         }
@@ -56,11 +61,27 @@ public struct NielsenTag: Sendable, Hashable {
     public static func == (lhs: NielsenTag, rhs: NielsenTag) -> Bool { lhs.payload == rhs.payload }
     public func hash(into hasher: inout Hasher) { hasher.combine(payload) }
 
-    private func field(_ index: Int) -> String? {
-        guard index < fields.count else { return nil }
-        let utf8 = payload.utf8, range = fields[index]
+    private func field(_ field: Field) -> String? {
+        guard field.rawValue < fields.count else { return nil }
+        let utf8 = payload.utf8, range = fields[field.rawValue]
         // Fields are cut at '/', so their ends are character boundaries.
         return String(payload[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)])
+    }
+
+    /// The payload's UTF-8 bytes and its fields' among them, for a writer that needs no strings.
+    struct FieldBytes {
+        let payload: UnsafeBufferPointer<UInt8>
+        fileprivate let bounds: FieldBounds
+
+        /// `nil` when the field is missing.
+        subscript(field: Field) -> UnsafeBufferPointer<UInt8>? {
+            field.rawValue < bounds.count ? UnsafeBufferPointer(rebasing: payload[bounds[field.rawValue]]) : nil
+        }
+    }
+
+    func withFieldBytes<R>(_ body: (FieldBytes) -> R) -> R {
+        var payload = payload
+        return payload.withUTF8 { body(FieldBytes(payload: $0, bounds: fields)) }
     }
 }
 

@@ -40,6 +40,13 @@ struct JSONLine: ~Copyable {
         putQuoted(value)
     }
 
+    /// UTF-8 bytes, written as the string they spell.
+    mutating func add(_ key: StaticString, _ utf8: UnsafeBufferPointer<UInt8>?) {
+        guard let utf8 else { return }
+        begin(key)
+        putQuoted(utf8)
+    }
+
     mutating func add(_ key: StaticString, _ value: (some BinaryInteger)?) {
         guard let value else { return }
         begin(key)
@@ -126,31 +133,33 @@ struct JSONLine: ~Copyable {
     private static let hex = Array("0123456789abcdef".utf8)
 
     private mutating func putQuoted(_ value: String) {
-        put(UInt8(ascii: "\""))
         var value = value
+        value.withUTF8 { putQuoted($0) }
+    }
+
+    private mutating func putQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        put(UInt8(ascii: "\""))
         // Runs of bytes that need no escape (a whole payload, mostly) go in one copy; they are
         // found eight bytes at a time.
-        value.withUTF8 { utf8 in
-            var start = 0
-            var index = 0
-            while index < utf8.count {
-                if utf8.count - index >= 8 {
-                    let word = UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self)
-                    if !Self.mayNeedEscape(word) {
-                        index += 8
-                        continue
-                    }
+        var start = 0
+        var index = 0
+        while index < utf8.count {
+            if utf8.count - index >= 8 {
+                let word = UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                if !Self.mayNeedEscape(word) {
+                    index += 8
+                    continue
                 }
-                let byte = utf8[index]
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    put(UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                    putEscaped(byte)
-                    start = index + 1
-                }
-                index += 1
             }
-            put(UnsafeBufferPointer(rebasing: utf8[start...]))
+            let byte = utf8[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                put(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                putEscaped(byte)
+                start = index + 1
+            }
+            index += 1
         }
+        put(UnsafeBufferPointer(rebasing: utf8[start...]))
         put(UInt8(ascii: "\""))
     }
 

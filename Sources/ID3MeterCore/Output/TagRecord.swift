@@ -2,51 +2,60 @@ import Foundation
 
 /// One output line: a Nielsen tag, another ID3 frame (`--all`), or a packet that did not decode.
 /// Field names are the JSONL keys and CSV columns.
+///
+/// A record refers to what the event holds and makes its fields when they are read: a scan
+/// makes one a tag and writes it at once, and building every field as a string (then copying
+/// the record about) had cost more than finding the tag.
 package struct TagRecord: Encodable, Sendable {
     package enum Kind: String, Encodable, Sendable { case nielsen, frame, malformed }
 
-    package var type: Kind
-    package var source: String
-    package var segment: String?
-    package var mediaSequence: Int?
-    package var discontinuitySequence: Int?
+    package let type: Kind
+    package let origin: TagOrigin
     /// 90 kHz ticks as carried in the stream.
-    package var pts: Int64?
-    /// `pts` in seconds.
-    package var time: Double?
-    package var programDateTime: String?
-    package var payload: String?
-    package var pcCID: String?
-    package var fdCID: String?
-    package var pcOffset: String?
-    package var fdOffset: String?
-    package var breakout: String?
-    package var valid: Bool?
-    package var placeholderPCCID: Bool?
-    package var issues: [String]?
-    package var frame: String?
-    package var owner: String?
-    package var size: Int?
-    package var id3Version: String?
-    package var reason: String?
-    package var notes: [String]?
+    package let pts: Int64?
+    private let date: Date?
+    /// The tag of a `.nielsen` record.
+    package let nielsen: NielsenTag?
+    /// The frame of a `.frame` record.
+    private let otherFrame: ID3Frame?
+    private let version: ID3Version?
+    package let reason: String?
+    package let notes: [String]?
 
-    enum CodingKeys: String, CodingKey {
-        case type, source, segment, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
-        case pts, time, programDateTime = "program_date_time", payload, pcCID = "pc_cid", fdCID = "fd_cid"
-        case pcOffset = "pc_offset", fdOffset = "fd_offset", breakout, valid, placeholderPCCID = "placeholder_pc_cid"
-        case issues, frame, owner, size, id3Version = "id3_version", reason, notes
-    }
-
-    private init(type: Kind, origin: TagOrigin, pts: Int64?) {
+    package init(type: Kind, origin: TagOrigin, pts: Int64?, programDateTime: Date? = nil, nielsen: NielsenTag? = nil,
+                 frame: ID3Frame? = nil, id3Version: ID3Version? = nil, reason: String? = nil, notes: [String]? = nil) {
         self.type = type
-        source = origin.source
-        segment = origin.segment?.uri
-        mediaSequence = origin.segment?.mediaSequence
-        discontinuitySequence = origin.segment?.discontinuitySequence
+        self.origin = origin
         self.pts = pts
-        time = pts.map(PTS.seconds)
+        date = programDateTime
+        self.nielsen = nielsen
+        otherFrame = frame
+        version = id3Version
+        self.reason = reason
+        self.notes = notes
     }
+
+    package var source: String { origin.source }
+    package var segment: String? { origin.segment?.uri }
+    package var mediaSequence: Int? { origin.segment?.mediaSequence }
+    package var discontinuitySequence: Int? { origin.segment?.discontinuitySequence }
+    /// `pts` in seconds.
+    package var time: Double? { pts.map(PTS.seconds) }
+    package var programDateTime: String? { date.map(ProgramDateTime.format) }
+    package var payload: String? { nielsen?.payload }
+    package var pcCID: String? { nielsen?.pcCID }
+    package var fdCID: String? { nielsen?.fdCID }
+    package var pcOffset: String? { nielsen?.pcOffset }
+    package var fdOffset: String? { nielsen?.fdOffset }
+    package var breakout: String? { nielsen?.breakout }
+    package var valid: Bool? { nielsen?.isValid }
+    package var placeholderPCCID: Bool? { nielsen?.hasPlaceholderPCCID }
+    package var issues: [String]? { nielsen.map { $0.issues.map(\.description) } }
+    /// The frame identifier of a `.frame` record.
+    package var frame: String? { otherFrame?.id }
+    package var owner: String? { otherFrame?.label }
+    package var size: Int? { otherFrame?.size }
+    package var id3Version: String? { version?.description }
 
     /// The records for a scan event, handed to `each` in order: one per Nielsen tag, and with
     /// `allFrames` one per other frame. (Handed over, not returned: an array of them cost a copy
@@ -56,49 +65,59 @@ package struct TagRecord: Encodable, Sendable {
         case .opened, .failure, .warning, .segment, .resumed:
             return
         case .malformed(let error, let pts, let origin):
-            var record = TagRecord(type: .malformed, origin: origin, pts: pts)
-            record.reason = error.description
-            each(record)
+            each(TagRecord(type: .malformed, origin: origin, pts: pts, reason: error.description))
         case .tag(let timed):
-            let date = timed.programDateTime.map(ProgramDateTime.format)
+            let date = timed.programDateTime
             for frame in timed.tag.frames {
-                var record: TagRecord
-                if case .priv(let owner, _) = frame.content, let nielsen = timed.nielsenTags.first(where: { $0.payload == owner }) {
-                    record = TagRecord(type: .nielsen, origin: timed.origin, pts: timed.pts)
-                    record.describe(nielsen)
-                } else if allFrames {
-                    record = TagRecord(type: .frame, origin: timed.origin, pts: timed.pts)
-                    record.frame = frame.id
-                    record.size = frame.size
-                    record.owner = frame.label
-                } else {
-                    continue
-                }
-                record.programDateTime = date
-                record.id3Version = timed.tag.version.description
+                var nielsen: NielsenTag?
+                if case .priv(let owner, _) = frame.content { nielsen = timed.nielsenTags.first { $0.payload == owner } }
+                guard nielsen != nil || allFrames else { continue }
                 // A frame that could not be decoded says why in its own record, not in its neighbours'.
-                var notes = timed.tag.notes
-                if case .skipped(let reason) = frame.content {
-                    record.reason = reason
-                    notes.append("frame \(frame.id) \(reason), not decoded")
+                var reason: String?, notes = timed.tag.notes
+                if case .skipped(let why) = frame.content {
+                    reason = why
+                    notes.append("frame \(frame.id) \(why), not decoded")
                 }
-                record.notes = notes.isEmpty ? nil : notes
-                each(record)
+                each(TagRecord(type: nielsen == nil ? .frame : .nielsen, origin: timed.origin, pts: timed.pts, programDateTime: date,
+                               nielsen: nielsen, frame: nielsen == nil ? frame : nil, id3Version: timed.tag.version, reason: reason,
+                               notes: notes.isEmpty ? nil : notes))
             }
         }
     }
 
-    /// Filled in place: a delegating initialiser copied the whole record (a scan makes one a tag).
-    private mutating func describe(_ nielsen: NielsenTag) {
-        payload = nielsen.payload
-        pcCID = nielsen.pcCID
-        fdCID = nielsen.fdCID
-        pcOffset = nielsen.pcOffset
-        fdOffset = nielsen.fdOffset
-        breakout = nielsen.breakout
-        valid = nielsen.isValid
-        placeholderPCCID = nielsen.hasPlaceholderPCCID
-        issues = nielsen.isValid ? [] : nielsen.issues.map(\.description)
+    enum CodingKeys: String, CodingKey {
+        case type, source, segment, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
+        case pts, time, programDateTime = "program_date_time", payload, pcCID = "pc_cid", fdCID = "fd_cid"
+        case pcOffset = "pc_offset", fdOffset = "fd_offset", breakout, valid, placeholderPCCID = "placeholder_pc_cid"
+        case issues, frame, owner, size, id3Version = "id3_version", reason, notes
+    }
+
+    /// The fields that are there, as `appendJSON` writes them (a test holds the two together).
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        try container.encode(source, forKey: .source)
+        try container.encodeIfPresent(segment, forKey: .segment)
+        try container.encodeIfPresent(mediaSequence, forKey: .mediaSequence)
+        try container.encodeIfPresent(discontinuitySequence, forKey: .discontinuitySequence)
+        try container.encodeIfPresent(pts, forKey: .pts)
+        try container.encodeIfPresent(time, forKey: .time)
+        try container.encodeIfPresent(programDateTime, forKey: .programDateTime)
+        try container.encodeIfPresent(payload, forKey: .payload)
+        try container.encodeIfPresent(pcCID, forKey: .pcCID)
+        try container.encodeIfPresent(fdCID, forKey: .fdCID)
+        try container.encodeIfPresent(pcOffset, forKey: .pcOffset)
+        try container.encodeIfPresent(fdOffset, forKey: .fdOffset)
+        try container.encodeIfPresent(breakout, forKey: .breakout)
+        try container.encodeIfPresent(valid, forKey: .valid)
+        try container.encodeIfPresent(placeholderPCCID, forKey: .placeholderPCCID)
+        try container.encodeIfPresent(issues, forKey: .issues)
+        try container.encodeIfPresent(frame, forKey: .frame)
+        try container.encodeIfPresent(owner, forKey: .owner)
+        try container.encodeIfPresent(size, forKey: .size)
+        try container.encodeIfPresent(id3Version, forKey: .id3Version)
+        try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encodeIfPresent(notes, forKey: .notes)
     }
 }
 
@@ -120,20 +139,26 @@ extension TagRecord {
     /// with sorted keys writes, written directly (`JSONLine`). The keys are listed here in their
     /// sorted order.
     package func appendJSON(to output: inout [UInt8]) {
+        guard let nielsen else { return appendJSON(nielsenFields: nil, to: &output) }
+        nielsen.withFieldBytes { appendJSON(nielsenFields: $0, to: &output) }
+    }
+
+    /// The Nielsen fields are copied from the payload's bytes, never made into strings.
+    private func appendJSON(nielsenFields fields: NielsenTag.FieldBytes?, to output: inout [UInt8]) {
         JSONLine.write(appendingTo: &output) { line in
-            line.add("breakout", breakout)
+            line.add("breakout", fields?[.breakout])
             line.add("discontinuity_sequence", discontinuitySequence)
-            line.add("fd_cid", fdCID)
-            line.add("fd_offset", fdOffset)
+            line.add("fd_cid", fields?[.fdCID])
+            line.add("fd_offset", fields?[.fdOffset])
             line.add("frame", frame)
             line.add("id3_version", id3Version)
             line.add("issues", issues)
             line.add("media_sequence", mediaSequence)
             line.add("notes", notes)
             line.add("owner", owner)
-            line.add("payload", payload)
-            line.add("pc_cid", pcCID)
-            line.add("pc_offset", pcOffset)
+            line.add("payload", fields?.payload)
+            line.add("pc_cid", fields?[.pcCID])
+            line.add("pc_offset", fields?[.pcOffset])
             line.add("placeholder_pc_cid", placeholderPCCID)
             line.add("program_date_time", programDateTime)
             line.add("pts", pts)

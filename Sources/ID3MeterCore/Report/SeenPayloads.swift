@@ -1,41 +1,55 @@
 /// The Nielsen payloads seen so far in a source, to tell a repeated one: an open-addressing
-/// table over each payload's hash, taken once as it arrives. (A `Set<String>` hashes a 249-byte
-/// payload again whenever it grows, and a `Set` of payloads with their hashes still ran a second
-/// hasher over each; a scan adds one payload a tag.) The hash is the standard library's, seeded
-/// per process, so a stream cannot choose payloads that collide.
+/// table of fingerprints, two 64-bit hashes of each payload's bytes taken as it arrives.
+///
+/// Payloads are not kept: at a tag a second they were most of a long scan's memory (about 280
+/// bytes each against 16). Two payloads are taken as one when both hashes agree, which for
+/// different payloads happens with odds of about n^2 / 2^128 over n tags (1e-26 for a million).
+/// The hashes are the standard library's, seeded per process, so a stream cannot choose
+/// payloads that collide.
 struct SeenPayloads {
-    /// A payload's hash and where it is in `payloads`, kept together so that a probe reads one
-    /// place in memory; `index` -1 is an empty slot.
+    /// `check` is the second hash with its low bit set, so that 0 marks an empty slot.
     private struct Slot {
-        var hash = 0
-        var index = -1
+        var hash: UInt64 = 0
+        var check: UInt64 = 0
     }
 
     /// At the payload's hash modulo the table's size, or after it.
     private var slots = [Slot](repeating: Slot(), count: 64)
-    private var payloads: [String] = []
+    private var count = 0
 
     /// Adds `payload`; `false` when it was already there.
     mutating func insert(_ payload: String) -> Bool {
-        let hash = payload.hashValue
-        var position = hash & (slots.count - 1)
-        while slots[position].index >= 0 {
-            if slots[position].hash == hash && payloads[slots[position].index] == payload { return false }
-            position = (position + 1) & (slots.count - 1)
+        var payload = payload
+        let (hash, check) = payload.withUTF8 { Self.fingerprint(UnsafeRawBufferPointer($0)) }
+        let mask = slots.count - 1
+        var position = Int(truncatingIfNeeded: hash) & mask
+        while slots[position].check != 0 {
+            if slots[position].hash == hash && slots[position].check == check { return false }
+            position = (position + 1) & mask
         }
-        slots[position] = Slot(hash: hash, index: payloads.count)
-        payloads.append(payload)
+        slots[position] = Slot(hash: hash, check: check)
+        count += 1
         // At most half full, so that a probe ends soon.
-        if payloads.count * 2 > slots.count { grow() }
+        if count * 2 > slots.count { grow() }
         return true
+    }
+
+    private static func fingerprint(_ bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
+        var first = Hasher(), second = Hasher()
+        first.combine(bytes: bytes)
+        // A different first word makes the second hash independent of the first.
+        second.combine(UInt64(0x9E37_79B9_7F4A_7C15))
+        second.combine(bytes: bytes)
+        return (UInt64(bitPattern: Int64(first.finalize())), UInt64(bitPattern: Int64(second.finalize())) | 1)
     }
 
     private mutating func grow() {
         let old = slots
         slots = [Slot](repeating: Slot(), count: old.count * 2)
-        for slot in old where slot.index >= 0 {
-            var position = slot.hash & (slots.count - 1)
-            while slots[position].index >= 0 { position = (position + 1) & (slots.count - 1) }
+        let mask = slots.count - 1
+        for slot in old where slot.check != 0 {
+            var position = Int(truncatingIfNeeded: slot.hash) & mask
+            while slots[position].check != 0 { position = (position + 1) & mask }
             slots[position] = slot
         }
     }

@@ -21,11 +21,12 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     private enum Role: UInt8 { case other, pat, pmt, timedID3 }
 
     private var roles = [Role](repeating: .other, count: 8192)
-    /// Sections being gathered, by PID.
-    private var sections = [[UInt8]?](repeating: nil, count: 8192)
+    /// Sections being gathered, by PID. (By key, not in tables of 8,192 like `roles`: a stream
+    /// has a few PSI PIDs, and two such tables cost every file of a folder 128 KB to clear.)
+    private var sections: [Int: [UInt8]] = [:]
     /// The last table read on each PSI PID: tables repeat every 100 ms or so, and one that
     /// has not changed is not parsed again.
-    private var lastSections = [[UInt8]?](repeating: nil, count: 8192)
+    private var lastSections: [Int: [UInt8]] = [:]
     private var pes: [Int: PESPacket] = [:]
     private var joiners: [Int: TagJoiner] = [:]
     private var continuity: [Int: UInt8] = [:]
