@@ -85,4 +85,16 @@ struct NielsenTagTests {
             #expect(issues == expected, "\(byte)")
         }
     }
+
+    /// Padding: at most two '=' and only at the end of a base64 field.
+    @Test func paddingIsTwoEqualsSignsAtMostAndOnlyAtTheEnd() {
+        var fields = Self.sample.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let cid = fields[1].filter { $0 != "=" }
+        for (text, valid) in [(cid + "==", true), (String(cid.dropLast()) + "===", false), (String(cid.prefix(10)) + "=" + cid.dropFirst(10) + "=", false),
+                              (cid + "A=", true), ("=" + cid + "=", false), (cid + "AA", true)] {
+            fields[1] = text
+            let issues = NielsenTag(owner: fields.joined(separator: "/"))?.issues ?? []
+            #expect(issues.contains(.pcCID) == !valid, "\(text)")
+        }
+    }
 }

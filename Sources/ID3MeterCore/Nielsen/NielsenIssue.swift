@@ -60,28 +60,26 @@ public enum NielsenIssue: Sendable, Equatable, Hashable, CustomStringConvertible
     }
 
     /// Standard or URL-safe alphabet (both occur), '=' padding only at the end. A table lookup
-    /// a byte, nothing allocated: this runs three times for every tag a scan reads.
+    /// a byte, nothing allocated and no branch per byte: this runs three times for every tag a
+    /// scan reads.
     private static func isBase64(_ bytes: UnsafeBufferPointer<UInt8>, length: Int) -> Bool {
         guard bytes.count == length else { return false }
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == UInt8(ascii: "=") { end -= 1 }
+        guard bytes.count - end <= 2 else { return false }
         return base64Alphabet.withUnsafeBufferPointer { isInAlphabet in
-            var padding = 0
-            for byte in bytes {
-                if byte == UInt8(ascii: "=") {
-                    padding += 1
-                } else if padding > 0 || !isInAlphabet[Int(byte)] {
-                    return false
-                }
-            }
-            return padding <= 2
+            var all: UInt8 = 1
+            for byte in bytes[..<end] { all &= isInAlphabet[Int(byte)] }
+            return all == 1
         }
     }
 
-    /// By byte value: whether it is a letter, a digit, or one of `+/-_`.
-    private static let base64Alphabet: [Bool] = (0...255).map { byte in
+    /// By byte value: 1 for a letter, a digit, or one of `+/-_`.
+    private static let base64Alphabet: [UInt8] = (0...255).map { byte in
         switch UInt8(byte) {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
-        default: false
+             UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"): 1
+        default: 0
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A Nielsen DTVR tag: the owner identifier of an ID3 PRIV frame that starts
 /// `www.nielsen.com`, which is exactly the string a player passes to `sendID3`.
 ///
@@ -96,19 +98,20 @@ struct FieldBounds: Sendable {
     private var ends = (0, 0, 0, 0, 0, 0)
 
     init(of bytes: UnsafeBufferPointer<UInt8>, after prefixLength: Int) {
+        guard prefixLength <= bytes.count, let base = bytes.baseAddress else { return }
         var start = prefixLength
-        var index = start
         var seenPrefixSlash = false
-        while index <= bytes.count {
-            if index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-                if seenPrefixSlash {
-                    if count < 6 { set(count, start..<index) }
-                    count += 1
-                }
-                seenPrefixSlash = true
-                start = index + 1
+        while true {
+            // `memchr` finds the next '/' many bytes at a time; a tag has seven.
+            let end = memchr(base + start, Int32(UInt8(ascii: "/")), bytes.count - start)
+                .map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? bytes.count
+            if seenPrefixSlash {
+                if count < 6 { set(count, start..<end) }
+                count += 1
             }
-            index += 1
+            seenPrefixSlash = true
+            guard end < bytes.count else { return }
+            start = end + 1
         }
     }
 

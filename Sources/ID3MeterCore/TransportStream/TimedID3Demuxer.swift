@@ -21,15 +21,15 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     private enum Role: UInt8 { case other, pat, pmt, timedID3 }
 
     private var roles = [Role](repeating: .other, count: 8192)
-    /// Sections being gathered, by PID. (By key, not in tables of 8,192 like `roles`: a stream
-    /// has a few PSI PIDs, and two such tables cost every file of a folder 128 KB to clear.)
-    private var sections: [Int: [UInt8]] = [:]
+    /// Sections being gathered, by PID. (Not in tables of 8,192 like `roles`: a stream has a
+    /// few PSI PIDs, and two such tables cost every file of a folder 128 KB to clear.)
+    private var sections = PIDMap<[UInt8]>()
     /// The last table read on each PSI PID: tables repeat every 100 ms or so, and one that
     /// has not changed is not parsed again.
-    private var lastSections: [Int: [UInt8]] = [:]
-    private var pes: [Int: PESPacket] = [:]
-    private var joiners: [Int: TagJoiner] = [:]
-    private var continuity: [Int: UInt8] = [:]
+    private var lastSections = PIDMap<[UInt8]>()
+    private var pes = PIDMap<PESPacket>()
+    private var joiners = PIDMap<TagJoiner>()
+    private var continuity = PIDMap<UInt8>()
     private var lostSyncBytes = 0
     private var lostSyncAt: Int64 = 0
     /// The label the next bytes get; packets keep the label of the bytes they started in.
@@ -84,8 +84,8 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     /// Hands over what is still in progress, as it is, at the end of the input (or of a run of
     /// HLS segments, at a discontinuity), after which nothing can continue it.
     package mutating func flush(emit: (Event) -> Void) {
-        for pid in pes.keys.sorted() { finishPES(pid: pid, atEnd: true, emit: emit) }
-        for pid in joiners.keys.sorted() { joiners[pid]?.release { emit(.packet($0)) } }
+        for pid in pes.sortedPIDs { finishPES(pid: pid, atEnd: true, emit: emit) }
+        for pid in joiners.sortedPIDs { joiners[pid]?.release { emit(.packet($0)) } }
     }
 
     /// At the end of one piece (an HLS segment): a PES of undeclared length is done when its
@@ -93,7 +93,7 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     /// counters need not run on into the next segment.
     package mutating func endOfUnit(emit: (Event) -> Void) {
         continuity.removeAll()
-        for pid in pes.keys.sorted() {
+        for pid in pes.sortedPIDs {
             guard let packet = pes[pid], packet.declaredLength == nil,
                   case .success(let parsed) = packet.parsed(), TagJoiner.missingBytes(Array(parsed.payload)) == 0 else { continue }
             finishPES(pid: pid, emit: emit)
