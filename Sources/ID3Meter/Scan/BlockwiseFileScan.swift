@@ -5,8 +5,8 @@ import ID3MeterCore
 /// one pass from start to end.
 ///
 /// The first block is read in order by the caller's extractor. Each later block is read on a
-/// thread of its own by an extractor started `overlap` bytes before the block, so that by the
-/// block's first byte it has learnt the program tables and holds any PES in progress; what it
+/// thread of its own by an extractor started some way before the block (`overlaps`), so that by
+/// the block's first byte it has learnt the program tables and holds any PES in progress; what it
 /// finds before that byte is dropped. In order, a block's events are taken only when its
 /// extractor's state at the block's first byte equals the state the block before ended in: two
 /// extractors in one state make the same events of the same bytes. Otherwise (a program table
@@ -24,9 +24,10 @@ struct BlockwiseFileScan {
     /// a block with more, a stream of nothing but tags, is read again in order instead, so that
     /// what waits stays bounded whatever the stream holds.
     var maximumEvents = 65_536
-    /// How far before its block an extractor starts: enough for a tag every 2 s at 16 Mbit/s to
-    /// be seen before the block. A whole number of packets.
-    var overlap = (4 << 20) / TransportStreamSync.packetSize * TransportStreamSync.packetSize
+    /// How far before its block an extractor starts, the shorter first: a dense stream teaches it
+    /// all it needs (`hasSettled`) in 256 KB; else 4 MB, enough for a tag every 2 s at 16 Mbit/s
+    /// to be seen before the block. Whole numbers of packets.
+    var overlaps = [256 << 10, 4 << 20].map { $0 / TransportStreamSync.packetSize * TransportStreamSync.packetSize }
 
     private struct Block: Sendable {
         /// The block's extractor as it stood at the block's first byte; `nil` when the block could
@@ -108,14 +109,19 @@ struct BlockwiseFileScan {
         return outcome
     }
 
-    /// Block `index`, read from `overlap` bytes before it by an extractor of its own.
+    /// Block `index`, read by an extractor of its own started `overlaps` before it.
     private func read(block index: Int, _ boundaries: [Int]) -> Block {
-        let first = boundaries[index], lead = max(first - overlap, 0)
-        var extractor = TransportStreamExtractor(origin: TagOrigin(source: input), startingAt: Int64(lead))
+        let first = boundaries[index]
         var block = Block()
         do {
-            try LocalFile.read(input, range: ByteRange(offset: lead, length: first - lead), limit: .max, resource: .input) { chunk in
-                extractor.skim(chunk)
+            var extractor: TransportStreamExtractor!
+            for overlap in overlaps {
+                let lead = max(first - overlap, 0)
+                extractor = TransportStreamExtractor(origin: TagOrigin(source: input), startingAt: Int64(lead))
+                try LocalFile.read(input, range: ByteRange(offset: lead, length: first - lead), limit: .max, resource: .input) { chunk in
+                    extractor.skim(chunk)
+                }
+                if extractor.hasSettled || lead == 0 { break }
             }
             block.start = extractor
             var overflowed = false

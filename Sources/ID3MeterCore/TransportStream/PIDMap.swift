@@ -6,6 +6,8 @@ struct PIDMap<Value: Equatable & Sendable>: Equatable, Sendable {
     /// `nil` only while a caller that removes the value is changing it.
     private var values: [Value?] = []
 
+    var allValues: [Value] { values.compactMap(\.self) }
+
     /// The PIDs that have a value, in increasing order.
     var sortedPIDs: [Int] { pids.sorted() }
 

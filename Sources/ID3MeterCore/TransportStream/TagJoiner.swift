@@ -16,6 +16,8 @@ struct TagJoiner: Equatable {
     init(pid: Int) { self.pid = pid }
 
     var isWaiting: Bool { pending != nil }
+    /// A PES with a PTS has been read: what a later PES without one is timed by.
+    var hasTimed: Bool { lastPTS != nil }
 
     mutating func accept(_ payload: ArraySlice<UInt8>, pts: Int64?, position: Int64, unit: Int,
                          emit: (TimedID3Packet) -> Void) {

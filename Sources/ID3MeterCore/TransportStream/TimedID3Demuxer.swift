@@ -39,6 +39,10 @@ package struct TimedID3Demuxer: Sendable, Equatable {
 
     package init() { roles[0] = .pat }
 
+    /// It has read a program table naming a timed-ID3 PID, and a PES with a PTS on each: all it
+    /// keeps from bytes further back, unless a tag or PES runs on from there.
+    package var hasSettled: Bool { hasTimedID3Stream && joiners.allValues.allSatisfy(\.hasTimed) }
+
     /// Demuxes the whole TS packets at the front of `bytes`, which start at `offset` in the input,
     /// and returns how many bytes it used; the caller passes the rest again with more bytes.
     /// With `isFinal` everything is used.

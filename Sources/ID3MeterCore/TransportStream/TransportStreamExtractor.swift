@@ -35,6 +35,9 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
         self.offset = offset
     }
 
+    /// It knows what bytes further back would have taught it (`TimedID3Demuxer.hasSettled`).
+    package var hasSettled: Bool { demuxer.hasSettled }
+
     /// Everything it was given has been read: nothing waits for the rest of a packet.
     package var isBetweenPackets: Bool { carry.isEmpty }
 
