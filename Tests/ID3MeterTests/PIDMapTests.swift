@@ -5,12 +5,14 @@ import SampleGenerator
 /// The demuxer's per-PID state against the `Dictionary` it replaced.
 @Suite("Values by PID")
 struct PIDMapTests {
-    /// Random reads, writes, in-place changes and removals over a few PIDs, as a demuxer makes them.
-    @Test func behavesAsADictionary() {
+    /// Random reads, writes, in-place changes and removals, over a few PIDs as a demuxer makes
+    /// them and over as many as a hostile PMT may declare (looked up through an index then).
+    @Test(arguments: [4, 40])
+    func behavesAsADictionary(pids: Int) {
         var random = SeededRandom(seed: 7)
         var map = PIDMap<[UInt8]>(), reference: [Int: [UInt8]] = [:]
         for step in 0..<20_000 {
-            let pid = [0, 0x100, 0x101, 0x1FFF][Int(random.next() % 4)]
+            let pid = Int(random.next() % UInt64(pids)) * 199 % 8192
             switch random.next() % 5 {
             case 0:
                 map[pid] = [UInt8(step & 0xFF)]
