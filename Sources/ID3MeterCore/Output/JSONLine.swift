@@ -80,6 +80,7 @@ struct JSONLine: ~Copyable {
         put(UInt8(ascii: "]"))
     }
 
+    @inline(__always)
     private mutating func begin(_ key: StaticString) {
         if hasField { put(UInt8(ascii: ",")) }
         hasField = true
@@ -90,16 +91,19 @@ struct JSONLine: ~Copyable {
 
     // MARK: Writing
 
+    @inline(__always)
     private mutating func put(_ byte: UInt8) {
         if used == scratch.count { flush() }
         scratch[used] = byte
         used += 1
     }
 
+    @inline(__always)
     private mutating func put(_ text: StaticString) {
         put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    @inline(__always)
     private mutating func put(_ piece: UnsafeBufferPointer<UInt8>) {
         guard !piece.isEmpty else { return }
         if scratch.count - used < piece.count {
