@@ -13,14 +13,14 @@ import ID3MeterCore
 /// that changed, a PES longer than the overlap, lost sync) the block is read again, in order,
 /// from the true state. At most `workers` blocks wait with their events at once.
 struct BlockwiseFileScan {
-    static let blockSize = 32 << 20
-    /// Smaller files are read in one pass: a second block would not pay for its overlap.
-    static let minimumSize = 2 * blockSize
+    static let blockSize = 16 << 20
+    /// Smaller files are read in one pass, in a few tens of milliseconds.
+    static let minimumSize = 64 << 20
 
     let input: String
     let workers: Int
     let progress: ScanProgress?
-    /// Events a block may hold while it waits for its turn (a dense block has about 3,000);
+    /// Events a block may hold while it waits for its turn (a dense block has about 1,500);
     /// a block with more, a stream of nothing but tags, is read again in order instead, so that
     /// what waits stays bounded whatever the stream holds.
     var maximumEvents = 65_536
