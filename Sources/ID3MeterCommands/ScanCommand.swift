@@ -50,8 +50,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     @Option(parsing: .unconditional, help: """
         Threads a scan uses, 1 to 1024 (default: the number of cores): inputs scanned at once; with \
-        fewer inputs than that, each input's records are made beside its reading, and a local \
-        MPEG-TS file of 64 MB or more is read in blocks on the threads to spare.
+        fewer inputs than that, a local MPEG-TS file of 64 MB or more is read in blocks on the \
+        threads to spare, and any other input's records are made beside its reading.
         """)
     var jobs: Int?
 

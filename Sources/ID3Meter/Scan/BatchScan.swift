@@ -1,6 +1,7 @@
-/// What a batch does with one input's events, in the task that scans it: formatting records
-/// and building reports there keeps that work parallel and stores only its outcome, not the
-/// events, until the outcome's turn to be delivered.
+/// What a batch does with one input's events, in the task that scans it (for a file read in
+/// blocks, on the threads that read them, one at a time and in stream order): formatting
+/// records and building reports there keeps that work parallel and stores only its outcome,
+/// not the events, until the outcome's turn to be delivered.
 package protocol ScanCollector: SendableMetatype {
     associatedtype Outcome: Sendable
     mutating func add(_ event: MediaEvent)
@@ -9,8 +10,9 @@ package protocol ScanCollector: SendableMetatype {
 
 /// Scans many inputs at once, `jobs` at a time, each in a task of its own. Outcomes come in
 /// input order, or as inputs finish when `ordered` is off. One input failing never stops the
-/// others. With fewer inputs than jobs, each input's events are collected on a thread beside
-/// the one reading it, so that one big file keeps two cores busy.
+/// others. With fewer inputs than jobs, the cores to spare read a big local MPEG-TS file in
+/// blocks, each block's events collected by the thread that read it (`BlockwiseFileScan`);
+/// any other input's events are collected on a thread beside the one reading it.
 package struct BatchScan: Sendable {
     package var scanner: Scanner
     package var jobs: Int
@@ -31,17 +33,16 @@ package struct BatchScan: Sendable {
             func startNext() {
                 let index = started, input = inputs[index]
                 started += 1
-                let collectAside = inputs.count < jobs
-                // Cores to spare read blocks of a big file too.
-                let scanner = collectAside && jobs / inputs.count > 1 ? scanner.readingBlocks(with: jobs / inputs.count) : scanner
+                let spare = inputs.count < jobs
+                let inBlocks = scanner.readingBlocks(with: jobs / inputs.count)
                 group.addTask {
                     let outcome: Collector.Outcome
-                    if collectAside {
+                    if spare, jobs / inputs.count > 1, inBlocks.readsInBlocks(input) {
+                        outcome = await Self.scan(input, with: inBlocks, collector: collector(index, input))
+                    } else if spare {
                         outcome = await Self.scan(input, with: scanner, collectingAside: { collector(index, input) })
                     } else {
-                        var consumer = collector(index, input)
-                        await scanner.scan(input) { consumer.add($0) }
-                        outcome = consumer.finish()
+                        outcome = await Self.scan(input, with: scanner, collector: collector(index, input))
                     }
                     scanner.progress?.finish(input)
                     return (index, outcome)
@@ -63,6 +64,14 @@ package struct BatchScan: Sendable {
                 }
             }
         }
+    }
+
+    /// `input` read, and its events collected, in this task (or the threads it reads blocks on).
+    private static func scan<Collector: ScanCollector>(_ input: String, with scanner: Scanner, collector: Collector) async
+        -> Collector.Outcome {
+        var consumer = collector
+        await scanner.scan(input) { consumer.add($0) }
+        return consumer.finish()
     }
 
     /// `input` read in this task, its events collected on a thread of their own.

@@ -20,6 +20,12 @@ public struct Scanner: Sendable {
         return scanner
     }
 
+    /// Whether `input` will be read in blocks (it is a local MPEG-TS file big enough, and this
+    /// scanner reads blocks).
+    package func readsInBlocks(_ input: String) -> Bool {
+        blockWorkers > 0 && blocks(of: input) != nil
+    }
+
     /// A scanner that reads `variant` of master playlists and fetches through `fetcher`.
     public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher()) {
         self.variant = variant
