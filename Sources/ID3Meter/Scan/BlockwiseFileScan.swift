@@ -62,13 +62,7 @@ struct BlockwiseFileScan {
     /// called from one thread at a time, in stream order, and never after this returns.
     @discardableResult
     func run(boundaries: [Int], extractor: inout MediaExtractor, alreadyRead read: Int, emit: (MediaEvent) -> Void) async -> Outcome {
-        var first = InOrder(bytes: read)
-        first.failure = first.read(self, read, boundaries[1]) { extractor.feed($0, emit: emit) }
-        guard first.failure == nil, let state = extractor.transportStream else {
-            return finish(first, extractor: &extractor, emit: emit)
-        }
-        first.state = state
-        let turns = Turns(first: 1, first)
+        let turns = Turns(InOrder(bytes: read))
         await withoutActuallyEscaping(emit) { emit in
             let sink = Sink(emit)
             var started: [Int: Task<Void, Never>] = [:]
@@ -85,6 +79,11 @@ struct BlockwiseFileScan {
                 }
             }
             (1...max(workers, 1)).forEach(start)
+            // The first block, in order, while the others are read.
+            var first = turns.wait(for: 0)
+            first.failure = first.read(self, read, boundaries[1]) { extractor.feed($0, emit: emit) }
+            if first.failure == nil { first.state = extractor.transportStream }
+            turns.pass(first, to: 1)
             for index in 1..<boundaries.count - 1 {
                 await started.removeValue(forKey: index)!.value
                 start(index + workers)
@@ -92,7 +91,7 @@ struct BlockwiseFileScan {
             sink.close()
         }
         var last = turns.wait(for: boundaries.count - 1)
-        extractor.transportStream = last.state
+        if let state = last.state { extractor.transportStream = state }
         last.state = nil
         return finish(last, extractor: &extractor, emit: emit)
     }
@@ -156,8 +155,9 @@ struct BlockwiseFileScan {
         private var next: Int
         private var inOrder: InOrder
 
-        init(first: Int, _ inOrder: InOrder) {
-            next = first
+        /// The first turn is block 0's.
+        init(_ inOrder: InOrder) {
+            next = 0
             self.inOrder = inOrder
         }
 
