@@ -59,6 +59,13 @@ struct BlockwiseFileScanTests {
         let (events, outcome) = try await Self.inBlocks(path, blockSize: 37 * 188 + 100, overlaps: [1_300 * 188])
         #expect(Self.said(events) == expected)
         #expect(outcome.taken > 1_500 && outcome.readAgain == 0, "blocks were taken as their threads read them: \(outcome)")
+        // One thread (every block taken by its reader), and more threads than cores (blocks
+        // left for whichever thread passes on the block before them).
+        for workers in [1, 4] {
+            let (events, outcome) = try await Self.inBlocks(path, blockSize: 37 * 188 + 100, overlaps: [1_300 * 188], workers: workers)
+            #expect(Self.said(events) == expected, "\(workers) threads")
+            #expect(outcome.readAgain == 0, "\(workers) threads: \(outcome)")
+        }
         // Blocks holding more events than they may keep waiting are read again in order.
         let (capped, cappedOutcome) = try await Self.inBlocks(path, blockSize: 700 * 188, overlaps: [1_300 * 188], maximumEvents: 11)
         #expect(Self.said(capped) == expected)

@@ -4,14 +4,15 @@ import ID3MeterCore
 /// A big local MPEG-TS file scanned in blocks on several threads, its events exactly those of
 /// one pass from start to end.
 ///
-/// The first block is read in order by the caller's extractor. Each later block is read on a
-/// thread of its own by an extractor started some way before the block (`overlaps`), so that by
-/// the block's first byte it has learnt the program tables and holds any PES in progress; what it
-/// finds before that byte is dropped. In order, a block's events are taken only when its
-/// extractor's state at the block's first byte equals the state the block before ended in: two
-/// extractors in one state make the same events of the same bytes. Otherwise (a program table
-/// that changed, a PES longer than the overlap, lost sync) the block is read again, in order,
-/// from the true state. At most `workers` blocks wait with their events at once.
+/// The first block is read in order by the caller's extractor. Each later block is read by one
+/// of `workers` threads, with an extractor started some way before the block (`overlaps`), so
+/// that by the block's first byte it has learnt the program tables and holds any PES in
+/// progress; what it finds before that byte is dropped. In order, a block's events are taken
+/// only when its extractor's state at the block's first byte equals the state the block before
+/// ended in: two extractors in one state make the same events of the same bytes. Otherwise (a
+/// program table that changed, a PES longer than the overlap, lost sync) the block is read
+/// again, in order, from the true state. At most `workers` blocks past the one being passed on
+/// are read ahead.
 struct BlockwiseFileScan {
     static let blockSize = 16 << 20
     /// Smaller files are read in one pass, in a few tens of milliseconds.
@@ -56,44 +57,53 @@ struct BlockwiseFileScan {
     /// Scans the file, whose first bytes `extractor` has been given up to `read` (they showed
     /// MPEG-TS), ending with `extractor.finish`.
     ///
-    /// Each block's events are emitted by the thread that read the block, when its turn comes:
-    /// passed on in the same thread, a tag's objects are still in that core's cache (handed to
-    /// another core, every tag's objects crossed between caches: a sixth of the CPU). `emit` is
-    /// called from one thread at a time, in stream order, and never after this returns.
+    /// `workers` threads each read the next block, then pass its events on if its turn has
+    /// come; a block whose turn has not come is left for the thread that passes on the block
+    /// before it, and its reader goes on to the next block: no thread waits while there are
+    /// blocks to read. Passed on by the thread that read them, a tag's objects are still in that
+    /// core's cache (handed to another thread, every tag's objects crossed between caches).
+    /// `emit` is called from one thread at a time, in stream order, and never after this returns.
     @discardableResult
     func run(boundaries: [Int], extractor: inout MediaExtractor, alreadyRead read: Int, emit: (MediaEvent) -> Void) async -> Outcome {
-        let turns = Turns(InOrder(bytes: read))
+        let schedule = Schedule(blocks: boundaries.count - 1, ahead: max(workers, 1), InOrder(bytes: read))
         await withoutActuallyEscaping(emit) { emit in
             let sink = Sink(emit)
-            var started: [Int: Task<Void, Never>] = [:]
-            func start(_ index: Int) {
-                guard index < boundaries.count - 1 else { return }
-                let scan = self
-                started[index] = Task {
-                    await BlockingExecutor(label: "block").run {
-                        let block = scan.read(block: index, boundaries)
-                        var inOrder = turns.wait(for: index)
-                        defer { turns.pass(inOrder, to: index + 1) }
-                        inOrder.take(block, index, boundaries, scan, emit: sink.emit)
-                    }
-                }
+            let scan = self
+            let threads = (0..<max(workers, 1)).map { _ in
+                Task { await BlockingExecutor(label: "block").run { scan.work(schedule, boundaries, emit: sink.emit) } }
             }
-            (1...max(workers, 1)).forEach(start)
-            // The first block, in order, while the others are read.
-            var first = turns.wait(for: 0)
+            // The first block, in order, while the threads read the next ones: its turn is this task's.
+            var first = InOrder(bytes: read)
             first.failure = first.read(self, read, boundaries[1]) { extractor.feed($0, emit: emit) }
             if first.failure == nil { first.state = extractor.transportStream }
-            turns.pass(first, to: 1)
-            for index in 1..<boundaries.count - 1 {
-                await started.removeValue(forKey: index)!.value
-                start(index + workers)
-            }
+            if let next = schedule.pass(first, after: 0) { take(next, 1, first, schedule, boundaries, emit: emit) }
+            for thread in threads { await thread.value }
             sink.close()
         }
-        var last = turns.wait(for: boundaries.count - 1)
+        var last = schedule.end()
         if let state = last.state { extractor.transportStream = state }
         last.state = nil
         return finish(last, extractor: &extractor, emit: emit)
+    }
+
+    /// A block thread: the next block read, and passed on when it is its turn, until none is left.
+    private func work(_ schedule: Schedule, _ boundaries: [Int], emit: (MediaEvent) -> Void) {
+        while let index = schedule.nextToRead() {
+            let block = read(block: index, boundaries)
+            if let inOrder = schedule.read(index, block) { take(block, index, inOrder, schedule, boundaries, emit: emit) }
+        }
+    }
+
+    /// Passes on `block`, whose turn the caller holds, then the blocks after it left by their
+    /// readers, then lets the turn go.
+    private func take(_ block: Block, _ index: Int, _ inOrder: InOrder, _ schedule: Schedule, _ boundaries: [Int],
+                      emit: (MediaEvent) -> Void) {
+        var (block, index, inOrder) = (block, index, inOrder)
+        while true {
+            inOrder.take(block, index, boundaries, self, emit: emit)
+            guard let next = schedule.pass(inOrder, after: index) else { return }
+            (block, index) = (next, index + 1)
+        }
     }
 
     private func finish(_ inOrder: InOrder, extractor: inout MediaExtractor, emit: (MediaEvent) -> Void) -> Outcome {
@@ -149,31 +159,71 @@ struct BlockwiseFileScan {
         }
     }
 
-    /// Block order among the threads: the one whose turn it is has the scan's state.
-    private final class Turns: @unchecked Sendable {
+    /// Which block is read next and whose turn it is to be passed on; the scan's state in stream
+    /// order goes with the turn. At most `ahead` blocks past the turn are read or left waiting.
+    private final class Schedule: @unchecked Sendable {
         private let condition = NSCondition()
-        private var next: Int
+        private let blocks: Int
+        private let ahead: Int
+        private var nextRead = 1
+        /// The block whose turn it is; `blocks` once every block has had its turn.
+        private var turn = 0
+        /// A thread is passing on the block whose turn it is (block 0's is the scan's own task).
+        private var turnHeld = true
+        /// Blocks read before their turn, by index.
+        private var waiting: [Int: Block] = [:]
         private var inOrder: InOrder
 
-        /// The first turn is block 0's.
-        init(_ inOrder: InOrder) {
-            next = 0
+        init(blocks: Int, ahead: Int, _ inOrder: InOrder) {
+            self.blocks = blocks
+            self.ahead = ahead
             self.inOrder = inOrder
         }
 
-        func wait(for index: Int) -> InOrder {
+        /// The next block to read; `nil` when all have been.
+        func nextToRead() -> Int? {
             condition.lock()
             defer { condition.unlock() }
-            while next != index { condition.wait() }
+            while nextRead < blocks, nextRead > turn + ahead { condition.wait() }
+            guard nextRead < blocks else { return nil }
+            defer { nextRead += 1 }
+            return nextRead
+        }
+
+        /// Block `index` has been read: the state to pass it on from when its turn has come (the
+        /// caller holds the turn), else `nil` (it waits for the thread that passes on the one before).
+        func read(_ index: Int, _ block: Block) -> InOrder? {
+            condition.lock()
+            defer { condition.unlock() }
+            guard index == turn, !turnHeld else {
+                waiting[index] = block
+                return nil
+            }
+            turnHeld = true
             return inOrder
         }
 
-        func pass(_ inOrder: InOrder, to index: Int) {
+        /// Block `index` has been passed on, leaving `inOrder`: the next block when it was read
+        /// already (the caller holds its turn), else `nil` (the turn is let go).
+        func pass(_ inOrder: InOrder, after index: Int) -> Block? {
+            condition.lock()
+            defer {
+                condition.broadcast()
+                condition.unlock()
+            }
+            turn = index + 1
+            if let next = waiting.removeValue(forKey: turn) { return next }
+            self.inOrder = inOrder
+            turnHeld = false
+            return nil
+        }
+
+        /// The state after the last block, once every block has had its turn.
+        func end() -> InOrder {
             condition.lock()
             defer { condition.unlock() }
-            self.inOrder = inOrder
-            next = index
-            condition.broadcast()
+            while turn < blocks || turnHeld { condition.wait() }
+            return inOrder
         }
     }
 
