@@ -7,8 +7,9 @@
 #   dense:  64 kbit/s audio-only TS with a Nielsen tag every second (id3-sample-gen dense-corpus,
 #           4,400 segments of 10 s, 44,000 tags, about 500 MB), one file and the same stream as 200
 #           files of 22 segments.
-# Wall times are medians of BENCH_RUNS (3); CPU is user + system of the median run; peak RSS the
-# largest of the runs. Per-tag CPU: (CPU on the dense file - CPU on its untagged twin) / tags, the
+# Wall times are medians of BENCH_RUNS (5) runs, the three tools run in turn round by round
+# (scripts/measure_interleaved.py: the VM's speed drifts within minutes, and a ratio should
+# not straddle a drift); CPU is user + system of the median run; peak RSS the largest of the runs. Per-tag CPU: (CPU on the dense file - CPU on its untagged twin) / tags, the
 # scan run with --jobs 1 (all the work on one thread: the CPU of the record path, not of handing
 # events between threads). Start-up: median of 20 runs.
 set -euo pipefail
@@ -19,7 +20,7 @@ CORPUS=bench-corpus
 COPIES=${BENCH_COPIES:-680}
 SEGMENTS=${BENCH_SEGMENTS:-200}
 PER_SEGMENT=${BENCH_PER_SEGMENT:-4}
-RUNS=${BENCH_RUNS:-3}
+RUNS=${BENCH_RUNS:-5}
 DENSE_SEGMENTS=${BENCH_DENSE_SEGMENTS:-4400}
 
 command -v /usr/bin/time >/dev/null || { apt-get install -y -q time >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q time >/dev/null; }; }
@@ -51,15 +52,6 @@ fi
 # Into the page cache, for every tool alike.
 cat "$CORPUS/big.ts" "$CORPUS"/segments/*.ts "$CORPUS/dense.ts" "$CORPUS/dense-untagged.ts" "$CORPUS"/dense-segments/*.ts > /dev/null
 
-# Prints "median_wall cpu_of_that_run max_peak_kib" over RUNS runs of a command, its output discarded.
-measure() {
-  for _ in $(seq "$RUNS"); do
-    if ! /usr/bin/time -f "%e %U %S %M" -o "$CORPUS/time.txt" "$@" >/dev/null 2>"$CORPUS/stderr.txt"; then
-      echo "bench.sh: failed: $*" >&2; cat "$CORPUS/stderr.txt" >&2; echo "0 0 0 0"; continue
-    fi
-    awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$CORPUS/time.txt"
-  done | sort -n | awk '{ t[NR] = $1; c[NR] = $2; if ($3 > m) m = $3 } END { i = int((NR + 1) / 2); print t[i], c[i], m }'
-}
 ffmpeg_data() { ffmpeg -nostdin -loglevel fatal -i "$1" -map 0:d -c copy -f data -; }
 ffmpeg_each() { for f in "$1"/*.ts; do ffmpeg_data "$f"; done; }
 export -f ffmpeg_data ffmpeg_each
@@ -70,10 +62,9 @@ tags_found() { "$METER" scan --format jsonl "$@" 2>/dev/null | grep -c '"type":"
 compare() {
   local name=$1 target=$2 expected=$3 cat_target=$2 ffmpeg_cmd=ffmpeg_data
   [ -d "$target" ] && { cat_target=$(ls "$target"/*.ts); ffmpeg_cmd=ffmpeg_each; }
-  read -r wall cpu rss < <(measure "$METER" scan --format jsonl "$target")
-  read -r ffmpeg_wall ffmpeg_cpu _ < <(measure bash -c "$ffmpeg_cmd \"\$0\"" "$target")
   # shellcheck disable=SC2086
-  read -r cat_wall _ _ < <(measure cat $cat_target)
+  { read -r wall cpu rss; read -r ffmpeg_wall _ _; read -r cat_wall _ _; } < <(scripts/measure_interleaved.py "$RUNS" \
+    -- "$METER" scan --format jsonl "$target" -- bash -c "$ffmpeg_cmd \"\$0\"" "$target" -- cat $cat_target)
   local found; found=$(tags_found "$target")
   local mb=$(( $(du -sbL "$target" | cut -f1) / 1048576 ))
   printf "%-34s %5s MB  id3-meter %5s s (CPU %5s s, peak %6s KiB)  ffmpeg %6s s  cat %5s s  x ffmpeg %5s  x cat %5s  tags %s of %s\n" \
