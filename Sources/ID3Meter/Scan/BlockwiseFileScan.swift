@@ -80,9 +80,8 @@ struct BlockwiseFileScan {
             for thread in threads { await thread.value }
             sink.close()
         }
-        var last = schedule.end()
+        let last = schedule.end()
         if let state = last.state { extractor.transportStream = state }
-        last.state = nil
         return finish(last, extractor: &extractor, emit: emit)
     }
 
