@@ -23,9 +23,11 @@ struct BlockwiseFileScanTests {
 
     static func onePass(_ path: String) async -> [MediaEvent] { await Samples.scan(path) }
 
-    static func inBlocks(_ path: String, blockSize: Int, overlaps: [Int], workers: Int = 2, maximumEvents: Int = 65_536) async throws
-        -> (events: [MediaEvent], outcome: BlockwiseFileScan.Outcome) {
-        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+    /// `size`: what the scan takes the file's size to be (the size it had when the scan began).
+    static func inBlocks(_ path: String, blockSize: Int, overlaps: [Int], workers: Int = 2, maximumEvents: Int = 65_536,
+                         size: Int? = nil) async throws -> (events: [MediaEvent], outcome: BlockwiseFileScan.Outcome) {
+        let actualSize = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let size = size ?? actualSize
         let prefix = Array(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(StreamProbe.prefixBytes))
         let first = try #require(TransportStreamSync.offset(in: prefix))
         var extractor = MediaExtractor(origin: TagOrigin(source: path))
@@ -82,6 +84,26 @@ struct BlockwiseFileScanTests {
         let (again, reread) = try await Self.inBlocks(path, blockSize: 64 * 188, overlaps: [188])
         #expect(Self.said(again) == expected)
         #expect(reread.taken == 0 && reread.readAgain > 100, "\(reread)")
+    }
+
+    /// A file that ends before the size the scan began with (cut while it was read): every event
+    /// of the bytes there, then one failure naming the input and how far it was read; the blocks
+    /// past the end are not waited for.
+    @Test func aFileCutShortGivesItsEventsThenOneReadError() async throws {
+        let (path, _, folder) = try Self.denseFile(segments: 60)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let actualSize = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let expected = Self.said(await Self.onePass(path))
+        let blockSize = 53 * 188
+        for workers in [1, 3] {
+            let (events, _) = try await Self.inBlocks(path, blockSize: blockSize, overlaps: [1_300 * 188], workers: workers,
+                                                      size: actualSize + 5 * blockSize)
+            let said = Self.said(events)
+            #expect(Array(said.dropLast()) == expected, "\(workers) threads")
+            let failure = try #require(said.last)
+            #expect(failure.hasPrefix("failure:") && failure.contains(path) && failure.contains("read error after \(actualSize) bytes"),
+                    "\(failure)")
+        }
     }
 
     /// Samples of different programs back to back (tables change, counters jump, times jump),

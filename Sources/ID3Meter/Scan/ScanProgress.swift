@@ -29,10 +29,7 @@ package final class ScanProgress: Sendable {
     package func start(inputs: [String]) {
         // `stat`, not FileManager's attributes: those look up the names of the file's owner and
         // group too (reading /etc/passwd and /etc/group), a millisecond or two a file.
-        let known = inputs.reduce(Int64(0)) { total, input in
-            var status = stat()
-            return total + (stat(input, &status) == 0 && status.st_mode & S_IFMT == S_IFREG ? Int64(status.st_size) : 0)
-        }
+        let known = inputs.reduce(Int64(0)) { $0 + Int64(LocalFile.regularFileSize(of: $1) ?? 0) }
         state.withLock { $0 = State(inputs: inputs.count, bytesKnown: known) }
     }
 

@@ -125,17 +125,14 @@ public struct Scanner: Sendable {
     /// When `input` is a local MPEG-TS file big enough to be read in blocks: where they start,
     /// and its first bytes (what a scan reads before any event).
     private func blocks(of input: String) -> (boundaries: [Int], prefix: [UInt8])? {
-        guard Location.transport(of: input) == .file else { return nil }
-        let path = LocalFile.path(of: input)
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= BlockwiseFileScan.minimumSize,
-              status.st_size <= fetcher.limits.maximumBytes(for: .input) else { return nil }
+        guard let size = LocalFile.regularFileSize(of: input), size >= BlockwiseFileScan.minimumSize,
+              size <= fetcher.limits.maximumBytes(for: .input) else { return nil }
         var prefix: [UInt8] = []
         let length = StreamProbe.prefixBytes
         guard (try? LocalFile.read(input, range: ByteRange(offset: 0, length: length), limit: length, resource: .input,
                                    consume: { prefix.append(contentsOf: $0) })) != nil,
               MediaForm.sniff(prefix) == .transportStream, let first = TransportStreamSync.offset(in: prefix) else { return nil }
-        return (BlockwiseFileScan.boundaries(size: Int(status.st_size), firstPacket: first, read: prefix.count), prefix)
+        return (BlockwiseFileScan.boundaries(size: size, firstPacket: first, read: prefix.count), prefix)
     }
 
     /// MPEG-TS from a stream libavformat opens, blocking until it ends.

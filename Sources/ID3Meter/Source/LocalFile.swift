@@ -13,6 +13,15 @@ enum LocalFile {
         location.lowercased().hasPrefix("file:") ? Location.filePath(location) : location
     }
 
+    /// The size of the regular file a local location names; `nil` for anything else (a URL, a
+    /// folder, a device, a missing file).
+    static func regularFileSize(of location: String) -> Int? {
+        guard Location.transport(of: location) == .file else { return nil }
+        var status = stat()
+        guard stat(path(of: location), &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(status.st_size)
+    }
+
     static func read(_ location: String, range: ByteRange?, limit: Int, resource: FetchLimits.Resource,
                      consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(FetchError) {
         let path = path(of: location)

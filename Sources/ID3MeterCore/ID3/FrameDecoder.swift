@@ -1,5 +1,3 @@
-import Foundation
-
 /// Turns a located frame into an `ID3Frame`, undoing the per-frame flags first.
 enum FrameDecoder {
     /// `tagUnsynchronised` is the v2.4 header flag, which applies to every frame.
@@ -32,10 +30,7 @@ enum FrameDecoder {
     private static func content(id: String, data: ArraySlice<UInt8>) -> ID3Frame.Content {
         switch id {
         case "PRIV":
-            // `memchr`, not `firstIndex(of:)`: every Nielsen owner is 249 bytes before its NUL.
-            let terminator = data.withUnsafeBufferPointer { bytes in
-                bytes.baseAddress.flatMap { memchr($0, 0, bytes.count) }.map { data.startIndex + (UnsafeRawPointer($0) - UnsafeRawPointer(bytes.baseAddress!)) }
-            } ?? data.endIndex
+            let terminator = data.withUnsafeBufferPointer { $0.firstIndex(of: 0) }.map { data.startIndex + $0 } ?? data.endIndex
             let owner = ID3Text.latin1(data[data.startIndex..<terminator])
             let privateData = terminator < data.endIndex ? Array(data[(terminator + 1)...]) : []
             return .priv(owner: owner, data: privateData)

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A Nielsen DTVR tag: the owner identifier of an ID3 PRIV frame that starts
 /// `www.nielsen.com`, which is exactly the string a player passes to `sendID3`.
 ///
@@ -98,13 +96,11 @@ struct FieldBounds: Sendable {
     private var ends = (0, 0, 0, 0, 0, 0)
 
     init(of bytes: UnsafeBufferPointer<UInt8>, after prefixLength: Int) {
-        guard prefixLength <= bytes.count, let base = bytes.baseAddress else { return }
+        guard prefixLength <= bytes.count else { return }
         var start = prefixLength
         var seenPrefixSlash = false
         while true {
-            // `memchr` finds the next '/' many bytes at a time; a tag has seven.
-            let end = memchr(base + start, Int32(UInt8(ascii: "/")), bytes.count - start)
-                .map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? bytes.count
+            let end = bytes.firstIndex(of: UInt8(ascii: "/"), from: start) ?? bytes.count
             if seenPrefixSlash {
                 if count < 6 { set(count, start..<end) }
                 count += 1
