@@ -101,7 +101,7 @@ struct MeterCommand: AsyncParsableCommand {
         // The engine and the problem handler are used by the metering task alone; the signal
         // handler only cancels that task.
         nonisolated(unsafe) let engine = ReferenceEngine(appInfo: AppInfo(appID: appId, appName: appName, appVersion: appVersion),
-                                     outputs: records.outputs, logger: logger)
+                                     outputs: [records.set], logger: logger)
         let meter = StreamMeter(input: input, session: MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input),
                                                                        adModel: adModel),
                                 scanner: Scanner(variant: fetch.variant, fetcher: fetch.fetcher), liveStart: liveStart,
@@ -127,7 +127,7 @@ struct MeterCommand: AsyncParsableCommand {
             case .resumed(let resumption):
                 guard let point = meter.resume else { break }
                 let record = MeterRecord.resume(resumption, from: point, at: Date())
-                records.outputs.forEach { $0.write(record) }
+                records.set.write(record)
                 printError("\(input): \(record.message ?? "")")
             case .opened, .tag, .segment:
                 break

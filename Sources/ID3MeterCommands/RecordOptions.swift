@@ -6,14 +6,30 @@ import ID3Meter
 /// folder that makes a restart resume where they end. The same flags for the single-stream
 /// meter and `serve`.
 struct RecordOptions: ParsableArguments {
-    @Option(help: "Also write JSON lines to this file (appended).")
+    @Option(help: "Also write JSON lines to this file (appended; rotated as --output-max-size and --output-max-age say).")
     var output: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Rotate --output at this size (K, M, G): it is renamed FILE.YYYYMMDDTHHMMSSZ (UTC) and a new FILE begun.",
+        valueName: "size"))
+    var outputMaxSize = ByteSize(bytes: 256 << 20)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Rotate --output after this many seconds, too.", valueName: "seconds"))
+    var outputMaxAge: Double?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Rotated --output files kept, the oldest removed (default: all).", valueName: "count"))
+    var outputKeep: Int?
 
     @Option(help: "POST each batch of records as JSON to this collector URL.")
     var collector: String?
 
     @Option(help: "Folder for records not yet accepted by the collector (default: ~/.cache/id3-meter/spool).")
     var spool: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Disk the spool may take (K, M, G). Past it, and while its disk refuses writes, records are held in memory (64 MB) and sent from there; past that the oldest are dropped, counted and said in a 'loss' record.",
+        valueName: "size"))
+    var spoolMaxSize = ByteSize(bytes: 1 << 30)
 
     @Option(help: ArgumentHelp(
         "Keep a checkpoint in this folder and, on start, resume each stream after the last tag the records (--output or the collector's spool) hold, when its segment is still in the playlist.",
@@ -28,6 +44,10 @@ struct RecordOptions: ParsableArguments {
     }
 
     func validate() throws {
+        try NumberCheck.check(outputMaxSize.bytes, "--output-max-size", in: 4_096...(1 << 50))
+        try NumberCheck.check(outputMaxAge, "--output-max-age", in: 1...315_360_000, unit: " seconds")
+        try NumberCheck.check(outputKeep, "--output-keep", in: 1...1_000_000)
+        try NumberCheck.check(spoolMaxSize.bytes, "--spool-max-size", in: 4_096...(1 << 50))
         if let collector {
             guard let url = URL(string: collector), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil else {
                 throw ValidationError("--collector must be an http or https URL, not '\(collector)'")
@@ -47,8 +67,13 @@ struct RecordOptions: ParsableArguments {
         }
     }
 
+    var rotation: OutputRotation {
+        OutputRotation(maximumBytes: UInt64(outputMaxSize.bytes), maximumAge: outputMaxAge, keep: outputKeep)
+    }
+
     /// The outputs, stdout first, made only when the run starts: a usage error leaves the disk
-    /// alone. A collector starts sending at once; `RecordOutputs.finish()` flushes it.
+    /// alone, and an output that cannot be opened is a one-line error (exit 1). A collector
+    /// starts sending at once; `RecordOutputs.finish()` flushes it.
     func open(style: StreamOutput.Style) throws -> RecordOutputs {
         // Read back before the collector's spool seals its open file or anything is written.
         let checkpoint: CheckpointOutput?
@@ -66,40 +91,60 @@ struct RecordOptions: ParsableArguments {
         } else {
             checkpoint = nil
         }
-        var outputs: [any MeterOutput] = [StreamOutput(handle: .standardOutput, style: style)]
+        var outputs: [any MeterOutput] = [StreamOutput(standardOutputStyle: style)]
         if let output {
-            do { outputs.append(try StreamOutput(appendingTo: output)) } catch {
-                throw ValidationError("cannot write --output \(output): \(error.localizedDescription)")
+            do {
+                let file = try StreamOutput(appendingTo: output, rotation: rotation)
+                file.takeNotes().forEach { Console.warning($0) }
+                outputs.append(file)
+            } catch {
+                Console.error("\(error)")
+                throw ExitCode.failure
             }
         }
         var sending: Task<Void, Never>?
         if let collector, let url = URL(string: collector) {
+            var settings = CollectorOutput.Settings()
+            settings.spoolMaximumBytes = UInt64(spoolMaxSize.bytes)
             let output: CollectorOutput
             do {
-                output = try CollectorOutput(collector: url, spoolDirectory: spoolDirectory, onError: { Console.warning($0) },
+                output = try CollectorOutput(collector: url, spoolDirectory: spoolDirectory, settings: settings, onError: { Console.warning($0) },
                                              accepted: { checkpoint?.collectorAccepted($0) })
             } catch {
-                throw ValidationError("cannot use --spool \(spoolDirectory.path): \(error.localizedDescription)")
+                Console.error("cannot use --spool \(spoolDirectory.path): \(error.localizedDescription)")
+                throw ExitCode.failure
             }
             outputs.append(output)
             sending = Task { await output.run() }
         }
         // Last: it must see a record only once every other output has it.
         if let checkpoint { outputs.append(checkpoint) }
-        return RecordOutputs(outputs: outputs, sending: sending, recovered: recovered)
+        let set = OutputSet(outputs) { notice in
+            notice.type == .loss ? Console.error(notice.message ?? "") : Console.warning(notice.message ?? "")
+        }
+        let retrying = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                set.retry()
+            }
+        }
+        return RecordOutputs(set: set, sending: sending, retrying: retrying, recovered: recovered)
     }
 }
 
-/// The outputs a run writes its records to, and the collector's sending task.
+/// The outputs a run writes its records to, the collector's sending task, and the task that
+/// has the outputs retry what they hold.
 struct RecordOutputs {
-    var outputs: [any MeterOutput]
+    var set: OutputSet
     var sending: Task<Void, Never>?
+    var retrying: Task<Void, Never>
     /// With `--state`: each channel's last recorded delivery (`""` for the single-stream meter).
     var recovered: ResumePoints?
 
     /// Flushes every output and waits until the collector has everything or has spooled it.
     func finish() async {
-        for output in outputs { await output.finish() }
+        retrying.cancel()
+        await set.finish()
         await sending?.value
     }
 }

@@ -107,9 +107,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let records = try self.records.open(style: format.style)
-        let sending = records.sending
         let recovered = records.recovered ?? ResumePoints()
-        let output = LineupOutput(records.outputs)
+        let output = records.set
         let registry = PrometheusCollectorRegistry()
         let lineup = Lineup(fetcher: fetch.fetcher, output: output, logger: logger,
                             metrics: PrometheusMetricsFactory.lineup(registry: registry), resume: recovered)
@@ -137,7 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
         reload.resume()
         defer { reload.cancel() }
 
-        let api = LineupAPI(lineup: lineup, registry: registry, shard: shard)
+        let api = LineupAPI(lineup: lineup, registry: registry, shard: shard, outputs: output)
         let (host, port) = address!
         var serverLogger = logger
         serverLogger.logLevel = verbose ? .debug : .warning
@@ -152,8 +151,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                       logger: serverLogger))
         do { try await group.run() } catch { failure.withLock { $0 = "\(error)" } }
         await lineup.removeAll()
-        await output.finish()
-        await sending?.value
+        await records.finish()
         if let failure = failure.withLock({ $0 }) {
             Console.error("cannot serve the API on \(listen): \(failure)")
             throw ExitCode.failure

@@ -20,7 +20,7 @@ struct DeployTests {
         #expect(rules.allSatisfy { $0["alert"] is String && $0["expr"] is String })
 
         let registry = PrometheusCollectorRegistry()
-        let lineup = Lineup(fetcher: Fetcher(retry: .none), output: LineupOutput([]), logger: Logger(label: "deploy-test"),
+        let lineup = Lineup(fetcher: Fetcher(retry: .none), output: OutputSet([]), logger: Logger(label: "deploy-test"),
                             metrics: PrometheusMetricsFactory.lineup(registry: registry))
         await lineup.apply(try LineupConfig.parse("channels:\n  - {name: c, url: \"http://127.0.0.1:9/c.m3u8\"}\n", file: "x.yaml"))
         let exposed = Set(registry.emitToString().split(separator: "\n").compactMap { line -> String? in

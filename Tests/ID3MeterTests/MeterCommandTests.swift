@@ -65,14 +65,29 @@ struct MeterCommandTests {
     @Test func badCommandLinesExit2BeforeAnyWork() throws {
         let unwritable = "/proc/id3-meter-cannot-write-here"
         for arguments in [["--ad-model", "3", "x.m3u8"], ["--speed", "0", "x.m3u8"], ["--speed", "fast", "x.m3u8"],
-                          ["--output", unwritable + "/out.jsonl", "x.m3u8"], ["--collector", "ftp://x", "x.m3u8"],
-                          ["--collector", "http://127.0.0.1:9/", "--spool", unwritable, "x.m3u8"], ["--fps", "-1", "x.m3u8"],
+                          ["--collector", "ftp://x", "x.m3u8"], ["--fps", "-1", "x.m3u8"], ["--output-max-size", "10", "x.m3u8"],
+                          ["--spool-max-size", "0", "x.m3u8"], ["--output-keep", "0", "x.m3u8"],
                           ["ftp://host/live.m3u8"], ["http://"], ["http://exa mple.com/x.m3u8"], ["scan", "gopher://x/y.ts"]] {
             let (process, _, err) = try launch(arguments)
             let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             #expect(process.terminationStatus == 2, "\(arguments): \(message)")
             #expect(message.contains("Error:"), "\(arguments): \(message)")
+        }
+    }
+
+    /// An output that passes the look before the run (root passes `access()` on /proc) but cannot
+    /// be opened when the run starts: one line naming it and the reason, exit 1, no usage text.
+    @Test func anOutputThatCannotBeOpenedIsOneLineAndExit1() throws {
+        let unwritable = "/proc/id3-meter-cannot-write-here"
+        for (arguments, words) in [(["--output", unwritable + "/out.jsonl", "x.m3u8"], "cannot open --output \(unwritable)/out.jsonl: "),
+                                   (["--collector", "http://127.0.0.1:9/", "--spool", unwritable, "x.m3u8"],
+                                    "cannot use --spool \(unwritable): ")] {
+            let (process, _, err) = try launch(arguments)
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 1, "\(arguments): \(message)")
+            #expect(message.split(separator: "\n").count == 1 && message.contains(words) && !message.contains("Usage"), "\(message)")
         }
     }
 

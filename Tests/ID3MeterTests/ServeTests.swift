@@ -28,7 +28,7 @@ struct RunningLineup {
     init(_ names: [String], of server: LineupServer, alertAfter: Double = 2) async throws {
         let config = try LineupConfig.parse((["defaults: {alert_after: \(alertAfter)}", "channels:"]
             + names.map { "  - {name: \($0), url: \"\(server.url($0))\"}" }).joined(separator: "\n"), file: "lineup.yaml")
-        lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: LineupOutput([collected]),
+        lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: OutputSet([collected]),
                         logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
         await lineup.apply(config)
     }

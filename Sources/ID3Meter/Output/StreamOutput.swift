@@ -1,43 +1,56 @@
 import Foundation
 
-/// Meter records as lines on a file handle (stdout or a file): JSON lines, or a readable line
-/// per record for a person at a terminal. Each record is written as it comes, unbuffered, so
-/// a killed meter loses nothing it has delivered.
+/// Meter records as lines on stdout or in the `--output` file: JSON lines, or a readable line
+/// per record for a person at a terminal. Each record is written as it comes, unbuffered, so a
+/// killed meter loses nothing it has delivered; a record the storage refuses is held and
+/// written later, in order (`LineWriter`), and said in an alert while it is.
 public final class StreamOutput: MeterOutput {
     /// JSON lines for programs, one plain line per record for people.
     public enum Style: Sendable { case jsonl, text }
 
-    private let handle: FileHandle
+    private let file: RecordFile
     private let style: Style
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
+    private let now: () -> Date
 
-    /// Writes to `handle`, which stays open: the caller owns it.
-    public init(handle: FileHandle, style: Style) {
-        self.handle = handle
+    /// Writes to standard output.
+    public init(standardOutputStyle style: Style) {
+        file = RecordFile(standardOutput: ())
         self.style = style
+        now = Date.init
     }
 
-    /// JSON lines appended to the file at `path`, created if need be.
-    public convenience init(appendingTo path: String) throws {
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-            }
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
-        self.init(handle: handle, style: .jsonl)
+    /// JSON lines appended to the file at `path`, created if need be, rotated as `rotation` says.
+    public init(appendingTo path: String, rotation: OutputRotation? = nil, now: @escaping () -> Date = Date.init) throws {
+        file = try RecordFile(appendingTo: path, rotation: rotation, now: now)
+        style = .jsonl
+        self.now = now
     }
 
     public func write(_ record: MeterRecord) {
-        handle.write(Data((line(for: record) + "\n").utf8))
+        file.append(Array(line(for: record).utf8), sentAt: record.sentAt, channel: record.channel)
     }
 
-    public func finish() async {}
+    public func retry() { file.writer.retry() }
+
+    public func finish() async {
+        file.writer.retry()
+        if file.writer.isHolding { file.writer.abandonHeld() }
+    }
+
+    public var health: OutputHealth? { file.writer.health }
+
+    /// Notes of opening and rotating the file (a torn last line set aside).
+    public func takeNotes() -> [String] { file.takeNotes() }
+
+    public func takeNotices() -> [MeterRecord] {
+        let (changes, loss) = file.writer.take()
+        return LineWriter.Change.records(changes, loss: loss, health: file.writer.health, at: now())
+    }
 
     func line(for record: MeterRecord) -> String {
         switch style {
@@ -51,7 +64,10 @@ public final class StreamOutput: MeterOutput {
             case .resume:
                 return "\(time)  resume \(record.message ?? "")"
             case .alert:
-                return "\(time)  alert \(record.channel ?? "") \(record.alert ?? "") \(record.active == true ? "starts" : "ends"): \(record.message ?? "")"
+                let subject = [record.channel, record.output, record.alert].compactMap { $0 }.joined(separator: " ")
+                return "\(time)  alert \(subject) \(record.active == true ? "starts" : "ends"): \(record.message ?? "")"
+            case .loss:
+                return "\(time)  loss \(record.message ?? "")"
             case .sendID3:
                 let place = [record.seq.map { "seq \($0)" }, record.segment.map(Location.name), record.pts.map { "pts \($0)" }]
                     .compactMap { $0 }.joined(separator: "  ")
@@ -64,5 +80,19 @@ public final class StreamOutput: MeterOutput {
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm:ss.SSS"
         return formatter.string(from: Date(timeIntervalSince1970: epoch))
+    }
+}
+
+/// When the `--output` file is rotated: at a size, after an age, keeping the newest rotated files.
+public struct OutputRotation: Sendable, Equatable {
+    public var maximumBytes: UInt64?
+    public var maximumAge: Double?
+    /// Rotated files kept; every one when `nil`.
+    public var keep: Int?
+
+    public init(maximumBytes: UInt64? = nil, maximumAge: Double? = nil, keep: Int? = nil) {
+        self.maximumBytes = maximumBytes
+        self.maximumAge = maximumAge
+        self.keep = keep
     }
 }

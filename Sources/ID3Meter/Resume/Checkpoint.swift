@@ -13,10 +13,12 @@ struct Checkpoint: Codable, Equatable {
     /// The `--output` file the records went to, and its size when this was written.
     var recordsFile: String?
     var recordsOffset: UInt64 = 0
+    /// Which file that was (its inode): once it has been rotated, the offset is into the rotated file.
+    var recordsInode: UInt64?
     var points = ResumePoints()
 
     enum CodingKeys: String, CodingKey {
-        case format, version, meterVersion = "meter_version", recordsFile = "records_file", recordsOffset = "records_offset"
+        case format, version, meterVersion = "meter_version", recordsFile = "records_file", recordsOffset = "records_offset", recordsInode = "records_inode"
         case points = "channels"
     }
 }

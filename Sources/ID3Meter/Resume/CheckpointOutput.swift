@@ -10,8 +10,8 @@ public final class CheckpointOutput: MeterOutput, Sendable {
         var points: ResumePoints
         var lastSave: Date = .distantPast
         var changed = false
-        /// The records file's size when every record written to it had been folded.
-        var recordsOffset: UInt64 = 0
+        /// The records file's size when every record written to it had been folded, and which file it was.
+        var records: StateDirectory.FileIdentity?
     }
 
     private let state: StateDirectory
@@ -36,7 +36,7 @@ public final class CheckpointOutput: MeterOutput, Sendable {
             guard Date().timeIntervalSince(folded.lastSave) >= interval else { return nil }
             // Every output before this one has the record, and no other is being written:
             // the file's size now is where the unfolded records would start.
-            folded.recordsOffset = recordsFile.flatMap(StateDirectory.size(of:)) ?? 0
+            folded.records = recordsFile.flatMap(StateDirectory.identity(of:))
             return take(&folded)
         }
         if let due { state.save(due) }
@@ -58,7 +58,7 @@ public final class CheckpointOutput: MeterOutput, Sendable {
         let checkpoint = folded.withLock { folded in
             guard folded.changed else { return nil as Checkpoint? }
             // Called once writing is over.
-            folded.recordsOffset = recordsFile.flatMap(StateDirectory.size(of:)) ?? 0
+            folded.records = recordsFile.flatMap(StateDirectory.identity(of:))
             return take(&folded)
         }
         if let checkpoint { state.save(checkpoint, wait: true) }
@@ -67,6 +67,11 @@ public final class CheckpointOutput: MeterOutput, Sendable {
     private func take(_ folded: inout Folded) -> Checkpoint {
         folded.lastSave = Date()
         folded.changed = false
-        return Checkpoint(recordsFile: recordsFile, recordsOffset: folded.recordsOffset, points: folded.points)
+        return Checkpoint(recordsFile: recordsFile, recordsOffset: folded.records?.size ?? 0, recordsInode: folded.records?.inode,
+                          points: folded.points)
     }
+
+    public var health: OutputHealth? { state.health }
+
+    public func takeNotices() -> [MeterRecord] { state.takeNotices() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,6 +15,8 @@ public final class StateDirectory: @unchecked Sendable {
     public let directory: URL
     private let lockDescriptor: Int32
     private let queue = DispatchQueue(label: "id3-meter.state")
+    /// Checkpoints the disk refused, and whether it refuses now.
+    private let saving: Mutex<(health: OutputHealth, changes: [LineWriter.Change])>
     private var checkpointURL: URL { directory.appendingPathComponent("checkpoint.json") }
 
     /// What a start found: the last delivery of each channel, and what was wrong on the way.
@@ -26,6 +29,7 @@ public final class StateDirectory: @unchecked Sendable {
     /// holds it or it cannot be written.
     public init(directory: URL) throws {
         self.directory = directory
+        saving = Mutex((OutputHealth(output: "--state \(directory.path)"), []))
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -55,14 +59,11 @@ public final class StateDirectory: @unchecked Sendable {
         var points = checkpoint.points
         if let recordsFile {
             let absolute = URL(fileURLWithPath: recordsFile).standardizedFileURL.path
-            var offset = checkpoint.recordsFile == absolute ? checkpoint.recordsOffset : 0
-            if let size = Self.size(of: absolute), size < offset {
-                notes.append("\(recordsFile) is shorter than the checkpoint says (rotated or truncated?): read from its start")
-                offset = 0
-            }
             if checkpoint.recordsFile == nil || checkpoint.recordsFile == absolute {
-                let unreadable = points.fold(jsonLines: Self.text(of: absolute, from: offset)[...])
-                if unreadable > 0 { notes.append("\(recordsFile): \(unreadable) line(s) after the checkpoint are not records; skipped") }
+                for (file, offset) in Self.recordsAfter(checkpoint, in: absolute, notes: &notes) {
+                    let unreadable = points.fold(jsonLines: Self.text(of: file, from: offset)[...])
+                    if unreadable > 0 { notes.append("\(file): \(unreadable) line(s) after the checkpoint are not records; skipped") }
+                }
             } else {
                 notes.append("the checkpoint was written with --output \(checkpoint.recordsFile!), not \(recordsFile): records written "
                              + "to that file after it are not read")
@@ -77,6 +78,26 @@ public final class StateDirectory: @unchecked Sendable {
             }
         }
         return Recovery(points: points, notes: notes)
+    }
+
+    /// The files, and where in each, that hold the records written after `checkpoint`: its
+    /// records file past its offset, or, when that file has been rotated since, the rotated file
+    /// past the offset, every file rotated after it, and the current file.
+    private static func recordsAfter(_ checkpoint: Checkpoint, in path: String, notes: inout [String]) -> [(String, UInt64)] {
+        let current = identity(of: path)
+        guard let inode = checkpoint.recordsInode, let current, current.inode != inode else {
+            if let current, current.size < checkpoint.recordsOffset {
+                notes.append("\(path) is shorter than the checkpoint says (truncated?): read from its start")
+                return [(path, 0)]
+            }
+            return [(path, checkpoint.recordsOffset)]
+        }
+        let rotated = RecordFile.rotatedFiles(of: path)
+        guard let index = rotated.firstIndex(where: { identity(of: $0)?.inode == inode }) else {
+            notes.append("the file the checkpoint points into is no longer beside \(path) (rotated away?): read \(path) from its start")
+            return [(path, 0)]
+        }
+        return [(rotated[index], checkpoint.recordsOffset)] + rotated[(index + 1)...].map { ($0, 0) } + [(path, 0)]
     }
 
     /// Moves the checkpoint aside as `checkpoint.json.set-aside-<time>` and says so.
@@ -96,17 +117,45 @@ public final class StateDirectory: @unchecked Sendable {
     /// first, then the checkpoint is written beside and renamed over the old one, so that a
     /// crash of the machine leaves the old checkpoint or the new, never one ahead of the records.
     func save(_ checkpoint: Checkpoint, wait: Bool = false) {
-        let work = { @Sendable [directory, checkpointURL] in
+        let work = { @Sendable [self] in
             if let records = checkpoint.recordsFile { Self.sync(records) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             guard let data = try? encoder.encode(checkpoint) else { return }
             let temporary = directory.appendingPathComponent("checkpoint.json.new")
-            guard FileManager.default.createFile(atPath: temporary.path, contents: data) else { return }
-            Self.sync(temporary.path)
-            _ = rename(temporary.path, checkpointURL.path)
+            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            var error = descriptor < 0 ? errno : LineWriter.appendWhole([UInt8](data), to: descriptor)
+            if descriptor >= 0 {
+                if error == nil, fsync(descriptor) != 0 { error = errno }
+                close(descriptor)
+            }
+            if error == nil, rename(temporary.path, checkpointURL.path) != 0 { error = errno }
+            saved(failure: error.map { String(cString: strerror($0)) })
         }
         if wait { queue.sync(execute: work) } else { queue.async(execute: work) }
+    }
+
+    /// A checkpoint the disk refused leaves the last one in place (a restart resumes from an
+    /// older point, the duplicate filter keeping it exactly-once): counted and alerted.
+    private func saved(failure: String?) {
+        saving.withLock { saving in
+            if let failure {
+                saving.health.writeErrors += 1
+                if saving.health.failure != failure { saving.changes.append(.failing(failure)) }
+            } else if saving.health.failure != nil {
+                saving.changes.append(.recovered(0))
+            }
+            saving.health.failure = failure
+        }
+    }
+
+    var health: OutputHealth { saving.withLock { $0.health } }
+
+    func takeNotices() -> [MeterRecord] {
+        saving.withLock { saving in
+            defer { saving.changes = [] }
+            return LineWriter.Change.records(saving.changes, loss: RecordLoss(), health: saving.health, at: Date())
+        }
     }
 
     struct Unreadable: Error { var reason: String }
@@ -126,9 +175,17 @@ public final class StateDirectory: @unchecked Sendable {
         }
     }
 
-    static func size(of path: String) -> UInt64? {
+    static func size(of path: String) -> UInt64? { identity(of: path)?.size }
+
+    /// A file's size and inode: which file a path named, and how long it was, at one moment.
+    struct FileIdentity: Sendable, Equatable {
+        var size: UInt64
+        var inode: UInt64
+    }
+
+    static func identity(of path: String) -> FileIdentity? {
         var info = stat()
-        return stat(path, &info) == 0 ? UInt64(info.st_size) : nil
+        return stat(path, &info) == 0 ? FileIdentity(size: UInt64(info.st_size), inode: UInt64(info.st_ino)) : nil
     }
 
     private static func text(of path: String, from offset: UInt64) -> String {

@@ -59,13 +59,7 @@ struct HTTPTransport: Sendable {
             }
             let status = Int(response.status.code)
             if (300..<400).contains(status), let target = response.headers.first(name: "location") {
-                guard hop < Self.maximumRedirects else { throw .redirect("redirected more than \(Self.maximumRedirects) times") }
-                guard let next = URL(string: target, relativeTo: URL(string: location))?.absoluteURL,
-                      ["http", "https"].contains(next.scheme?.lowercased() ?? ""), next.host?.isEmpty == false else {
-                    throw .redirect("redirected to \(target), which is not http(s) with a host")
-                }
-                if Self.origin(of: next) != URL(string: location).map(Self.origin) { headers.removeAll(where: \.isCredential) }
-                location = next.absoluteString
+                try Self.follow(target, hop: hop, from: &location, headers: &headers)
                 continue
             }
             guard (200..<300).contains(status) else { throw .http(status: status, reason: response.status.reasonPhrase) }
@@ -109,17 +103,85 @@ struct HTTPTransport: Sendable {
     /// Seconds a `Duration` can hold, for values that come from a caller.
     static func bounded(_ seconds: Double) -> Double { seconds.isNaN ? 0 : min(max(seconds, 0), 1e9) }
 
-    /// POSTs `body` and returns the status: for the collector, on the same pool.
-    static func post(_ body: [UInt8], to url: String, contentType: String, timeout: Double) async throws -> Int {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: contentType)
-        request.headers.add(name: "User-Agent", value: "id3-meter/\(ID3MeterVersion.current)")
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await client(ioTimeout: timeout).execute(request, timeout: .nanoseconds(Int64(min(max(bounded(timeout), 0.001), 1e6) * 1e9)))
-        // The answer's body is not needed, but is read so that the connection can serve the next batch.
-        for try await _ in response.body {}
-        return Int(response.status.code)
+    /// One hop of a redirect from `location` to `target`: http(s) with a host only, at most
+    /// `maximumRedirects`, credentials dropped when the origin changes.
+    private static func follow(_ target: String, hop: Int, from location: inout String, headers: inout [HTTPHeader]) throws(FetchError) {
+        guard hop < maximumRedirects else { throw .redirect("redirected more than \(maximumRedirects) times") }
+        guard let next = URL(string: target, relativeTo: URL(string: location))?.absoluteURL,
+              ["http", "https"].contains(next.scheme?.lowercased() ?? ""), next.host?.isEmpty == false else {
+            throw .redirect("redirected to \(target), which is not http(s) with a host")
+        }
+        if origin(of: next) != URL(string: location).map(origin) { headers.removeAll(where: \.isCredential) }
+        location = next.absoluteString
+    }
+
+    /// What a collector answered a POST.
+    struct PostAnswer: Sendable, Equatable {
+        var status: Int
+        /// `Retry-After`, in seconds from now (a number of seconds or an HTTP date), at most an hour.
+        var retryAfter: Double?
+        /// The first bytes of the body, for the log.
+        var bodyStart: String
+    }
+
+    /// POSTs `body` with `headers` on the shared pool, following redirects as `read` does (the
+    /// body posted again at each hop, as 307 and 308 ask).
+    static func post(_ body: [UInt8], to url: String, headers: [HTTPHeader], timeout: Double) async throws(FetchError) -> PostAnswer {
+        var location = url
+        var headers = headers
+        for hop in 0...maximumRedirects {
+            var request = HTTPClientRequest(url: location)
+            request.method = .POST
+            request.headers.add(name: "User-Agent", value: "id3-meter/\(ID3MeterVersion.current)")
+            for header in headers { request.headers.add(name: header.name, value: header.value) }
+            request.body = .bytes(ByteBuffer(bytes: body))
+            let seconds = min(max(bounded(timeout), 0.001), 1e6)
+            var answer: PostAnswer
+            do {
+                let response = try await client(ioTimeout: timeout).execute(request, timeout: .nanoseconds(Int64(seconds * 1e9)))
+                let status = Int(response.status.code)
+                if (300..<400).contains(status), let target = response.headers.first(name: "location") {
+                    try follow(target, hop: hop, from: &location, headers: &headers)
+                    continue
+                }
+                answer = PostAnswer(status: status, retryAfter: response.headers.first(name: "retry-after").flatMap { retryAfter($0) },
+                                    bodyStart: "")
+                // Read so that the connection can serve the next batch; a long answer is not worth it.
+                var start: [UInt8] = []
+                var total = 0
+                for try await buffer in response.body {
+                    total += buffer.readableBytes
+                    if start.count < 200 { start += buffer.readableBytesView.prefix(200 - start.count) }
+                    if total > 1 << 20 { break }
+                }
+                answer.bodyStart = String(decoding: start, as: UTF8.self)
+            } catch let error as FetchError {
+                throw error
+            } catch {
+                throw failure(error, deadline: nil, ioTimeout: timeout)
+            }
+            return answer
+        }
+        throw .redirect("redirected more than \(maximumRedirects) times")
+    }
+
+    /// A `Retry-After` value in seconds from now: delta-seconds or an HTTP date, at most an hour.
+    static func retryAfter(_ value: String, now: Date = Date()) -> Double? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return min(seconds, 3_600) }
+        // IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), read by hand: ICU's date parser has
+        // trapped on odd input, and this comes from over the network.
+        let parts = trimmed.split(separator: " ")
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let clock = parts.count == 6 ? parts[4].split(separator: ":").compactMap({ Int32($0) }) : []
+        guard parts.count == 6, parts[5] == "GMT", clock.count == 3, let day = Int32(parts[1]), let year = Int32(parts[3]),
+              let month = months.firstIndex(of: String(parts[2])), (1...31).contains(day), (1970...9999).contains(year),
+              (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else { return nil }
+        var fields = tm()
+        (fields.tm_year, fields.tm_mon, fields.tm_mday) = (year - 1900, Int32(month), day)
+        (fields.tm_hour, fields.tm_min, fields.tm_sec) = (clock[0], clock[1], clock[2])
+        let date = Date(timeIntervalSince1970: Double(timegm(&fields)))
+        return min(max(date.timeIntervalSince(now), 0), 3_600)
     }
 
     private static func nioDeadline(_ deadline: ContinuousClock.Instant?) -> NIODeadline {

@@ -1,11 +1,12 @@
 import Foundation
 
-/// One line of the meter's output: a `sendID3` delivery, an engine event, a tag-loss alert
-/// starting or ending (`serve`), or where a restarted meter resumed (`--state`). Decodable too:
-/// a restarted meter reads its records back to know what it delivered.
+/// One line of the meter's output: a `sendID3` delivery, an engine event, an alert starting or
+/// ending (a channel's tag loss in `serve`, an output that cannot be written), where a restarted
+/// meter resumed (`--state`), or records an output had to drop. Decodable too: a restarted
+/// meter reads its records back to know what it delivered.
 public struct MeterRecord: Codable, Sendable, Equatable {
-    /// A delivery (`send_id3`), an engine event, an alert, or a resumption.
-    public enum Kind: String, Codable, Sendable { case sendID3 = "send_id3", event, alert, resume }
+    /// A delivery (`send_id3`), an engine event, an alert, a resumption, or records lost by an output.
+    public enum Kind: String, Codable, Sendable { case sendID3 = "send_id3", event, alert, resume, loss }
 
     public var type: Kind
     /// Unix epoch seconds when the call was made.
@@ -28,11 +29,18 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     public var active: Bool?
     /// For a resumption at the live edge: the media seconds never read.
     public var lostSeconds: Double?
+    /// For a loss: how many records of `channel` one output dropped, and when the first and the
+    /// last of them were made (Unix seconds).
+    public var lostRecords: Int?
+    public var lostFrom: Double?
+    public var lostTo: Double?
+    /// For an output's alert or loss: which output (`stdout`, `--output FILE`, `collector`).
+    public var output: String?
 
     enum CodingKeys: String, CodingKey {
         case type, sentAt = "sent_at", source, payload, pts, seq, discontinuitySequence = "discontinuity_sequence"
         case segment, programDateTime = "program_date_time", event, message, channel, alert, active
-        case lostSeconds = "lost_seconds"
+        case lostSeconds = "lost_seconds", lostRecords = "lost_records", lostFrom = "lost_from", lostTo = "lost_to", output
     }
 
     /// The record of a `sendID3(payload)` call made at `date`, placed by the tag's context.
@@ -84,8 +92,40 @@ extension MeterRecord {
 
 /// Where meter records go. Writes come from one task at a time.
 public protocol MeterOutput: AnyObject {
-    /// Takes one record; it must not block on the network or the disk for long.
+    /// Takes one record; it must not block on the network or the disk for long, and never
+    /// traps: what it cannot store now it holds, or counts as lost.
     func write(_ record: MeterRecord)
     /// Returns once everything written is delivered or safely stored.
     func finish() async
+    /// Tries again to store what it holds (called about once a second).
+    func retry()
+    /// What the output has to say about itself since it was last asked (its storage failing or
+    /// back, records it had to drop), as records for every output.
+    func takeNotices() -> [MeterRecord]
+    /// Its counts, for metrics; `nil` for an output that cannot fail.
+    var health: OutputHealth? { get }
+}
+
+extension MeterOutput {
+    public func retry() {}
+    public func takeNotices() -> [MeterRecord] { [] }
+    public var health: OutputHealth? { nil }
+}
+
+/// How an output has fared: what `id3meter_output_*` series show.
+public struct OutputHealth: Sendable, Equatable {
+    /// `stdout`, `--output FILE`, `collector`.
+    public var output: String
+    /// Writes the storage refused (ENOSPC, EIO, EDQUOT, EROFS...).
+    public var writeErrors = 0
+    /// Records held in memory until the storage takes them.
+    public var recordsHeld = 0
+    /// Records dropped for good: held past the bound, or still held at exit.
+    public var recordsLost = 0
+    /// Records a collector refused for good, kept in the spool's `dead-letter/` folder.
+    public var recordsDeadLettered = 0
+    /// Why it is failing now; `nil` while it writes.
+    public var failure: String?
+
+    public init(output: String) { self.output = output }
 }

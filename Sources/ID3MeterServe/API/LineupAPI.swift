@@ -11,6 +11,7 @@ public struct LineupAPI: Sendable {
     /// This instance's share of the line-up, when the line-up is sharded.
     public let shard: Shard?
     private let process: ProcessMetrics
+    private let outputMetrics: OutputMetrics?
 
     /// A channel's JSON is small; more than this is refused.
     static let maximumBodyBytes = 64 << 10
@@ -18,11 +19,13 @@ public struct LineupAPI: Sendable {
     static let pageRefresh = 5
     private static let page = TimelinePage.live(dataPath: "timeline", refresh: pageRefresh)
 
-    public init(lineup: Lineup, registry: PrometheusCollectorRegistry, shard: Shard? = nil) {
+    /// `outputs`, when given, have their counts in `/metrics`.
+    public init(lineup: Lineup, registry: PrometheusCollectorRegistry, shard: Shard? = nil, outputs: OutputSet? = nil) {
         self.lineup = lineup
         self.registry = registry
         self.shard = shard
         process = ProcessMetrics(registry: registry)
+        outputMetrics = outputs.map { OutputMetrics(outputs: $0, registry: registry) }
         // Which share of the line-up this instance meters, as an info series.
         registry.makeGauge(name: "id3meter_shard_info", labels: [("shard", shard.map { String($0.index) } ?? "0"),
                                                                 ("shards", shard.map { String($0.count) } ?? "1")]).set(1.0)
@@ -73,6 +76,7 @@ public struct LineupAPI: Sendable {
         router.get("metrics") { _, _ in
             await lineup.refreshGauges()
             process.refresh()
+            outputMetrics?.refresh()
             var buffer: [UInt8] = []
             registry.emit(into: &buffer)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -26,7 +26,7 @@ public final class ChannelRun: Sendable {
     static let detailedTags = 50
 
     private let state: Mutex<State>
-    private let output: LineupOutput
+    private let output: OutputSet
     private let fetcher: Fetcher
     private let logger: Logger
     private let metrics: ChannelMetrics
@@ -35,7 +35,7 @@ public final class ChannelRun: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// `fetcher` holds the line-up's limits and retries; the channel's headers are added to it.
-    public init(config: ChannelConfig, fetcher: Fetcher, output: LineupOutput, logger: Logger, metrics: any MetricsFactory,
+    public init(config: ChannelConfig, fetcher: Fetcher, output: OutputSet, logger: Logger, metrics: any MetricsFactory,
                 resume: ResumePoint? = nil) {
         self.config = config
         self.resume = resume

@@ -10,7 +10,7 @@ public actor Lineup {
     /// The config last applied: a channel added over the API takes its defaults.
     public private(set) var config = LineupConfig(channels: [], defaults: .template)
     private let fetcher: Fetcher
-    private let output: LineupOutput
+    private let output: OutputSet
     private let logger: Logger
     private let metrics: any MetricsFactory
     /// What a previous run recorded last of each channel (`--state`), for the channel's first start.
@@ -18,7 +18,7 @@ public actor Lineup {
 
     /// `metrics` makes each channel's series (a Prometheus factory for `serve`); a channel
     /// started for the first time resumes after its point in `resume`.
-    public init(fetcher: Fetcher, output: LineupOutput, logger: Logger, metrics: any MetricsFactory,
+    public init(fetcher: Fetcher, output: OutputSet, logger: Logger, metrics: any MetricsFactory,
                 resume: ResumePoints = ResumePoints()) {
         self.fetcher = fetcher
         self.output = output
