@@ -39,10 +39,11 @@ public struct ID3MeterCommand: AsyncParsableCommand {
             fMP4 emsg boxes. The owner string is what a player passes to the Nielsen SDK's sendID3. \
             'id3-meter INPUT' plays a stream and calls sendID3 on time; 'id3-meter scan' lists and \
             checks every tag of files, folders, playlists and URLs; 'id3-meter serve CONFIG' meters \
-            a whole line-up of channels in one process, with alerts, an HTTP API and metrics.
+            a whole line-up of channels in one process, with alerts, an HTTP API and metrics; \
+            'id3-meter spool' shows and handles the collector's waiting and refused batches.
             """,
         version: ID3MeterVersion.current,
-        subcommands: [MeterCommand.self, ScanCommand.self, ServeCommand.self],
+        subcommands: [MeterCommand.self, ScanCommand.self, ServeCommand.self, SpoolCommand.self],
         defaultSubcommand: MeterCommand.self)
 }
 

@@ -36,7 +36,10 @@ struct RecordOptions: ParsableArguments {
         valueName: "dir"))
     var state: String?
 
-    var spoolDirectory: URL {
+    var spoolDirectory: URL { Self.spoolDirectory(spool) }
+
+    /// `--spool`, or the default under the cache folder.
+    static func spoolDirectory(_ spool: String?) -> URL {
         if let spool { return URL(fileURLWithPath: spool) }
         let cache = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")

@@ -54,6 +54,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
     }
 
     public let port: UInt16
+    public let host: String
     private let socket: Int32
     private let handler: @Sendable (Request) -> Response
     private let lock = NSLock()
@@ -62,14 +63,16 @@ public final class LocalHTTPServer: @unchecked Sendable {
     private var accepted = 0
     private var open: Set<Int32> = []
 
-    public init(port: UInt16 = 0, handler: @escaping @Sendable (Request) -> Response) throws {
+    /// Listens on `host` (a loopback address: 127.0.0.2 stands for another host), on `port` (0: any free one).
+    public init(host: String = "127.0.0.1", port: UInt16 = 0, handler: @escaping @Sendable (Request) -> Response) throws {
         self.handler = handler
+        self.host = host
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var reuse: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         address.sin_port = port.bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
@@ -91,7 +94,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
         try self.init { request in request.method == "GET" ? .file(request.path, in: root) : .notFound }
     }
 
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://\(host):\(port)" }
 
     public func url(_ path: String) -> String { "\(baseURL)/\(path)" }
 

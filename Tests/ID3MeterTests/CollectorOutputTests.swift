@@ -44,7 +44,7 @@ final class TestCollector: @unchecked Sendable {
 }
 
 extension MeterRecord {
-    struct Decoded: Decodable, Equatable { var payload: String?; var pts: Int64? }
+    struct Decoded: Decodable, Equatable { var payload: String?; var pts: Int64?; var channel: String? }
     struct Batch: Decodable { var batch: String; var records: [Decoded] }
 }
 

@@ -68,7 +68,7 @@ final class LineWriter {
         bytes.append(UInt8(ascii: "\n"))
         held.append(Line(bytes: bytes, sentAt: sentAt, channel: channel))
         heldBytes += bytes.count
-        drain()
+        drain(withNewLine: true)
         while heldBytes > holdLimit, held.count > 1 {
             let dropped = held.removeFirst()
             heldBytes -= dropped.bytes.count
@@ -81,7 +81,7 @@ final class LineWriter {
     /// Tries to write what is held.
     func retry() {
         guard !held.isEmpty else { return }
-        drain()
+        drain(withNewLine: false)
         health.recordsHeld = held.count
     }
 
@@ -109,7 +109,9 @@ final class LineWriter {
         health.recordsHeld = 0
     }
 
-    private func drain() {
+    /// Writes held lines until the storage refuses one; `withNewLine` when the last of them was
+    /// just appended (it was never held).
+    private func drain(withNewLine: Bool) {
         var written = 0
         while let first = held.first {
             let bytes = endsMidLine ? [UInt8(ascii: "\n")] + first.bytes : first.bytes
@@ -129,8 +131,7 @@ final class LineWriter {
         }
         if held.isEmpty, health.failure != nil {
             health.failure = nil
-            // The line just written came straight through: it was never held.
-            changes.append(.recovered(written - 1))
+            changes.append(.recovered(written - (withNewLine ? 1 : 0)))
         }
     }
 }

@@ -135,12 +135,13 @@ final class RecordFile {
         let tooBig = rotation.maximumBytes.map { size + UInt64(bytes) > $0 } ?? false
         let tooOld = rotation.maximumAge.map { now().timeIntervalSince(openedAt) >= $0 } ?? false
         guard tooBig || tooOld else { return }
-        var aside = "\(path).\(Self.stamp(now()))"
-        var number = 2
-        while FileManager.default.fileExists(atPath: aside) {
-            aside = "\(path).\(Self.stamp(now()))-\(number)"
-            number += 1
+        // Numbered after the newest of the same second still there: a name freed by the
+        // retention must not come back, where it would sort before the files kept.
+        let base = "\(path).\(Self.stamp(now()))"
+        let numbers = Self.rotatedFiles(of: path).compactMap { file in
+            file == base ? 1 : file.hasPrefix(base + "-") ? Int(file.dropFirst(base.count + 1)) : nil
         }
+        let aside = numbers.max().map { "\(base)-\($0 + 1)" } ?? base
         _ = fsync(writer.descriptor)
         guard rename(path, aside) == 0 else {
             notes.append("--output \(path): cannot rotate to \(aside) (\(String(cString: strerror(errno)))); still writing \(path)")

@@ -56,7 +56,7 @@ final class Spool {
     /// that a later run never reuses a number and a collector dropping repeated ids drops only
     /// real repeats.
     private var sequenceURL: URL { directory.appendingPathComponent("last-batch") }
-    var deadLetterFolder: URL { directory.appendingPathComponent("dead-letter") }
+    private var deadLetterFolder: URL { SpoolFolder(directory: directory).deadLetterFolder }
 
     init(directory: URL, maximumBytes: UInt64? = nil, holdLimit: Int = 16 << 20) throws {
         self.directory = directory
@@ -73,7 +73,7 @@ final class Spool {
                              + "send this run's unsent batches under another id")
             }
         }
-        let files = Self.batchFiles(in: directory)
+        let files = SpoolFolder(directory: directory).pendingFiles
         let numbered = files.compactMap { Int($0.deletingPathExtension().lastPathComponent.dropFirst(6)) }
         let recorded = (try? String(contentsOf: directory.appendingPathComponent("last-batch"), encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         sequence = max(numbered.max() ?? 0, recorded ?? 0)
@@ -131,7 +131,7 @@ final class Spool {
             }
         }
         let known = Set(queue.map(\.name)).union(notKeptThisRun)
-        for file in Self.batchFiles(in: directory) where !known.contains(file.deletingPathExtension().lastPathComponent) {
+        for file in SpoolFolder(directory: directory).pendingFiles where !known.contains(file.deletingPathExtension().lastPathComponent) {
             queue.append(.file(file))
             diskBytes += StateDirectory.size(of: file.path) ?? 0
         }
@@ -243,13 +243,6 @@ final class Spool {
             loss = RecordLoss()
         }
         return (changes, loss)
-    }
-
-    /// Sealed batch files, oldest first (a split batch's parts in their order).
-    static func batchFiles(in directory: URL) -> [URL] {
-        ((try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? [])
-            .filter { $0.lastPathComponent.hasPrefix("batch-") && $0.pathExtension == "jsonl" }
-            .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
     private var heldRecords: Int {

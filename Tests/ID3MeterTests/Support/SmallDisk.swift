@@ -1,0 +1,55 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real small filesystem (tmpfs) of its own, mounted on a new temporary folder, that a test can
+/// fill to the last byte and free again: ENOSPC as an operator meets it. Needs root (CI runs as
+/// root); a machine that cannot mount says so in the failure.
+final class SmallDisk {
+    let folder: URL
+    private var filler: URL { folder.appendingPathComponent("filler") }
+
+    init(bytes: Int) throws {
+        folder = try Samples.temporaryFolder()
+        let result = try Command.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs", folder.path])
+        guard result == 0 else { throw POSIXError(.EPERM, "cannot mount a tmpfs on \(folder.path) (root needed)") }
+    }
+
+    /// Writes a file until the disk refuses another byte.
+    func fill() {
+        let descriptor = open(filler.path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        let block = [UInt8](repeating: 0, count: 4_096)
+        while write(descriptor, block, block.count) > 0 {}
+        let byte: [UInt8] = [0]
+        while write(descriptor, byte, 1) > 0 {}
+        close(descriptor)
+    }
+
+    func free() { unlink(filler.path) }
+
+    deinit {
+        _ = try? Command.runTool("/bin/umount", ["-l", folder.path])
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+extension POSIXError {
+    init(_ code: POSIXError.Code, _ message: String) {
+        self.init(code, userInfo: [NSLocalizedDescriptionKey: message])
+    }
+}
+
+extension Command {
+    /// Runs a system tool to its end; its exit status.
+    static func runTool(_ path: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
