@@ -126,7 +126,7 @@ final class Spool {
                 recovered(written)
             } else {
                 memoryBatches += 1
-                queue.append(.memory(id: "\(identifier)-memory-\(processToken)-\(memoryBatches)", lines: Array(held)))
+                queue.append(.memory(id: "memory-\(processToken)-\(memoryBatches)", lines: Array(held)))
                 held = []
             }
         }
