@@ -22,7 +22,12 @@ struct MeterCommand: AsyncParsableCommand {
             segment has left the live window it joins at the edge, and a 'resume' record says \
             how many seconds were lost.
 
-            Ends at EXT-X-ENDLIST, once --duration seconds of the stream have played, or on SIGINT/SIGTERM (the engine's end() is \
+            A live playlist whose media sequence goes back (an origin restart) is read on from \
+            its first segment not read yet, and a jump further than the stream could have gone is \
+            taken as a renumbering, not a loss: both are warnings. Segments that left the live \
+            window unread are an error (exit 1).
+
+            Ends at EXT-X-ENDLIST (unlike serve, which opens a live channel again), once --duration seconds of the stream have played, or on SIGINT/SIGTERM (the engine's end() is \
             called and the outputs flushed). Exit status: 0 when the input was read (one without \
             timed ID3 is a warning), 1 when it or a segment could not be read or bytes were skipped \
             as damaged, 2 on a usage error.

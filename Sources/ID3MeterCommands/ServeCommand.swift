@@ -16,13 +16,21 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             CONFIG is a YAML file: 'defaults' (optional) and 'channels', each with a unique \
             'name' and a 'url', and optionally 'headers', 'variant', 'fps', 'ad_model', 'app_id', \
-            'app_name', 'app_version', 'alert_after' (seconds, default 30) and 'live_start'. Each \
+            'app_name', 'app_version', 'alert_after' (seconds, default 30), 'live_start' and 'vod' \
+            (true for a stream meant to end). Each \
             channel is metered exactly as 'id3-meter URL' meters it, with its own engine and frame \
             clock. Records are JSON lines with a 'channel' field. A channel alerts (a record of \
             type 'alert' and a log line) when no Nielsen tag has been delivered for alert_after \
             seconds, when only invalid or placeholder-CID tags arrived for that long, or when its \
             live playlist has not advanced for three target durations; the alert ends when that \
-            is over. A stream that cannot be opened or ends is opened again.
+            is over. A stream that cannot be opened is opened again, after a pause growing to a \
+            minute; so is a live channel whose playlist shows EXT-X-ENDLIST (a packager's glitch \
+            may), resuming after its last delivered tag so that nothing is delivered twice. A \
+            channel with vod: true ends at EXT-X-ENDLIST. A live playlist whose media sequence \
+            goes back (an origin restart) is read on from its first segment not read yet; a jump \
+            further than the stream could have gone is taken as a renumbering, not a loss; both \
+            are said in a record of type 'warning'. Segments that left the window unread count \
+            in id3meter_segments_failed_total.
 
             The HTTP API (--listen): GET /healthz; GET /channels (each channel's state, last tag, \
             counts and alerts, as JSON); PUT /channels/NAME with a channel's JSON adds or replaces \

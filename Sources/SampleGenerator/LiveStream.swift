@@ -23,6 +23,26 @@ public struct LiveStream: Sendable {
     /// Segments that carry no tag, as when an encoder loses its watermark feed.
     public var untagged: Range<Int> = 0..<0
 
+    /// A packager or origin restart at segment `at`: the window starts afresh there, its media
+    /// sequence `shift` from the segments' own numbers (the content, its names and PTS go on),
+    /// and the discontinuity sequence, when given, steps from one value to the other.
+    public struct Restart: Sendable {
+        public var at: Int
+        public var shift: Int
+        public var discontinuitySequence: (before: Int, after: Int)?
+
+        public init(at: Int, shift: Int, discontinuitySequence: (before: Int, after: Int)? = nil) {
+            self.at = at
+            self.shift = shift
+            self.discontinuitySequence = discontinuitySequence
+        }
+    }
+
+    public var restart: Restart?
+    /// While this many segments are published, the playlist shows EXT-X-ENDLIST though the
+    /// stream goes on: a packager's glitch.
+    public var endListGlitch: Range<Int>?
+
     public init(segmentDuration: Double = 2, tagInterval: Double = 1, windowSize: Int = 5, segmentCount: Int? = nil,
                 startPTS: Int64 = 900_000, bitrate: Int = 200_000, timeScale: Double = 1, startDate: Date = Date()) {
         self.segmentDuration = segmentDuration
@@ -78,15 +98,25 @@ public struct LiveStream: Sendable {
 
     public func playlist(at date: Date) -> String {
         let published = publishedCount(at: date)
-        let first = max(0, published - windowSize)
+        var first = max(0, published - windowSize)
+        var sequence = first
+        var discontinuity: Int?
+        if let restart {
+            let after = published > restart.at
+            if after { first = max(first, restart.at) }
+            sequence = first + (after ? restart.shift : 0)
+            discontinuity = restart.discontinuitySequence.map { after ? $0.after : $0.before }
+        }
         var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(Int(segmentDuration.rounded(.up)))",
-                     "#EXT-X-MEDIA-SEQUENCE:\(first)"]
+                     "#EXT-X-MEDIA-SEQUENCE:\(sequence)"]
+        if let discontinuity { lines.append("#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuity)") }
         for index in first..<published {
             let date = startDate.addingTimeInterval(Double(index) * segmentDuration)
             lines += ["#EXT-X-PROGRAM-DATE-TIME:\(ProgramDateTime.format(date))",
                       String(format: "#EXTINF:%.3f,", segmentDuration), "seg\(index).ts"]
         }
         if let count = segmentCount, published >= count { lines.append("#EXT-X-ENDLIST") }
+        if endListGlitch?.contains(published) == true { lines.append("#EXT-X-ENDLIST") }
         return lines.joined(separator: "\n") + "\n"
     }
 

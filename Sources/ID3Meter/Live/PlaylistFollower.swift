@@ -1,3 +1,5 @@
+import DequeModule
+
 /// What following a playlist yields, in media-sequence order.
 public enum PlaylistEvent: Sendable, Equatable {
     /// A segment not seen before.
@@ -6,12 +8,26 @@ public enum PlaylistEvent: Sendable, Equatable {
     case gap(ClosedRange<Int>)
     /// Where following from a checkpoint (`resumeAt`) started, before the first segment.
     case resumed(Resumption)
+    /// The media sequence went back (an encoder or origin restart): the follower reads on from
+    /// the first segment it had not read, `to`, after `from`, the last it had.
+    case sequenceWentBack(from: Int, to: Int)
+    /// The media sequence jumped further than the time since the last reload could have made
+    /// segments, or to segments already read: renumbered, not lost. Read on from `to`.
+    case renumbered(from: Int, to: Int)
+    /// EXT-X-DISCONTINUITY-SEQUENCE went back from `from` to `to`.
+    case discontinuityWentBack(from: Int, to: Int)
 }
 
 /// Follows a media playlist the way RFC 8216 §6.3.4 asks of a client: reload no sooner than
 /// the target duration after the last load began, or half of it after a reload that brought
 /// nothing new; track the sliding window by media sequence so that no segment is yielded twice
 /// and a skipped one is reported; stop at EXT-X-ENDLIST.
+///
+/// Packagers and origins break the rules, so the sequence numbers are checked against the
+/// segments' URIs and the clock: a sequence that went back is read on from the first segment not
+/// read yet (an older copy of the playlist brings none and is waited out); a jump forward is a
+/// gap only when it is no bigger than the time since the last load could have filled and its
+/// first segment is new, else the stream was renumbered and nothing is taken as lost.
 public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration {
     /// The media playlist followed.
     public var location: String
@@ -43,6 +59,9 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
         var next: Int?
         var resuming = resumeAt
         var failures = 0
+        var read = RecentSegments()
+        var lastLoad = clock.now
+        var discontinuity: Int?
         while !Task.isCancelled {
             let loadStarted = clock.now
             if next == nil {
@@ -56,12 +75,22 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
                 if case .atSegment(let sequence) = resumption { next = sequence }
                 await yield(.resumed(resumption))
             }
-            var changed = false
-            if let expected = next, let firstSequence = playlist.segments.first?.mediaSequence, firstSequence > expected {
-                await yield(.gap(expected...(firstSequence - 1)))
-                next = firstSequence
+            if let event = Self.renumbering(expected: next!, playlist, read: read, since: lastLoad.duration(to: loadStarted)) {
+                await yield(event)
+                switch event {
+                case .sequenceWentBack(_, let to), .renumbered(_, let to): next = to
+                case .gap(let sequences): next = sequences.upperBound + 1
+                default: break
+                }
             }
+            lastLoad = loadStarted
+            var changed = false
             for segment in playlist.segments where segment.mediaSequence >= next! {
+                if let previous = discontinuity, segment.discontinuitySequence < previous {
+                    await yield(.discontinuityWentBack(from: previous, to: segment.discontinuitySequence))
+                }
+                discontinuity = segment.discontinuitySequence
+                read.insert(segment)
                 await yield(.segment(segment))
                 next = segment.mediaSequence + 1
                 changed = true
@@ -84,6 +113,25 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
         }
     }
 
+    /// What a reloaded `playlist` says of the sequence, when it is not the next one expected:
+    /// a gap, a step back, or a renumbering (see the type's comment); `nil` when it goes on as it
+    /// should, or is an older copy with nothing new. `elapsed` is the time since the load before.
+    static func renumbering(expected: Int, _ playlist: MediaPlaylist, read: RecentSegments, since elapsed: Duration) -> PlaylistEvent? {
+        guard let first = playlist.segments.first, let last = playlist.segments.last else { return nil }
+        let unread = playlist.segments.first { !read.contains($0) }
+        if last.mediaSequence < expected - 1 {
+            return unread.map { .sequenceWentBack(from: expected - 1, to: $0.mediaSequence) }
+        }
+        guard first.mediaSequence > expected else { return nil }
+        // A segment lasts at least its shortest EXTINF here; one more for the edge that moved as the load began.
+        let shortest = max(playlist.segments.map(\.duration).min() ?? playlist.targetDuration, 0.1)
+        let possible = Int((elapsed.seconds / shortest).rounded(.up)) + playlist.segments.count + 1
+        if first.mediaSequence - expected > possible || read.contains(first) {
+            return .renumbered(from: expected - 1, to: unread?.mediaSequence ?? last.mediaSequence + 1)
+        }
+        return .gap(expected...(first.mediaSequence - 1))
+    }
+
     /// Where to pick up from segment `sequence`, given the playlist and where a plain join
     /// would start; `nil` while the playlist lists nothing to tell by.
     static func resumption(at sequence: Int, joining join: Int, _ playlist: MediaPlaylist) -> Resumption? {
@@ -96,4 +144,23 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
         let unlisted = Double(max(0, first - lost.lowerBound)) * playlist.targetDuration
         return .atLiveEdge(lost: lost, seconds: listed + unlisted)
     }
+}
+
+/// The last segments read, by URI and byte range: what tells a renumbered segment from a new
+/// one, whatever number it carries. Bounded.
+struct RecentSegments: Sendable {
+    private var set: Set<String> = []
+    private var order: Deque<String> = []
+    private let capacity = 4_096
+
+    func contains(_ segment: Segment) -> Bool { set.contains(Self.key(segment)) }
+
+    mutating func insert(_ segment: Segment) {
+        let key = Self.key(segment)
+        guard set.insert(key).inserted else { return }
+        order.append(key)
+        if order.count > capacity { set.remove(order.removeFirst()) }
+    }
+
+    private static func key(_ segment: Segment) -> String { segment.byteRange.map { "\(segment.uri) \($0)" } ?? segment.uri }
 }

@@ -90,7 +90,18 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 yield(.resumed(resumption))
             case .gap(let sequences):
                 yield(.failure(InputFailure(source: input, reason:
-                    "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched")))
+                    "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched",
+                    cause: SegmentsLost(sequences: sequences))))
+            case .sequenceWentBack(let from, let to):
+                yield(.warning(InputFailure(source: input, reason:
+                    "the media sequence went back from \(from) to \(to) (an encoder or origin restart?): reading on from segment \(to); "
+                    + "a tag already delivered is not delivered again")))
+            case .renumbered(let from, let to):
+                yield(.warning(InputFailure(source: input, reason:
+                    "the media sequence jumped from \(from) further than the stream could have gone, or to segments already read: "
+                    + "renumbered, nothing taken as lost; reading on from segment \(to)")))
+            case .discontinuityWentBack(let from, let to):
+                yield(.warning(InputFailure(source: input, reason: "EXT-X-DISCONTINUITY-SEQUENCE went back from \(from) to \(to)")))
             case .segment(let segment):
                 // Probing the video touches decoder code and memory; only when the variant declares no rate.
                 let probe = !opened && !FrameRateChoice.allowedRates.contains(resolved.variant?.frameRate ?? 0)

@@ -5,8 +5,9 @@ import Foundation
 /// meter resumed (`--state`), or records an output had to drop. Decodable too: a restarted
 /// meter reads its records back to know what it delivered.
 public struct MeterRecord: Codable, Sendable, Equatable {
-    /// A delivery (`send_id3`), an engine event, an alert, a resumption, or records lost by an output.
-    public enum Kind: String, Codable, Sendable { case sendID3 = "send_id3", event, alert, resume, loss }
+    /// A delivery (`send_id3`), an engine event, an alert, a resumption, records lost by an
+    /// output, or a warning about a channel's stream (`serve`: its sequence went back, say).
+    public enum Kind: String, Codable, Sendable { case sendID3 = "send_id3", event, alert, resume, loss, warning }
 
     public var type: Kind
     /// Unix epoch seconds when the call was made.
@@ -54,6 +55,11 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     /// The record of an engine event reported at `date`.
     public static func event(_ event: EngineEvent, at date: Date) -> MeterRecord {
         MeterRecord(type: .event, sentAt: date.timeIntervalSince1970, event: event.code, message: event.description)
+    }
+
+    /// A warning about `channel`'s stream, in words.
+    public static func warning(_ message: String, channel: String, at date: Date) -> MeterRecord {
+        MeterRecord(type: .warning, sentAt: date.timeIntervalSince1970, message: message, channel: channel)
     }
 
     /// The record of `change` on `channel`, at `date`, with `message` saying why in words.

@@ -17,6 +17,9 @@ public struct ChannelConfig: Sendable, Equatable {
     public var alertAfter = 30.0
     /// Segments back from the live edge to join at.
     public var liveStart = 3
+    /// The stream is meant to end (`vod: true`): at EXT-X-ENDLIST the channel ends. A live
+    /// channel's stream is opened again instead, in case the ENDLIST was a packager's glitch.
+    public var isVOD = false
 
     public init(name: String, url: String) {
         self.name = name

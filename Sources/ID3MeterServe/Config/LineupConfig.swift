@@ -87,7 +87,7 @@ private struct FieldReader {
     let file: String
 
     static let channelFields: Set<String> = ["name", "url", "headers", "variant", "fps", "ad_model", "app_id", "app_name",
-                                             "app_version", "alert_after", "live_start"]
+                                             "app_version", "alert_after", "live_start", "vod"]
 
     func error(_ node: Node?, _ field: String?, _ reason: String) -> ConfigError {
         ConfigError(file: file, line: node?.mark?.line, field: field, reason: reason)
@@ -174,6 +174,12 @@ private struct FieldReader {
             case "app_version": channel.appInfo.appVersion = try text()
             case "alert_after": channel.alertAfter = try number(in: 1...86_400)
             case "live_start": channel.liveStart = Int(try number(in: 1...1_000))
+            case "vod":
+                switch try text() {
+                case "true", "yes": channel.isVOD = true
+                case "false", "no": channel.isVOD = false
+                default: throw error(value, field, "must be true or false")
+                }
             default: break
             }
         }

@@ -8,8 +8,10 @@ import Synchronization
 /// it, with an engine of its own, a tag-loss watch and its status. A stream that cannot be
 /// opened is tried again after a pause that grows to a minute: a line-up is metered around the
 /// clock. (A live stream that stops answering is not that: its playlist is reloaded until it
-/// answers again.) The engine lives as long as the channel, so a tag delivered before a retry
-/// is not delivered again after it.
+/// answers again.) A live channel whose playlist shows EXT-X-ENDLIST is opened again the same
+/// way, resuming after its last delivered tag (an ENDLIST may be a packager's glitch); only a
+/// channel configured `vod: true` ends there. The engine lives as long as the channel, so a tag
+/// delivered before a retry is not delivered again after it.
 public final class ChannelRun: Sendable {
     public let config: ChannelConfig
     /// The last delivery a previous run recorded (`--state`): the first run resumes after it.
@@ -19,6 +21,8 @@ public final class ChannelRun: Sendable {
         var watch: TagLossWatch
         var status: ChannelStatus
         var timeline: TimelineRecorder
+        /// The last delivery: where a reopened stream resumes.
+        var lastDelivery: ResumePoint?
     }
 
     /// The live page shows a channel's last hour, and the details of its latest tags.
@@ -84,27 +88,37 @@ public final class ChannelRun: Sendable {
     private func meter() async {
         let engine = ReferenceEngine(appInfo: config.appInfo, outputs: [ChannelOutput(run: self)],
                                      logger: logger.with(channel: config.name))
-        let meter = StreamMeter(input: config.url, session: MeteringSession(channelName: config.name, adModel: config.adModel),
-                                scanner: Scanner(variant: config.variant, fetcher: fetcher), liveStart: config.liveStart,
-                                frameRateOption: config.fps, resume: resume)
+        var resume = self.resume
         var pause = 1.0
         while !Task.isCancelled {
+            let meter = StreamMeter(input: config.url, session: MeteringSession(channelName: config.name, adModel: config.adModel),
+                                    scanner: Scanner(variant: config.variant, fetcher: fetcher), liveStart: config.liveStart,
+                                    frameRateOption: config.fps, resume: resume)
             let opened = Mutex(false)
-            await meter.run(engine: engine, playback: { self.played($0) }, watch: { [weak self] event in
+            let delivered = await meter.run(engine: engine, playback: { self.played($0) }, watch: { [weak self, resume] event in
                 if case .opened = event { opened.withLock { $0 = true } }
-                self?.observe(event)
+                self?.observe(event, resumingFrom: resume)
             })
             guard !Task.isCancelled else { break }
-            guard !opened.withLock({ $0 }) else {
+            if delivered > 0 { pause = 1 }
+            if opened.withLock({ $0 }) {
                 state.withLock { $0.status.state = .ended }
-                logger.notice("channel \(config.name): its stream ended")
-                break
+                guard !config.isVOD else {
+                    logger.notice("channel \(config.name): its stream ended")
+                    break
+                }
+                logger.warning("""
+                    channel \(config.name): its live stream showed EXT-X-ENDLIST; opening it again in \(Int(pause)) s, \
+                    after its last delivered tag (a channel meant to end is configured vod: true)
+                    """)
+                resume = state.withLock { $0.lastDelivery } ?? resume
+            } else {
+                state.withLock {
+                    $0.status.state = .failed
+                    $0.status.restarts += 1
+                }
+                logger.warning("channel \(config.name): its stream could not be opened; trying again in \(Int(pause)) s")
             }
-            state.withLock {
-                $0.status.state = .failed
-                $0.status.restarts += 1
-            }
-            logger.warning("channel \(config.name): its stream could not be opened; trying again in \(Int(pause)) s")
             try? await clock.sleep(for: .seconds(pause))
             pause = min(pause * 2, 60)
         }
@@ -120,7 +134,7 @@ public final class ChannelRun: Sendable {
         }
     }
 
-    private func observe(_ event: MediaEvent) {
+    private func observe(_ event: MediaEvent, resumingFrom resume: ResumePoint?) {
         let at = now
         // On the page's axis: PROGRAM-DATE-TIME where the stream has it, else when the tag was read.
         var date: Date?
@@ -130,7 +144,7 @@ public final class ChannelRun: Sendable {
             switch event {
             case .opened(let info):
                 state.watch.opened(isLive: info.isLive, targetDuration: info.targetDuration, at: at)
-                if state.status.state == .failed { state.status.state = .joining }
+                if state.status.state == .failed || state.status.state == .ended { state.status.state = .joining }
             case .segment:
                 state.watch.segmentRead(at: at)
                 state.status.segmentsRead += 1
@@ -138,6 +152,9 @@ public final class ChannelRun: Sendable {
                 if failure.segment != nil {
                     state.status.segmentsFailed += 1
                     metrics.segmentsFailed.increment()
+                } else if let lost = failure.cause as? SegmentsLost {
+                    state.status.segmentsFailed += lost.sequences.count
+                    metrics.segmentsFailed.increment(by: lost.sequences.count)
                 } else if failure.cause is PlaylistReloadError {
                     state.status.playlistReloadFailures += 1
                     metrics.reloadFailures.increment()
@@ -150,6 +167,10 @@ public final class ChannelRun: Sendable {
             let record = MeterRecord.resume(resumption, from: resume, at: Date())
             logger.notice("channel \(config.name): \(record.message ?? "")")
             write(record)
+        }
+        if case .warning(let warning) = event {
+            logger.warning("channel \(config.name): \(warning)")
+            write(.warning(warning.reason, channel: config.name, at: Date()))
         }
         if case .segment = event { check() }
     }
@@ -171,6 +192,7 @@ public final class ChannelRun: Sendable {
         guard let payload = record.payload, let tag = NielsenTag(owner: payload) else { return }
         let at = now
         state.withLock { state in
+            state.lastDelivery = ResumePoint(record) ?? state.lastDelivery
             state.watch.delivered(tag, at: at)
             state.status.delivered += 1
             state.status.lastTag = Date(timeIntervalSince1970: record.sentAt)
