@@ -19,7 +19,7 @@ extension ID3MeterCommand {
         } catch {
             let code = ID3MeterCommand.exitCode(for: error)
             if code == .validationFailure {
-                FileHandle.standardError.write(Data((ID3MeterCommand.fullMessage(for: error) + "\n").utf8))
+                printError(ID3MeterCommand.fullMessage(for: error))
                 Foundation.exit(2)
             }
             ID3MeterCommand.exit(withError: error)

@@ -147,17 +147,21 @@ struct MeterCommand: AsyncParsableCommand {
     }
 }
 
-/// Runs `work`, cancelling it on SIGINT or SIGTERM, so that it can end cleanly. The handlers
-/// are in place before the work starts: a signal in between would otherwise be ignored.
-func withSignalsCancelling(_ work: @escaping @Sendable () async -> Void) async throws {
+/// Runs `work`, cancelling it on SIGINT or SIGTERM, so that it can end cleanly; the signal that
+/// came, if one did. The handlers are in place before the work starts: a signal in between would
+/// otherwise be ignored. `onSignal` runs at the signal too (to stop blocking reads).
+@discardableResult
+func withSignalsCancelling(onSignal: @escaping @Sendable () -> Void = {}, _ work: @escaping @Sendable () async -> Void) async throws
+    -> Int32? {
     let task = Mutex<Task<Void, Never>?>(nil)
-    let cancelled = Mutex(false)
+    let caught = Mutex<Int32?>(nil)
     let sources = [SIGINT, SIGTERM].map { signalNumber in
         // Ignored first, so that only the dispatch source sees it, as libdispatch requires.
         signal(signalNumber, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: signalNumber)
         source.setEventHandler {
-            cancelled.withLock { $0 = true }
+            caught.withLock { $0 = $0 ?? signalNumber }
+            onSignal()
             task.withLock { $0?.cancel() }
         }
         source.resume()
@@ -165,9 +169,10 @@ func withSignalsCancelling(_ work: @escaping @Sendable () async -> Void) async t
     }
     let running = Task { await work() }
     task.withLock { $0 = running }
-    if cancelled.withLock({ $0 }) { running.cancel() }
+    if caught.withLock({ $0 }) != nil { running.cancel() }
     await running.value
     sources.forEach { $0.cancel() }
+    return caught.withLock { $0 }
 }
 
 enum OutputStyle: String, ExpressibleByArgument, CaseIterable {

@@ -25,14 +25,14 @@ final class ProgressDisplay: Sendable {
         timer.withLock {
             $0?.cancel()
             $0 = nil
-            FileHandle.standardError.write(Data(Self.clearLine.utf8))
+            _ = LineWriter.appendWhole(Array(Self.clearLine.utf8), to: STDERR_FILENO)
         }
     }
 
     fileprivate func around(_ write: () -> Void) {
         timer.withLock { running in
             guard running != nil else { return write() }
-            FileHandle.standardError.write(Data(Self.clearLine.utf8))
+            _ = LineWriter.appendWhole(Array(Self.clearLine.utf8), to: STDERR_FILENO)
             write()
             draw()
         }
@@ -50,7 +50,7 @@ final class ProgressDisplay: Sendable {
             let left = Int(Double(snapshot.bytesKnown - snapshot.bytesRead) / 1_048_576 / rate)
             line += String(format: "  ETA %d:%02d", left / 60, left % 60)
         }
-        FileHandle.standardError.write(Data((Self.clearLine + line).utf8))
+        _ = LineWriter.appendWhole(Array((Self.clearLine + line).utf8), to: STDERR_FILENO)
     }
 }
 

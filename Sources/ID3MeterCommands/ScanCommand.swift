@@ -5,6 +5,7 @@ import Glibc
 #endif
 import ID3Meter
 import Logging
+import Synchronization
 
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,6 +32,11 @@ struct ScanCommand: AsyncParsableCommand {
             PTS discontinuities, segments without a tag, inputs that could not be read. As \
             FILE.html it is one self-contained page: the summary, then each source's tags on a \
             timeline (gaps shaded, breaks and tagless segments marked, details on click).
+
+            SIGINT or SIGTERM stops the scan: the inputs being read stop where they are, no other \
+            is started, and the records, the summary and a report of what was read (marked \
+            incomplete) are written; exit status 130 or 143. The report file is written whole at \
+            the end, never left empty or half-written.
 
             Exit status: 0 when every input was read (one without timed ID3, or a recording cut \
             short, is a warning), 1 when any input or segment could not be read or bytes were \
@@ -88,10 +94,6 @@ struct ScanCommand: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .error
         LibAVLog.route(to: logger, verbose: verbose)
 
-        // Truncated only now, once the whole command line is valid, and before any work.
-        if let report, report != "-", !FileManager.default.createFile(atPath: report, contents: nil) {
-            throw ValidationError("cannot write --report \(report)")
-        }
         let progress = ScanProgress()
         let scanner = Scanner(variant: fetch.variant, fetcher: fetch.fetcher, progress: progress)
         let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
@@ -101,32 +103,47 @@ struct ScanCommand: AsyncParsableCommand {
 
         // The HTML report draws every tag: its builders record timelines, sharing one budget of details.
         let timelines = report.map(reportFormat(for:)) == .html ? DetailBudget(limit: Self.detailedTags) : nil
-        var summary = ScanSummary()
-        var qa = QAReport()
+        let results = ScanResults()
         let expansion = await InputExpansion.expand(inputs, scanner: scanner)
         for failure in expansion.failures {
-            summary.count(.failure(failure))
             Console.error("\(failure)")
             var builder = SourceReportBuilder(source: failure.source)
             builder.add(.failure(failure))
-            qa.add(builder.report)
+            var counted = ScanSummary()
+            counted.count(.failure(failure))
+            results.add(counted, builder.report)
         }
-        let all = all, listingFindings = report != nil
+        let all = all, listingFindings = report != nil, unordered = unordered
         let namingSources = expansion.inputs.count > 1
         let streaming = unordered ? nil : output
-        await BatchScan(scanner: scanner, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, ordered: !unordered).run(expansion.inputs) { index, input in
-            InputCollector(index: index, input: input, writer: recordFormat?.makeWriter(namingSources: namingSources), allFrames: all,
-                           output: streaming, timeline: timelines.map { TimelineRecorder(details: .budget($0)) }, listingFindings: listingFindings)
-        } deliver: { index, outcome in
-            summary.merge(outcome.summary)
-            qa.add(outcome.report)
-            display.writing { outcome.errors.forEach(printError) }
-            output.finish(index, outcome.records)
+        let batch = BatchScan(scanner: scanner, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, ordered: !unordered)
+        let inputs = expansion.inputs
+        let interrupt = scanner.fetcher.interrupt
+        let caught = try await withSignalsCancelling(onSignal: { interrupt.cancel() }) {
+            await batch.run(inputs) { index, input in
+                InputCollector(index: index, input: input, writer: recordFormat?.makeWriter(namingSources: namingSources), allFrames: all,
+                               output: streaming, timeline: timelines.map { TimelineRecorder(details: .budget($0)) },
+                               listingFindings: listingFindings)
+            } deliver: { index, outcome in
+                results.add(outcome.summary, outcome.report)
+                display.writing { outcome.errors.forEach(printError) }
+                output.finish(index, outcome.records)
+            }
         }
         display?.stop()
         output.flush()
+        var (summary, qa) = results.taken
+        if let caught {
+            let read = qa.sources.count - expansion.failures.count
+            qa.incomplete = "the scan was stopped by \(caught == SIGINT ? "SIGINT" : "SIGTERM") after \(read) of "
+                + "\(expansion.inputs.count) input\(expansion.inputs.count == 1 ? "" : "s") (the last ones cut short)"
+        }
         if let report { try write(qa, to: report) }
         if !quiet { summary.lines.forEach(printError) }
+        if let caught {
+            printError("stopped by \(caught == SIGINT ? "SIGINT" : "SIGTERM"): \(qa.incomplete ?? "")")
+            throw ExitCode(128 + caught)
+        }
         if strict, !qa.passed { throw ExitCode(3) }
         if summary.failures > 0 { throw ExitCode.failure }
     }
@@ -151,7 +168,7 @@ struct ScanCommand: AsyncParsableCommand {
         case .text: qa.text()
         }
         if destination == "-" {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            _ = LineWriter.appendWhole(Array(text.utf8), to: STDOUT_FILENO)
         } else {
             try text.write(toFile: destination, atomically: true, encoding: .utf8)
         }
@@ -168,8 +185,24 @@ extension VariantChoice: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument) }
 }
 
+/// One line on stderr, written whole with `write(2)`: `FileHandle.write` traps when stderr is a
+/// file on a full disk, and a message is not worth the process.
 func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    _ = LineWriter.appendWhole(Array((line + "\n").utf8), to: STDERR_FILENO)
+}
+
+/// What a scan has found so far: its inputs' summaries and reports, added as each is delivered.
+private final class ScanResults: Sendable {
+    private let found = Mutex((ScanSummary(), QAReport()))
+
+    func add(_ summary: ScanSummary, _ report: SourceReport) {
+        found.withLock { found in
+            found.0.merge(summary)
+            found.1.add(report)
+        }
+    }
+
+    var taken: (ScanSummary, QAReport) { found.withLock { $0 } }
 }
 
 /// One input's records, formatted, with its report and counts: built on the scanning thread.

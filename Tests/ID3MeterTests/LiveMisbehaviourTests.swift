@@ -81,21 +81,22 @@ struct LiveMisbehaviourTests {
             """.write(to: config, atomically: true, encoding: .utf8)
         let (process, out, err) = try Command.launch(["serve", config.path, "--listen", "127.0.0.1:0"])
         defer { if process.isRunning { process.terminate() } }
-        var lines: [[String: Any]] = []
+        let reader = RecordReader(out)
         func pts(_ record: [String: Any]) -> Int64 { (record["pts"] as? NSNumber)?.int64Value ?? 0 }
         // Segment 12 is past the glitch and the restart on both channels.
         let past = 900_000 + 12 * 90_000
         var through: Set<String> = []
-        ServeCommandTests.read(out, into: &lines) { record in
+        reader.read { record in
             if record["type"] as? String == "send_id3", pts(record) > past, let channel = record["channel"] as? String {
                 through.insert(channel)
             }
             return through.isSuperset(of: ["glitchy", "restarted"])
         }
         kill(process.processIdentifier, SIGTERM)
-        ServeCommandTests.read(out, into: &lines) { _ in false }
+        reader.read { _ in false }
         process.waitUntilExit()
         let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = reader.records
         #expect(process.terminationStatus == 0)
 
         for (name, channel) in [("glitchy", glitchy), ("restarted", restarted), ("ending", ending)] {

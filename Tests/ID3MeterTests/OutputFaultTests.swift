@@ -41,23 +41,23 @@ struct OutputFaultTests {
         let (process, out, err) = try Command.launch(arguments(disk.folder, collector.url))
         defer { if process.isRunning { process.terminate() } }
         let api = metrics ? ServeCommandTests.apiAddress(from: err).address : nil
-        var lines: [[String: Any]] = []
+        let reader = RecordReader(out)
         var delivered = 0
         /// Counts deliveries as they are read (the lines themselves are being appended to).
         func sends(_ record: [String: Any]) -> Int {
             if record["type"] as? String == "send_id3" { delivered += 1 }
             return delivered
         }
-        ServeCommandTests.read(out, into: &lines) { sends($0) >= 4 }
+        reader.read { sends($0) >= 4 }
         disk.fill()
         var failing: Set<String> = []
-        ServeCommandTests.read(out, into: &lines) { record in
+        reader.read { record in
             _ = sends(record)
             for output in ["--output", "collector"] where Self.isAlert(record, output: output, active: true) { failing.insert(output) }
             return failing.count == 2
         }
         let whileFull = delivered
-        ServeCommandTests.read(out, into: &lines) { sends($0) >= whileFull + 6 }
+        reader.read { sends($0) >= whileFull + 6 }
         if let api {
             let samples = ServeCommandTests.samples(try await ServeCommandTests.request("GET", "\(api)/metrics").body)
             let file = arguments(disk.folder, collector.url).first { $0.hasSuffix("records.jsonl") } ?? ""
@@ -66,15 +66,15 @@ struct OutputFaultTests {
         }
         disk.free()
         var recovered: Set<String> = []
-        ServeCommandTests.read(out, into: &lines) { record in
+        reader.read { record in
             _ = sends(record)
             for output in ["--output", "collector"] where Self.isAlert(record, output: output, active: false) { recovered.insert(output) }
             return recovered.count == 2
         }
         let afterwards = delivered
-        ServeCommandTests.read(out, into: &lines) { sends($0) >= afterwards + 4 }
+        reader.read { sends($0) >= afterwards + 4 }
         kill(process.processIdentifier, signal)
-        ServeCommandTests.read(out, into: &lines) { _ in false }
+        reader.read { _ in false }
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
 
@@ -82,6 +82,7 @@ struct OutputFaultTests {
         let fileRecords = text.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(fileRecords.allSatisfy { $0 != nil }, "every line of the records file is a whole record")
         #expect(text.hasSuffix("\n"))
+        let lines = reader.records
         let stdoutSends = Self.sends(lines)
         #expect(Self.sends(fileRecords.compactMap { $0 }) == stdoutSends, "the file has every delivery, in order, once")
         let collected = collector.batches.values.flatMap { $0 }.filter { $0.payload != nil }

@@ -10,7 +10,7 @@ import Glibc
 /// again (ENOSPC, EDQUOT, EIO, a read-only remount, a full pipe). What is held is bounded: past
 /// `holdLimit` bytes the oldest held lines are dropped and counted, so a loss is said, not silent.
 /// Not thread-safe: its owner serialises the calls.
-final class LineWriter {
+package final class LineWriter {
     struct Line {
         var bytes: [UInt8]
         var sentAt: Double
@@ -26,7 +26,7 @@ final class LineWriter {
 
     /// Appends `bytes` whole to `descriptor`, or leaves it as it was (a regular file is cut
     /// back to its size before the call); the errno of the refusal otherwise.
-    static func appendWhole(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+    package static func appendWhole(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
         let start = lseek(descriptor, 0, SEEK_END)
         var done = 0
         while done < bytes.count {

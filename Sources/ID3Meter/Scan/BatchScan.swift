@@ -10,7 +10,8 @@ package protocol ScanCollector: SendableMetatype {
 
 /// Scans many inputs at once, `jobs` at a time, each in a task of its own. Outcomes come in
 /// input order, or as inputs finish when `ordered` is off. One input failing never stops the
-/// others. With fewer inputs than jobs, the cores to spare read a big local MPEG-TS file in
+/// others; cancelling the task starts no further input (those in progress end as their reads
+/// see it), and every input started is delivered. With fewer inputs than jobs, the cores to spare read a big local MPEG-TS file in
 /// blocks, each block's events collected by the thread that read it (`BlockwiseFileScan`);
 /// any other input's events are collected on a thread beside the one reading it.
 package struct BatchScan: Sendable {
@@ -52,7 +53,7 @@ package struct BatchScan: Sendable {
             var waiting: [Int: Collector.Outcome] = [:]
             var nextToDeliver = 0
             for await (index, outcome) in group {
-                if started < inputs.count { startNext() }
+                if started < inputs.count, !Task.isCancelled { startNext() }
                 guard ordered else {
                     deliver(index, outcome)
                     continue

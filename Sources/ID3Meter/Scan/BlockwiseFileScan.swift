@@ -21,6 +21,8 @@ struct BlockwiseFileScan {
     let input: String
     let workers: Int
     let progress: ScanProgress?
+    /// Cancelled when the scan is to stop: every block read then ends at its next chunk.
+    var interrupt: Interrupt?
     /// Events a block may hold while it waits for its turn (a dense block has about 1,500);
     /// a block with more, a stream of nothing but tags, is read again in order instead, so that
     /// what waits stays bounded whatever the stream holds.
@@ -146,7 +148,8 @@ struct BlockwiseFileScan {
         /// Feeds bytes `from..<to` of the file to `feed`; the error, if the read fails.
         mutating func read(_ scan: BlockwiseFileScan, _ from: Int, _ to: Int, _ feed: (UnsafeBufferPointer<UInt8>) -> Void) -> FetchError? {
             do throws(FetchError) {
-                try LocalFile.read(scan.input, range: ByteRange(offset: from, length: to - from), limit: .max, resource: .input) { chunk in
+                try LocalFile.read(scan.input, range: ByteRange(offset: from, length: to - from), limit: .max, resource: .input,
+                                   interrupt: scan.interrupt) { chunk in
                     bytes += chunk.count
                     scan.progress?.update(scan.input, bytes: Int64(bytes))
                     feed(chunk)
@@ -246,14 +249,16 @@ struct BlockwiseFileScan {
             for overlap in overlaps {
                 let lead = max(first - overlap, 0)
                 extractor = TransportStreamExtractor(origin: TagOrigin(source: input), startingAt: Int64(lead))
-                try LocalFile.read(input, range: ByteRange(offset: lead, length: first - lead), limit: .max, resource: .input) { chunk in
+                try LocalFile.read(input, range: ByteRange(offset: lead, length: first - lead), limit: .max, resource: .input,
+                                   interrupt: interrupt) { chunk in
                     extractor.skim(chunk)
                 }
                 if extractor.hasSettled || lead == 0 { break }
             }
             block.start = extractor
             var overflowed = false
-            try LocalFile.read(input, range: ByteRange(offset: first, length: boundaries[index + 1] - first), limit: .max, resource: .input) { chunk in
+            try LocalFile.read(input, range: ByteRange(offset: first, length: boundaries[index + 1] - first), limit: .max, resource: .input,
+                               interrupt: interrupt) { chunk in
                 guard !overflowed else { return }
                 extractor.feed(chunk) { block.events.append($0) }
                 overflowed = block.events.count > maximumEvents

@@ -63,7 +63,8 @@ public struct Scanner: Sendable {
             opened?(prefix)
             prefix.withUnsafeBufferPointer { extractor.feed($0, emit: emit) }
             progress?.update(input, bytes: Int64(prefix.count))
-            let scan = BlockwiseFileScan(input: input, workers: blockWorkers, progress: progress)
+            var scan = BlockwiseFileScan(input: input, workers: blockWorkers, progress: progress)
+            scan.interrupt = fetcher.interrupt
             await scan.run(boundaries: boundaries, extractor: &extractor, alreadyRead: prefix.count, emit: emit)
             return
         }
@@ -130,7 +131,7 @@ public struct Scanner: Sendable {
         var prefix: [UInt8] = []
         let length = StreamProbe.prefixBytes
         guard (try? LocalFile.read(input, range: ByteRange(offset: 0, length: length), limit: length, resource: .input,
-                                   consume: { prefix.append(contentsOf: $0) })) != nil,
+                                   interrupt: fetcher.interrupt, consume: { prefix.append(contentsOf: $0) })) != nil,
               MediaForm.sniff(prefix) == .transportStream, let first = TransportStreamSync.offset(in: prefix) else { return nil }
         return (BlockwiseFileScan.boundaries(size: size, firstPacket: first, read: prefix.count), prefix)
     }

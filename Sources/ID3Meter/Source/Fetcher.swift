@@ -87,7 +87,7 @@ public struct Fetcher: Sendable {
             try await HTTPTransport(ioTimeout: ioTimeout, headers: headers)
                 .read(location, range: range, limit: limit, resource: resource, deadline: deadline, consume: consume)
         case .file:
-            try LocalFile.read(location, range: range, limit: limit, resource: resource, consume: consume)
+            try LocalFile.read(location, range: range, limit: limit, resource: resource, interrupt: interrupt, consume: consume)
         case .stream:
             try readStream(location, range: range, limit: limit, resource: resource, deadline: deadline, consume: consume)
         }

@@ -22,7 +22,9 @@ enum LocalFile {
         return Int(status.st_size)
     }
 
-    static func read(_ location: String, range: ByteRange?, limit: Int, resource: FetchLimits.Resource,
+    /// Reads until the end (of `range`), or until `interrupt` is cancelled (a scan stopped by a
+    /// signal), checked between chunks.
+    static func read(_ location: String, range: ByteRange?, limit: Int, resource: FetchLimits.Resource, interrupt: Interrupt?,
                      consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(FetchError) {
         let path = path(of: location)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -37,6 +39,7 @@ enum LocalFile {
         defer { buffer.deallocate() }
         var total = 0
         while total < wanted {
+            if interrupt?.isCancelled == true { throw .cancelled }
             let room = min(buffer.count, wanted - total)
             let got = Glibc.read(descriptor, buffer.baseAddress, room)
             if got < 0, errno == EINTR { continue }

@@ -30,8 +30,11 @@ public struct QAReport: Encodable, Sendable {
 
     public private(set) var sources: [SourceReport] = []
     public private(set) var total = Totals()
+    /// Why the report covers less than was asked (a scan stopped by a signal), in words; `nil`
+    /// when it is whole.
+    public var incomplete: String?
 
-    enum CodingKeys: String, CodingKey { case sources, total, failedChecks = "failed_checks" }
+    enum CodingKeys: String, CodingKey { case sources, total, failedChecks = "failed_checks", incomplete }
 
     /// An empty report: add each source's report with `add(_:)`.
     public init() {}
@@ -73,6 +76,7 @@ public struct QAReport: Encodable, Sendable {
         try container.encode(sources, forKey: .sources)
         try container.encode(total, forKey: .total)
         try container.encode(failedChecks, forKey: .failedChecks)
+        try container.encodeIfPresent(incomplete, forKey: .incomplete)
     }
 
     /// The report as pretty-printed JSON with sorted keys, the form `--report FILE.json` writes.

@@ -6,6 +6,7 @@ extension QAReport {
     /// The report for people: totals, the checks, then each source's findings.
     public func text() -> String {
         var lines = ["Nielsen ID3 tag QA report"]
+        if let incomplete { lines.append("INCOMPLETE: \(incomplete)") }
         for source in sources {
             lines.append("")
             lines.append("== \(source.source)")

@@ -67,3 +67,31 @@ enum Command {
                       stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
+
+/// A child's JSON lines as they come, read from its pipe without losing any: the bytes after the
+/// line a wait stopped at are kept for the next wait.
+final class RecordReader {
+    private let pipe: Pipe
+    private var pending = Data()
+    /// Every record read so far, in order.
+    private(set) var records: [[String: Any]] = []
+
+    init(_ pipe: Pipe) { self.pipe = pipe }
+
+    /// Reads until `done` holds for a record (the records before it and it are in `records`), or
+    /// the pipe ends.
+    func read(until done: ([String: Any]) -> Bool) {
+        while true {
+            while let newline = pending.firstIndex(of: 0x0A) {
+                let line = pending[pending.startIndex..<newline]
+                pending = Data(pending[(newline + 1)...])
+                guard let record = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
+                records.append(record)
+                if done(record) { return }
+            }
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { return }
+            pending += chunk
+        }
+    }
+}

@@ -6,7 +6,7 @@ extension QAReport {
     /// was built without one show their summary alone).
     public func html(generated: Date = Date()) -> String {
         let page = Page(version: ID3MeterVersion.current, generated: ProgramDateTime.format(generated), total: total,
-                        failedChecks: failedChecks, sources: sources.map(Page.Source.init))
+                        failedChecks: failedChecks, sources: sources.map(Page.Source.init), incomplete: incomplete)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -58,7 +58,8 @@ extension QAReport {
         var total: Totals
         var failedChecks: [String: [String]]
         var sources: [Source]
+        var incomplete: String?
 
-        enum CodingKeys: String, CodingKey { case version, generated, total, failedChecks = "failed_checks", sources }
+        enum CodingKeys: String, CodingKey { case version, generated, total, failedChecks = "failed_checks", sources, incomplete }
     }
 }

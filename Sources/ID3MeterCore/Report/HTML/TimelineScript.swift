@@ -245,6 +245,7 @@ enum TimelineScript {
     root.append(html("header", {},
       html("h1", {}, "Nielsen tag QA report"),
       html("p", {}, `${total.sources} source${total.sources === 1 ? "" : "s"}, ${total.nielsen_tags} Nielsen tags (${total.valid_tags} valid), written by id3-meter ${report.version} on ${report.generated}.`),
+      ...(report.incomplete ? [html("p", { class: "verdict fail" }, `Incomplete: ${report.incomplete}.`)] : []),
       html("p", { class: failed.length ? "verdict fail" : "verdict pass" }, failed.length ? `Checks failed: ${failed.map(name => name.replace(/_/g, " ")).join(", ")}.` : "Every check passed."),
       legend()));
     const table = html("table", { class: "summary" },
