@@ -65,8 +65,8 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
         while !Task.isCancelled {
             let loadStarted = clock.now
             if next == nil {
-                let join = playlist.hasEndList ? playlist.mediaSequence
-                    : playlist.mediaSequence + max(0, playlist.segments.count - max(liveStart, 1))
+                let listed = playlist.skippedSegments + playlist.segments.count
+                let join = playlist.hasEndList ? playlist.mediaSequence : playlist.mediaSequence + max(0, listed - max(liveStart, 1))
                 next = join
             }
             // Decided on the first playlist that lists a segment to tell by.
@@ -100,7 +100,14 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
             try? await clock.sleep(until: loadStarted.advanced(by: changed ? target : target / 2), tolerance: nil)
             while !Task.isCancelled {
                 do {
-                    playlist = try await scanner.loadMediaPlaylist(location, targetDuration: playlist.targetDuration)
+                    // Only what is new is made, once where to start is known; a sequence that
+                    // went back needs the whole list to find what was not read.
+                    let floor = resuming == nil ? next : nil
+                    playlist = try await scanner.loadMediaPlaylist(location, targetDuration: playlist.targetDuration,
+                                                                   keeping: floor.map { .from($0) } ?? .all)
+                    if let floor, playlist.skippedSegments > 0, let last = playlist.lastSequence, last < floor - 1 {
+                        playlist = try await scanner.loadMediaPlaylist(location, targetDuration: playlist.targetDuration)
+                    }
                     failures = 0
                     break
                 } catch {
@@ -117,17 +124,18 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
     /// a gap, a step back, or a renumbering (see the type's comment); `nil` when it goes on as it
     /// should, or is an older copy with nothing new. `elapsed` is the time since the load before.
     static func renumbering(expected: Int, _ playlist: MediaPlaylist, read: RecentSegments, since elapsed: Duration) -> PlaylistEvent? {
-        guard let first = playlist.segments.first, let last = playlist.segments.last else { return nil }
+        guard let last = playlist.lastSequence else { return nil }
         let unread = playlist.segments.first { !read.contains($0) }
-        if last.mediaSequence < expected - 1 {
+        if last < expected - 1 {
             return unread.map { .sequenceWentBack(from: expected - 1, to: $0.mediaSequence) }
         }
-        guard first.mediaSequence > expected else { return nil }
+        // Past the expected one, nothing was skipped: the first segment made is the first listed.
+        guard playlist.mediaSequence > expected, let first = playlist.segments.first else { return nil }
         // A segment lasts at least its shortest EXTINF here; one more for the edge that moved as the load began.
         let shortest = max(playlist.segments.map(\.duration).min() ?? playlist.targetDuration, 0.1)
         let possible = Int((elapsed.seconds / shortest).rounded(.up)) + playlist.segments.count + 1
         if first.mediaSequence - expected > possible || read.contains(first) {
-            return .renumbered(from: expected - 1, to: unread?.mediaSequence ?? last.mediaSequence + 1)
+            return .renumbered(from: expected - 1, to: unread?.mediaSequence ?? last + 1)
         }
         return .gap(expected...(first.mediaSequence - 1))
     }

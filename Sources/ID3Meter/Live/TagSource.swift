@@ -55,7 +55,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     private func produceHLS(_ yield: ProblemThrottle) async {
         var resolved: Scanner.ResolvedPlaylist
         do {
-            resolved = try await scanner.resolveMediaPlaylist(input)
+            // A live join needs the last few segments (a resume, those from its point on).
+            resolved = try await scanner.resolveMediaPlaylist(input, keeping: resumeAt == nil ? .liveEdge(Swift.max(liveStart, 1)) : .all)
         } catch {
             yield(.failure(InputFailure(source: input, reason: error.reason, cause: error)))
             return
@@ -66,7 +67,8 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                                        fetcher: scanner.fetcher)
             if await reader.read(first, emit: { _ in })?.hasTimedID3 == false {
                 do {
-                    resolved.playlist = try await scanner.loadMediaPlaylist(audio, referencedBy: input)
+                    resolved.playlist = try await scanner.loadMediaPlaylist(audio, referencedBy: input,
+                                                                            keeping: resumeAt == nil ? .liveEdge(Swift.max(liveStart, 1)) : .all)
                     resolved.location = audio
                 } catch {
                     yield(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)", cause: error)))

@@ -216,9 +216,10 @@ public struct Scanner: Sendable {
     }
 
     /// The media playlist at `location`; `parent`, the playlist that referenced it, if any, must be allowed to.
-    public func loadMediaPlaylist(_ location: String, referencedBy parent: String? = nil,
-                                  targetDuration: Double? = nil) async throws(SegmentLoadError) -> MediaPlaylist {
-        switch try await loadPlaylist(location, referencedBy: parent, targetDuration: targetDuration) {
+    /// `keeping`: which segments are made (a live reload: those from the next one on), the others counted.
+    public func loadMediaPlaylist(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
+                                  keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> MediaPlaylist {
+        switch try await loadPlaylist(location, referencedBy: parent, targetDuration: targetDuration, keeping: window) {
         case .media(let media): return media
         case .master: throw SegmentLoadError(reason: "\(location) is a master playlist, not a media playlist")
         }
@@ -236,29 +237,31 @@ public struct Scanner: Sendable {
 
     /// Loads the playlist at `location` and, when it is a master playlist, the media playlist of
     /// the chosen variant (`variant`) and notes its audio rendition.
-    public func resolveMediaPlaylist(_ location: String) async throws(SegmentLoadError) -> ResolvedPlaylist {
-        switch try await loadPlaylist(location) {
+    /// `keeping` says which of the media playlist's segments are made.
+    public func resolveMediaPlaylist(_ location: String, keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError)
+        -> ResolvedPlaylist {
+        switch try await loadPlaylist(location, keeping: window) {
         case .media(let media):
             return ResolvedPlaylist(location: location, playlist: media)
         case .master(let master):
             guard let chosen = variant.pick(from: master.variants) else {
                 throw SegmentLoadError(reason: "master playlist has \(master.variants.count) variants; cannot pick \(variant)")
             }
-            let media = try await loadMediaPlaylist(chosen.uri, referencedBy: location)
+            let media = try await loadMediaPlaylist(chosen.uri, referencedBy: location, keeping: window)
             return ResolvedPlaylist(location: chosen.uri, variant: chosen, playlist: media, audio: master.audioRendition(for: chosen))
         }
     }
 
     /// The playlist at `location`, read once (whoever follows a playlist tries again itself).
-    public func loadPlaylist(_ location: String, referencedBy parent: String? = nil,
-                             targetDuration: Double? = nil) async throws(SegmentLoadError) -> Playlist {
+    public func loadPlaylist(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
+                             keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> Playlist {
         if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw SegmentLoadError(reason: refusal, cause: .refused) }
         let bytes: [UInt8]
         do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
             throw SegmentLoadError(reason: "cannot fetch playlist \(location): \(error)", cause: .fetch(error))
         }
         do throws(PlaylistError) {
-            return try PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: location)
+            return try PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: location, keeping: window)
         } catch {
             throw SegmentLoadError(reason: "playlist \(location): \(error)", cause: .playlist(error))
         }

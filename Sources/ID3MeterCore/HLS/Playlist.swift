@@ -47,7 +47,16 @@ public struct MediaPlaylist: Sendable {
     public var hasEndList: Bool
     /// `EXT-X-PLAYLIST-TYPE`: `VOD`, `EVENT`, or absent for a sliding live window.
     public var playlistType: String?
+    /// The segments listed, but for the first `skippedSegments` when it was read from a floor
+    /// (`PlaylistParser.parse(_:location:keepingSegmentsFrom:)`).
     public var segments: [Segment]
+    public var skippedSegments = 0
+
+    /// The media sequence number of the last segment listed.
+    public var lastSequence: Int? {
+        let count = skippedSegments + segments.count
+        return count == 0 ? nil : mediaSequence + count - 1
+    }
 }
 
 /// One media segment and everything the playlist says about it.

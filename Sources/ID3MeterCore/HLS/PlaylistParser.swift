@@ -13,19 +13,83 @@ public enum PlaylistParser {
     /// Parses a playlist read from `location` (which its relative references are resolved
     /// against), leniently as players do: what is wrong but readable becomes a segment's `note`;
     /// what leaves no playlist to follow throws, with its line.
-    public static func parse(_ text: String, location: String) throws(PlaylistError) -> Playlist {
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        guard lines.first?.hasPrefix("#EXTM3U") == true else {
+    ///
+    /// `keeping` says which of a media playlist's segments are made: a live playlist reloaded
+    /// every few seconds then costs what is new in it, not its whole length again (an EVENT
+    /// playlist a week long lists 300,000 segments). The others are counted (`skippedSegments`).
+    public static func parse(_ text: String, location: String, keeping window: SegmentWindow = .all) throws(PlaylistError) -> Playlist {
+        let lines = Lines(text: text[...]).lazy.map(Self.trimmed)
+        guard lines.first(where: { _ in true })?.hasPrefix("#EXTM3U") == true else {
             throw PlaylistError(reason: "not an HLS playlist (no #EXTM3U on the first line)", line: 1)
         }
         if lines.contains(where: { $0.hasPrefix("#EXT-X-STREAM-INF") }) {
-            return .master(try parseMaster(lines, location: location))
+            return .master(try parseMaster(Array(lines), location: location))
         }
-        return .media(try parseMedia(lines, location: location))
+        return .media(try parseMedia(lines, location: location, floor: window.floor(in: lines)))
     }
 
-    private static func parseMaster(_ lines: [String], location: String) throws(PlaylistError) -> MasterPlaylist {
+    /// Which segments of a media playlist are made.
+    public enum SegmentWindow: Sendable, Equatable {
+        case all
+        /// Those from this media sequence number on: a live reload, what is new.
+        case from(Int)
+        /// The last `count` of a live playlist (a live join); every one of an ended playlist.
+        case liveEdge(Int)
+
+        /// The first media sequence number made; `nil` for all.
+        fileprivate func floor(in lines: some Sequence<Substring>) -> Int? {
+            switch self {
+            case .all: return nil
+            case .from(let sequence): return sequence
+            case .liveEdge(let count):
+                var sequence = 0, segments = 0
+                for line in lines {
+                    if line == "#EXT-X-ENDLIST" { return nil }
+                    if let value = line.tagValue("#EXT-X-MEDIA-SEQUENCE") { sequence = PlaylistParser.sequenceNumber(value) ?? 0 }
+                    if !line.isEmpty, !line.hasPrefix("#") { segments += 1 }
+                }
+                return sequence + segments - max(count, 1)
+            }
+        }
+    }
+
+    /// A text's lines, split at LF, CR or CRLF, without copying it.
+    private struct Lines: Sequence, IteratorProtocol {
+        let text: Substring
+        var position: String.Index?
+
+        init(text: Substring) {
+            self.text = text
+            position = text.startIndex
+        }
+
+        mutating func next() -> Substring? {
+            guard let start = position else { return nil }
+            let bytes = text.utf8
+            var index = start
+            while index < bytes.endIndex, bytes[index] != 0x0A, bytes[index] != 0x0D { bytes.formIndex(after: &index) }
+            let line = text[start..<index]
+            if index == bytes.endIndex {
+                position = nil
+            } else {
+                let carriageReturn = bytes[index] == 0x0D
+                bytes.formIndex(after: &index)
+                if carriageReturn, index < bytes.endIndex, bytes[index] == 0x0A { bytes.formIndex(after: &index) }
+                position = index
+            }
+            return line
+        }
+    }
+
+    /// A line without the white space around it.
+    private static func trimmed(_ line: Substring) -> Substring {
+        guard let first = line.firstIndex(where: { !$0.isWhitespace }), let last = line.lastIndex(where: { !$0.isWhitespace }) else {
+            return line[line.endIndex...]
+        }
+        return line[first...last]
+    }
+
+    private static func parseMaster(_ lines: [Substring], location: String) throws(PlaylistError) -> MasterPlaylist {
         var variants: [Variant] = []
         var renditions: [Rendition] = []
         var pending: (attributes: AttributeList, line: Int)?
@@ -47,7 +111,7 @@ public enum PlaylistParser {
                     throw PlaylistError(reason: "EXT-X-STREAM-INF BANDWIDTH '\(text)' " + (tooLarge ? "is too large (over 2^63 - 1)" : "is not a decimal integer"),
                                         line: tagLine)
                 }
-                variants.append(Variant(uri: Location.resolve(line, against: location), bandwidth: bandwidth,
+                variants.append(Variant(uri: Location.resolve(String(line), against: location), bandwidth: bandwidth,
                                         frameRate: attributes.decimal("FRAME-RATE"), resolution: attributes["RESOLUTION"],
                                         codecs: attributes["CODECS"], audioGroup: attributes["AUDIO"]))
                 pending = nil
@@ -56,7 +120,7 @@ public enum PlaylistParser {
         return MasterPlaylist(variants: variants, renditions: renditions)
     }
 
-    private static func parseMedia(_ lines: [String], location: String) throws(PlaylistError) -> MediaPlaylist {
+    private static func parseMedia(_ lines: some Sequence<Substring>, location: String, floor: Int?) throws(PlaylistError) -> MediaPlaylist {
         var playlist = MediaPlaylist(targetDuration: 0, mediaSequence: 0, discontinuitySequence: 0,
                                      hasEndList: false, playlistType: nil, segments: [])
         var extinf: (seconds: Double, line: Int)?
@@ -67,8 +131,11 @@ public enum PlaylistParser {
         var byteRange: (text: Substring, line: Int)?
         /// Where the last sub-range ended, by resource: a range without an offset follows it.
         var rangeEnds: [String: Int] = [:]
-        var programDateTime: Date?
-        var nextProgramDateTime: Date?
+        // Dates are read when a segment that is kept needs one: a skipped segment's is carried as
+        // its text and the seconds since.
+        var programDateTime: (text: Substring, line: Int)?
+        var nextProgramDateTime: (date: ProgramDate, plus: Double)?
+        var listed = 0
         for (index, line) in lines.enumerated() {
             let lineNumber = index + 1
             if let value = line.tagValue("#EXT-X-TARGETDURATION") {
@@ -91,11 +158,7 @@ public enum PlaylistParser {
                 // A date does not carry across a discontinuity; only a new tag gives one.
                 nextProgramDateTime = nil
             } else if let value = line.tagValue("#EXT-X-PROGRAM-DATE-TIME") {
-                guard let date = ProgramDateTime.parse(value) else {
-                    throw PlaylistError(reason: "bad EXT-X-PROGRAM-DATE-TIME '\(value)' (an ISO 8601 date from 1970 to 9999 with a time zone)",
-                                        line: lineNumber)
-                }
-                programDateTime = date
+                programDateTime = (value, lineNumber)
             } else if let value = line.tagValue("#EXT-X-KEY") {
                 key = try parseKey(AttributeList(value), location: location, line: lineNumber)
             } else if let value = line.tagValue("#EXT-X-MAP") {
@@ -117,7 +180,10 @@ public enum PlaylistParser {
                 playlist.hasEndList = true
             } else if !line.isEmpty, !line.hasPrefix("#") {
                 guard let (segmentDuration, extinfLine) = extinf else { throw PlaylistError(reason: "segment '\(line)' has no EXTINF", line: lineNumber) }
-                let date = programDateTime ?? nextProgramDateTime
+                let sequence = playlist.mediaSequence + listed
+                listed += 1
+                let kept = floor.map { sequence >= $0 } ?? true
+                let dated = programDateTime.map { (ProgramDate.text($0.text, line: $0.line), 0.0) } ?? nextProgramDateTime
                 // RFC 8216 §4.3.3.1: a rounded EXTINF is at most the target duration. One far past it
                 // would have the frame clock play media that is not there.
                 var note: String?
@@ -126,7 +192,8 @@ public enum PlaylistParser {
                     note = "line \(extinfLine): EXTINF \(segmentDuration) s is far over EXT-X-TARGETDURATION \(playlist.targetDuration) s; taken as \(playlist.targetDuration) s"
                     duration = playlist.targetDuration
                 }
-                let uri = Location.resolve(line, against: location)
+                // A sub-range without an offset follows the one before on its resource, kept or not.
+                let uri = kept || byteRange != nil ? Location.resolve(String(line), against: location) : ""
                 var range: ByteRange?
                 if let (text, rangeLine) = byteRange {
                     guard let parsed = ByteRange(text, following: rangeEnds[uri]) else {
@@ -136,18 +203,47 @@ public enum PlaylistParser {
                     range = parsed
                     rangeEnds[uri] = parsed.end
                 }
-                playlist.segments.append(Segment(
-                    uri: uri, duration: duration, note: note,
-                    mediaSequence: playlist.mediaSequence + playlist.segments.count,
-                    discontinuitySequence: playlist.discontinuitySequence + discontinuities,
-                    programDateTime: date, key: key, mapURI: mapURI, mapByteRange: mapByteRange, byteRange: range))
-                nextProgramDateTime = date.map { $0.addingTimeInterval(duration) }
+                if kept {
+                    var date: Date?
+                    if let (start, plus) = dated {
+                        date = try start.date().addingTimeInterval(plus)
+                        nextProgramDateTime = (.date(date!.addingTimeInterval(duration)), 0)
+                    }
+                    playlist.segments.append(Segment(
+                        uri: uri, duration: duration, note: note, mediaSequence: sequence,
+                        discontinuitySequence: playlist.discontinuitySequence + discontinuities,
+                        programDateTime: date, key: key, mapURI: mapURI, mapByteRange: mapByteRange, byteRange: range))
+                } else {
+                    playlist.skippedSegments += 1
+                    nextProgramDateTime = dated.map { ($0.0, $0.1 + duration) }
+                }
+                if dated == nil { nextProgramDateTime = nil }
                 extinf = nil
                 programDateTime = nil
                 byteRange = nil
             }
         }
+        // A date no segment took is still checked.
+        if let (text, line) = programDateTime { _ = try ProgramDate.text(text, line: line).date() }
         return playlist
+    }
+
+    /// A segment's date: read, or its tag's text, read when a kept segment needs it.
+    private enum ProgramDate {
+        case date(Date)
+        case text(Substring, line: Int)
+
+        func date() throws(PlaylistError) -> Date {
+            switch self {
+            case .date(let date): return date
+            case .text(let value, let line):
+                guard let date = ProgramDateTime.parse(value) else {
+                    throw PlaylistError(reason: "bad EXT-X-PROGRAM-DATE-TIME '\(value)' (an ISO 8601 date from 1970 to 9999 with a time zone)",
+                                        line: line)
+                }
+                return date
+            }
+        }
     }
 
     private static func parseKey(_ attributes: AttributeList, location: String, line: Int) throws(PlaylistError) -> EncryptionKey? {
@@ -170,7 +266,7 @@ public enum PlaylistParser {
     }
 
     /// A sequence number small enough that counting segments on from it cannot overflow.
-    private static func sequenceNumber(_ text: Substring) -> Int? {
+    fileprivate static func sequenceNumber(_ text: Substring) -> Int? {
         Int(text).flatMap { (0...Int(Int32.max) * 1_000_000).contains($0) ? $0 : nil }
     }
 
@@ -195,7 +291,7 @@ public enum PlaylistParser {
     }
 }
 
-private extension String {
+private extension Substring {
     /// The text after `tag:` when this line is that tag.
     func tagValue(_ tag: String) -> Substring? {
         guard hasPrefix(tag) else { return nil }
