@@ -108,7 +108,7 @@ public struct TransportStreamWriter {
     }
 
     /// CRC-32/MPEG-2: polynomial 0x04C11DB7, not reflected, initial value all ones.
-    static func crc32(_ bytes: [UInt8]) -> [UInt8] {
+    public static func crc32(_ bytes: [UInt8]) -> [UInt8] {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc ^= UInt32(byte) << 24

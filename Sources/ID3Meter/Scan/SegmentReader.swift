@@ -27,11 +27,26 @@ public final class SegmentReader {
         var byteCount: Int64 = 0
         var streams: [StreamProbe.Stream] = []
         var foundTag = false
+        /// Held until the attempt ends (a retry drops them); bounded, for a hostile segment of
+        /// millions of tiny tags: a Nielsen tag comes every few seconds.
         var events: [MediaEvent] = []
+        var dropped = 0
+        static let maximumEvents = 100_000
 
         mutating func collect(_ event: MediaEvent) {
             if case .tag = event { foundTag = true }
+            guard events.count < Self.maximumEvents else {
+                dropped += 1
+                return
+            }
             events.append(event)
+        }
+
+        /// The events, and a failure for those dropped.
+        func takeEvents(source: String, segment: String) -> [MediaEvent] {
+            guard dropped > 0 else { return events }
+            return events + [.failure(InputFailure(source: source, segment: segment, reason:
+                "more than \(Self.maximumEvents) timed-ID3 events in one segment; the \(dropped) after them were dropped"))]
         }
     }
 
@@ -96,14 +111,14 @@ public final class SegmentReader {
             }
         } catch {
             end(&reading, segment: segment, carried: carried, initSegment: initSegment, keepingCut: false)
-            reading.events.forEach(emit)
+            reading.takeEvents(source: source, segment: segment.uri).forEach(emit)
             finish(emit: emit)
             emit(.failure(failed(error)))
             return nil
         }
         end(&reading, segment: segment, carried: carried, initSegment: initSegment, probeStreams: probeStreams,
             keepingCut: segment.byteRange != nil)
-        reading.events.forEach(emit)
+        reading.takeEvents(source: source, segment: segment.uri).forEach(emit)
         if let segment = reading.origin.segment { emit(.segment(segment)) }
         return SegmentRead(origin: reading.origin, streams: reading.streams,
                            hasTimedID3: reading.extractor == nil ? transportStream.hasTimedID3Stream : reading.foundTag,

@@ -13,11 +13,14 @@ public enum StreamDamage: Error, Sendable, Equatable, CustomStringConvertible {
     case endsInsidePES(pid: Int, at: Int64, bytes: Int, declared: Int)
     /// The input ended inside a TS packet (a recording cut short).
     case endsInsidePacket(at: Int64, bytes: Int)
+    /// A PES dropped: with it, the PES and tags in progress on every timed-ID3 PID held more
+    /// than `limit` bytes (a stream leaving thousands of PIDs mid-PES).
+    case heldTooMuch(pid: Int, at: Int64, bytes: Int, limit: Int)
 
     /// Bytes were lost (a failure), not only cut short at the end (a warning).
     public var lostBytes: Bool {
         switch self {
-        case .continuity, .unreadablePES, .lostSync: true
+        case .continuity, .unreadablePES, .lostSync, .heldTooMuch: true
         case .endsInsidePES, .endsInsidePacket: false
         }
     }
@@ -35,6 +38,9 @@ public enum StreamDamage: Error, Sendable, Equatable, CustomStringConvertible {
             "ends inside the timed-ID3 PES on PID \(TagJoiner.hex(pid)) at byte \(position): \(bytes) of \(declared) bytes, read as they are"
         case .endsInsidePacket(let position, let bytes):
             "ends inside a TS packet: the last \(bytes) bytes, from byte \(position), are a packet cut short"
+        case .heldTooMuch(let pid, let position, let bytes, let limit):
+            "PID \(TagJoiner.hex(pid)) at byte \(position): PES of \(bytes) bytes dropped: the PES and tags in progress on all "
+                + "timed-ID3 PIDs passed \(limit >> 20) MB"
         }
     }
 }

@@ -16,6 +16,8 @@ struct TagJoiner: Equatable {
     init(pid: Int) { self.pid = pid }
 
     var isWaiting: Bool { pending != nil }
+    /// Bytes of the tag in progress.
+    var heldByteCount: Int { pending?.bytes.count ?? 0 }
     /// A PES with a PTS has been read: what a later PES without one is timed by.
     var hasTimed: Bool { lastPTS != nil }
 

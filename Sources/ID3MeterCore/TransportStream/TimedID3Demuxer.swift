@@ -28,6 +28,8 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     /// has not changed is not parsed again.
     private var lastSections = PIDMap<[UInt8]>()
     private var pes = PIDMap<PESPacket>()
+    /// Bytes held in PES and tags in progress, on every timed-ID3 PID together.
+    private var heldBytes = 0
     private var joiners = PIDMap<TagJoiner>()
     private var continuity = PIDMap<UInt8>()
     private var lostSyncBytes = 0
@@ -36,6 +38,11 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     package var unit = 0
     /// A PMT declared at least one timed-ID3 PID.
     package private(set) var hasTimedID3Stream = false
+
+    /// What the PES and tags in progress may hold in all: one cap for the stream, not one a PID,
+    /// since a PMT may declare thousands of timed-ID3 PIDs and leave each mid-PES. Four times the
+    /// largest tag read.
+    package static let maximumHeldBytes = 4 * TagJoiner.maximumTagBytes
 
     package init() { roles[0] = .pat }
 
@@ -89,7 +96,10 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     /// HLS segments, at a discontinuity), after which nothing can continue it.
     package mutating func flush(emit: (Event) -> Void) {
         for pid in pes.sortedPIDs { finishPES(pid: pid, atEnd: true, emit: emit) }
-        for pid in joiners.sortedPIDs { joiners[pid]?.release { emit(.packet($0)) } }
+        for pid in joiners.sortedPIDs {
+            heldBytes -= joiners[pid]?.heldByteCount ?? 0
+            joiners[pid]?.release { emit(.packet($0)) }
+        }
     }
 
     /// At the end of one piece (an HLS segment): a PES of undeclared length is done when its
@@ -161,6 +171,7 @@ package struct TimedID3Demuxer: Sendable, Equatable {
             if counter == last { return }   // a repeated packet (§2.4.3.3)
             if counter != (last + 1) & 0x0F, !discontinuityFlagged {
                 let lost = pes.removeValue(forKey: pid)
+                heldBytes -= lost?.bytes.count ?? 0
                 emit(.damage(.continuity(pid: pid, at: position, droppedPES: lost != nil), unit: lost?.unit ?? unit))
             }
         }
@@ -173,20 +184,32 @@ package struct TimedID3Demuxer: Sendable, Equatable {
         } else {
             return   // the rest of a PES that started before these bytes: nothing to time it by
         }
+        heldBytes += payload.count
+        if heldBytes > Self.maximumHeldBytes, let dropped = pes.removeValue(forKey: pid) {
+            heldBytes -= dropped.bytes.count
+            emit(.damage(.heldTooMuch(pid: pid, at: dropped.position, bytes: dropped.bytes.count, limit: Self.maximumHeldBytes),
+                         unit: dropped.unit))
+            return
+        }
         if pes[pid]!.isComplete || pes[pid]!.bytes.count > TagJoiner.maximumTagBytes { finishPES(pid: pid, emit: emit) }
     }
 
     /// `atEnd`: nothing can follow, so a PES shorter than it declares is read as far as it goes.
     private mutating func finishPES(pid: Int, atEnd: Bool = false, emit: (Event) -> Void) {
         guard let packet = pes.removeValue(forKey: pid) else { return }
+        heldBytes -= packet.bytes.count
         if atEnd, let declared = packet.declaredLength, packet.bytes.count < declared {
             emit(.damage(.endsInsidePES(pid: pid, at: packet.position, bytes: packet.bytes.count, declared: declared), unit: packet.unit))
         }
         switch packet.parsed(acceptingCut: atEnd) {
         case .success(let (payload, pts)):
-            joiners[pid, default: TagJoiner(pid: pid)].accept(payload, pts: pts, position: packet.position, unit: packet.unit) {
-                emit(.packet($0))
-            }
+            var joiner = joiners[pid] ?? TagJoiner(pid: pid)
+            heldBytes -= joiner.heldByteCount
+            joiner.accept(payload, pts: pts, position: packet.position, unit: packet.unit) { emit(.packet($0)) }
+            // A tag awaiting more PES past the cap is handed over as far as it goes.
+            if heldBytes + joiner.heldByteCount > Self.maximumHeldBytes { joiner.release { emit(.packet($0)) } }
+            heldBytes += joiner.heldByteCount
+            joiners[pid] = joiner
         case .failure(let error):
             emit(.damage(.unreadablePES(pid: pid, at: packet.position, reason: error.reason), unit: packet.unit))
         }
