@@ -22,6 +22,8 @@ struct DeployTests {
         let registry = PrometheusCollectorRegistry()
         let lineup = Lineup(fetcher: Fetcher(retry: .none), output: OutputSet([]), logger: Logger(label: "deploy-test"),
                             metrics: PrometheusMetricsFactory.lineup(registry: registry))
+        // The outputs' series, as serve's API registers them.
+        _ = LineupAPI(lineup: lineup, registry: registry, outputs: OutputSet([StreamOutput(standardOutputStyle: .jsonl)]))
         await lineup.apply(try LineupConfig.parse("channels:\n  - {name: c, url: \"http://127.0.0.1:9/c.m3u8\"}\n", file: "x.yaml"))
         let exposed = Set(registry.emitToString().split(separator: "\n").compactMap { line -> String? in
             line.hasPrefix("# TYPE ") ? line.split(separator: " ")[2].description : nil
@@ -115,6 +117,17 @@ struct DeployTests {
         let claim = try #require(((set["volumeClaimTemplates"] as? [[String: Any]])?.first?["metadata"] as? [String: Any])?["name"] as? String)
         let data = try #require(mount(claim))
         for flag in ["--state", "--output", "--spool"] { #expect(flags[flag]?.hasPrefix(data + "/") == true, "\(flag) on the pod's volume") }
+        // What the records and the spool may take fits the volume, with room for the state.
+        func bytes(_ size: String?) -> Double? {
+            guard let size, let number = Double(size.dropLast()) else { return nil }
+            return number * ["K": 1024.0, "M": 1_048_576, "G": 1_073_741_824][String(size.last!), default: 0]
+        }
+        let records = try #require(bytes(flags["--output-max-size"])) * Double(1 + (Int(flags["--output-keep"] ?? "") ?? 1_000_000))
+        let spool = try #require(bytes(flags["--spool-max-size"]))
+        let storage = try #require(((((set["volumeClaimTemplates"] as? [[String: Any]])?.first?["spec"] as? [String: Any])?["resources"]
+            as? [String: Any])?["requests"] as? [String: Any])?["storage"] as? String)
+        let volume = try #require(bytes(String(storage.dropLast())))
+        #expect(records + spool <= volume * 0.9, "records \(records) + spool \(spool) bytes fit the \(storage) volume with room")
         let volumes = try #require(pod["volumes"] as? [[String: Any]])
         let configVolume = try #require(volumes.first { $0["configMap"] != nil })
         let configMap = try #require(manifests["ConfigMap"])

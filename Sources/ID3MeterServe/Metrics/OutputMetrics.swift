@@ -10,9 +10,11 @@ final class OutputMetrics: Sendable {
     /// The totals last put into the counters, by output: counters only move by the difference.
     private let reported = Mutex<[String: OutputHealth]>([:])
 
+    /// Every series exists from the start, at zero while nothing has gone wrong.
     init(outputs: OutputSet, registry: PrometheusCollectorRegistry) {
         self.outputs = outputs
         self.registry = registry
+        refresh()
     }
 
     func refresh() {
