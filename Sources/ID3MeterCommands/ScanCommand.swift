@@ -94,6 +94,16 @@ struct ScanCommand: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .error
         LibAVLog.route(to: logger, verbose: verbose)
 
+        // Checked now, once the whole command line is valid and before any work, by making and
+        // removing a file beside it: the report itself is written once, whole, at the end (one
+        // truncated here would be left empty by a kill).
+        if let report, report != "-" {
+            let probe = URL(fileURLWithPath: report).deletingLastPathComponent().appendingPathComponent(".id3-meter-report-\(getpid())").path
+            let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw ValidationError("cannot write --report \(report): \(String(cString: strerror(errno)))") }
+            close(descriptor)
+            unlink(probe)
+        }
         let progress = ScanProgress()
         let scanner = Scanner(variant: fetch.variant, fetcher: fetch.fetcher, progress: progress)
         let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)

@@ -113,6 +113,12 @@ struct CollectorContractTests {
         let said = errors.withLock { $0 }
         #expect(said.contains { $0.contains("moved to the spool's dead-letter folder") }, "\(said)")
 
+        let listed = try Command.run(["spool", "list", "--spool", spool.path])
+        #expect(listed.status == 0 && listed.stdout.contains("1 dead letter") && listed.stdout.contains("record 5 is not valid here"),
+                "\(listed.stdout)")
+        let unknown = try Command.run(["spool", "drop", "no-such-batch", "--spool", spool.path])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no dead letter named no-such-batch"), "\(unknown.stderr)")
+
         // The operator fixes the collector and puts the letter back: the next run sends it.
         refusing.store(false, ordering: .relaxed)
         #expect(try SpoolFolder(directory: spool).retry([]) == [letters[0].name])
@@ -242,5 +248,20 @@ struct CollectorContractTests {
         let first: Double = 1_000 + Double(onDisk)
         let last: Double = first + Double(lost - 1)
         #expect(loss.lostFrom == first && loss.lostTo == last)
+    }
+
+    /// `id3-meter spool drop` deletes the dead letters and says how many records are gone for good.
+    @Test func droppingDeadLettersSaysWhatIsLost() throws {
+        let spool = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: spool) }
+        let letters = spool.appendingPathComponent("dead-letter")
+        try FileManager.default.createDirectory(at: letters, withIntermediateDirectories: true)
+        try "{\"type\":\"event\"}\n{\"type\":\"event\"}\n".write(to: letters.appendingPathComponent("batch-000000000007.jsonl"),
+                                                            atomically: true, encoding: .utf8)
+        try "the collector answered 422\n".write(to: letters.appendingPathComponent("batch-000000000007.reason"), atomically: true, encoding: .utf8)
+        let dropped = try Command.run(["spool", "drop", "--spool", spool.path])
+        #expect(dropped.status == 0)
+        #expect(dropped.stdout == "1 dead letter deleted: 2 records will never reach the collector\n", "\(dropped.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: letters.path).isEmpty)
     }
 }

@@ -47,6 +47,7 @@ struct LineupConfigTests {
         ("  - name: radio\n", 10, "channels[1].url", "is missing"),
         ("  - name: radio\n    url: /var/local/file.m3u8\n", 11, "channels[1].url", "must be a URL"),
         ("  - name: radio\n    url: gopher://x/y.m3u8\n", 11, "channels[1].url", "not a protocol"),
+        ("    vod: sometimes\n", 10, "channels[0].vod", "must be true or false"),
     ])
     func aMistakeIsNamedByLineAndField(extra: String, line: Int, field: String, words: String) throws {
         let text = """
@@ -82,6 +83,17 @@ struct LineupConfigTests {
     }
 
     /// `PUT /channels/{name}` takes one channel as JSON, over the config's defaults.
+    /// `vod` marks a stream meant to end; channels are live (opened again after an ENDLIST) by default.
+    @Test func vodIsReadAndLiveIsTheDefault() throws {
+        let config = try LineupConfig.parse("""
+            channels:
+              - {name: film, url: "https://cdn.example/film.m3u8", vod: true}
+              - {name: news, url: "https://cdn.example/news.m3u8"}
+              - {name: sport, url: "https://cdn.example/sport.m3u8", vod: no}
+            """, file: "lineup.yaml")
+        #expect(config.channels.map(\.isVOD) == [true, false, false])
+    }
+
     @Test func aChannelAsJSONTakesTheDefaults() throws {
         let lineup = try LineupConfig.parse(Self.config, file: "lineup.yaml")
         let added = try lineup.channel(from: #"{"name": "music", "url": "http://127.0.0.1:9/m.m3u8", "fps": 50}"#, source: "PUT /channels/music")

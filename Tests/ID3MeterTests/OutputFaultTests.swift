@@ -48,14 +48,18 @@ struct OutputFaultTests {
             if record["type"] as? String == "send_id3" { delivered += 1 }
             return delivered
         }
+        /// Reads until both outputs on the disk have said they cannot (`active`) or can write again.
+        func awaitAlerts(active: Bool) {
+            var said: Set<String> = []
+            reader.read { record in
+                _ = sends(record)
+                for output in ["--output", "collector"] where Self.isAlert(record, output: output, active: active) { said.insert(output) }
+                return said.count == 2
+            }
+        }
         reader.read { sends($0) >= 4 }
         disk.fill()
-        var failing: Set<String> = []
-        reader.read { record in
-            _ = sends(record)
-            for output in ["--output", "collector"] where Self.isAlert(record, output: output, active: true) { failing.insert(output) }
-            return failing.count == 2
-        }
+        awaitAlerts(active: true)
         let whileFull = delivered
         reader.read { sends($0) >= whileFull + 6 }
         if let api {
@@ -65,12 +69,7 @@ struct OutputFaultTests {
             #expect((samples[#"id3meter_output_write_errors_total{output="collector"}"#] ?? 0) > 0)
         }
         disk.free()
-        var recovered: Set<String> = []
-        reader.read { record in
-            _ = sends(record)
-            for output in ["--output", "collector"] where Self.isAlert(record, output: output, active: false) { recovered.insert(output) }
-            return recovered.count == 2
-        }
+        awaitAlerts(active: false)
         let afterwards = delivered
         reader.read { sends($0) >= afterwards + 4 }
         kill(process.processIdentifier, signal)
@@ -107,9 +106,7 @@ struct OutputFaultTests {
         defer { server.stop() }
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let config = folder.appendingPathComponent("lineup.yaml")
-        try "channels:\n  - {name: a, url: \"\(server.url("a"))\"}\n  - {name: b, url: \"\(server.url("b"))\"}\n"
-            .write(to: config, atomically: true, encoding: .utf8)
+        let config = try server.writeConfig(in: folder)
         try await fillAndFree({ disk, collector in
             ["serve", config.path, "--listen", "127.0.0.1:0", "--output", disk.appendingPathComponent("records.jsonl").path,
              "--collector", collector.absoluteString, "--spool", disk.appendingPathComponent("spool").path,

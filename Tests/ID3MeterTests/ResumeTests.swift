@@ -298,9 +298,7 @@ struct KillAndResumeTests {
         defer { server.stop() }
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let config = folder.appendingPathComponent("lineup.yaml")
-        try "channels:\n  - {name: a, url: \"\(server.url("a"))\"}\n  - {name: b, url: \"\(server.url("b"))\"}\n"
-            .write(to: config, atomically: true, encoding: .utf8)
+        let config = try server.writeConfig(in: folder)
         let file = folder.appendingPathComponent("records.jsonl")
         let arguments = ["serve", config.path, "--listen", "127.0.0.1:0", "--output", file.path,
                          "--state", folder.appendingPathComponent("state").path]

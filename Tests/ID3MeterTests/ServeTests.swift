@@ -24,9 +24,10 @@ struct RunningLineup {
     let collected = CollectedRecords()
     let registry = PrometheusCollectorRegistry()
 
-    /// Starts `names` of `server`, each alerting after `alertAfter` seconds.
+    /// Starts `names` of `server`, each alerting after `alertAfter` seconds; their streams end
+    /// (`ServeTests.channel`), so they are configured `vod`: ended, not opened again.
     init(_ names: [String], of server: LineupServer, alertAfter: Double = 2) async throws {
-        let config = try LineupConfig.parse((["defaults: {alert_after: \(alertAfter)}", "channels:"]
+        let config = try LineupConfig.parse((["defaults: {alert_after: \(alertAfter), vod: true}", "channels:"]
             + names.map { "  - {name: \($0), url: \"\(server.url($0))\"}" }).joined(separator: "\n"), file: "lineup.yaml")
         lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: OutputSet([collected]),
                         logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
@@ -271,7 +272,7 @@ struct ServeCommandTests {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("lineup.yaml").path
-        try Data("defaults: {alert_after: 30}\nchannels:\n  - {name: a, url: \"\(server.url("a"))\"}\n".utf8)
+        try Data("defaults: {alert_after: 30}\nchannels:\n  - {name: a, url: \"\(server.url("a"))\", vod: true}\n".utf8)
             .write(to: URL(fileURLWithPath: path))
         let (process, out, err) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0"])
         defer { if process.isRunning { process.terminate() } }
@@ -284,7 +285,7 @@ struct ServeCommandTests {
         #expect(put.status == 201, "\(put)")
 
         var lines: [[String: Any]] = []
-        // Channel a's stream ends (EXT-X-ENDLIST): its end() comes once every tag is delivered.
+        // Channel a's stream ends (EXT-X-ENDLIST, and it is configured vod): its end() comes once every tag is delivered.
         Self.read(out, into: &lines) { $0["event"] as? Int == 2002 && $0["channel"] as? String == "a" }
         let channels = try await Self.request("GET", "\(api)/channels")
         let view = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [String: Any])

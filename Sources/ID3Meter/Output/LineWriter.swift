@@ -139,11 +139,12 @@ package final class LineWriter {
 extension LineWriter.Change {
     /// The records an output's changes and losses are said in: an `output_write_failing` alert
     /// starting or ending, and a `loss` record per channel.
-    static func records(_ changes: [Self], loss: RecordLoss, health: OutputHealth, at date: Date) -> [MeterRecord] {
+    static func records(_ changes: [Self], loss: RecordLoss, health: OutputHealth,
+                        meanwhile: String = "records are held in memory until it can", at date: Date) -> [MeterRecord] {
         var records: [MeterRecord] = changes.map { change in
             switch change {
-            case .failing(let reason): .outputAlert(health.output, failure: reason, held: health.recordsHeld, at: date)
-            case .recovered(let held): .outputAlert(health.output, failure: nil, held: held, at: date)
+            case .failing(let reason): .outputAlert(health.output, failure: reason, held: health.recordsHeld, meanwhile: meanwhile, at: date)
+            case .recovered(let held): .outputAlert(health.output, failure: nil, held: held, meanwhile: meanwhile, at: date)
             }
         }
         if !loss.isEmpty {

@@ -154,7 +154,8 @@ public final class StateDirectory: @unchecked Sendable {
     func takeNotices() -> [MeterRecord] {
         saving.withLock { saving in
             defer { saving.changes = [] }
-            return LineWriter.Change.records(saving.changes, loss: RecordLoss(), health: saving.health, at: Date())
+            return LineWriter.Change.records(saving.changes, loss: RecordLoss(), health: saving.health,
+                                             meanwhile: "the last checkpoint written stays, and a restart resumes from it", at: Date())
         }
     }
 

@@ -53,12 +53,13 @@ public struct RecordLoss: Sendable, Equatable {
 
 extension MeterRecord {
     /// An output's alert: `output` cannot be written (`failure` says why), or can again (`nil`).
-    public static func outputAlert(_ output: String, failure: String?, held: Int, at date: Date) -> MeterRecord {
+    /// `meanwhile` says what happens until it can ("records are held in memory until it can").
+    public static func outputAlert(_ output: String, failure: String?, held: Int, meanwhile: String, at date: Date) -> MeterRecord {
         var record = MeterRecord(type: .alert, sentAt: date.timeIntervalSince1970)
         record.alert = "output_write_failing"
         record.output = output
         record.active = failure != nil
-        record.message = failure.map { "\(output) cannot be written (\($0)); records are held in memory until it can" }
+        record.message = failure.map { "\(output) cannot be written (\($0)); \(meanwhile)" }
             ?? (held == 0 ? "\(output) is written again"
                 : "\(output) is written again; the \(held) record\(held == 1 ? "" : "s") held meanwhile \(held == 1 ? "is" : "are") in it")
         return record

@@ -103,6 +103,14 @@ final class LineupServer: @unchecked Sendable {
     }
 
     func url(_ channel: String) -> String { server.url("\(channel)/master.m3u8") }
+
+    /// A line-up config of every channel, by name, written as `lineup.yaml` in `folder`.
+    func writeConfig(in folder: URL) throws -> URL {
+        let config = folder.appendingPathComponent("lineup.yaml")
+        try (["channels:"] + channels.keys.sorted().map { "  - {name: \($0), url: \"\(url($0))\"}" }).joined(separator: "\n")
+            .appending("\n").write(to: config, atomically: true, encoding: .utf8)
+        return config
+    }
     /// From now on the channel answers 404, playlist and segments alike, as one taken off a CDN.
     func kill(_ channel: String) { killed.insert(channel) }
     func stop() { server.stop() }
