@@ -32,9 +32,14 @@ struct ServeCommand: AsyncParsableCommand {
             are said in a record of type 'warning'. Segments that left the window unread count \
             in id3meter_segments_failed_total.
 
-            The HTTP API (--listen): GET /healthz; GET /channels (each channel's state, last tag, \
+            The HTTP API (--listen): GET /healthz and /readyz; GET /channels (each channel's state, last tag, \
             counts and alerts, as JSON); PUT /channels/NAME with a channel's JSON adds or replaces \
-            it (409 when another shard holds it); DELETE /channels/NAME ends it; GET /metrics in Prometheus text format.
+            it (409 when another shard holds it); DELETE /channels/NAME ends it; GET /metrics in Prometheus text format. \
+            With --api-tokens, all but /healthz, /readyz and /metrics need a token (401 without one, \
+            403 for a change with a read token); without tokens, --listen must be a loopback address. \
+            Every change (add, replace, delete, a SIGHUP reload) is a log line, a record of type \
+            'config_change' (action, by: the token's name, old_url, new_url) and \
+            id3meter_config_changes_total.
 
             With --state DIR, a restarted serve (after a crash, a kill -9, a deploy) resumes each \
             channel after the last tag its records hold, when that tag's segment is still in the \
@@ -64,6 +69,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Instances in all, for --shard auto.")
     var shards: Int?
+
+    @Option(help: ArgumentHelp(
+        "Tokens for the API, one a line: 'NAME read|write TOKEN' (or the lines in ID3METER_API_TOKENS). With them, every request but GET /healthz, /readyz and /metrics needs 'Authorization: Bearer TOKEN' (or the token as HTTP Basic's password); a read token cannot change the line-up. Without them the API must listen on loopback.",
+        valueName: "file"))
+    var apiTokens: String?
 
     @OptionGroup var records: RecordOptions
 
@@ -104,11 +114,35 @@ struct ServeCommand: AsyncParsableCommand {
         guard address != nil else { throw ValidationError("--listen must be HOST:PORT with a port from 0 to 65535, not '\(listen)'") }
     }
 
+    /// The API's tokens: `--api-tokens FILE`, else ID3METER_API_TOKENS; `nil` when neither is given.
+    func loadTokens() throws(ConfigError) -> APITokens? {
+        if let apiTokens { return try APITokens.load(apiTokens) }
+        let variable = ProcessInfo.processInfo.environment["ID3METER_API_TOKENS"]
+        return try variable.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }.map { text throws(ConfigError) in
+            try APITokens(text, source: "ID3METER_API_TOKENS")
+        }
+    }
+
+    /// A listener only this machine reaches.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     func run() async throws {
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .notice
         LibAVLog.route(to: logger, verbose: verbose)
 
+        let tokens: APITokens?
+        do { tokens = try loadTokens() } catch {
+            Console.error("--api-tokens: \(error)")
+            throw ExitCode.failure
+        }
+        guard tokens != nil || Self.isLoopback(address!.host) else {
+            Console.error("--listen \(listen) would let anyone who reaches it read and change the line-up: give --api-tokens FILE "
+                          + "(lines 'NAME read|write TOKEN') or ID3METER_API_TOKENS, or listen on 127.0.0.1")
+            throw ExitCode.failure
+        }
         let lineupConfig: LineupConfig
         do { lineupConfig = try LineupConfig.load(config) } catch {
             Console.error("\(error)")
@@ -134,6 +168,7 @@ struct ServeCommand: AsyncParsableCommand {
                 do {
                     let changed = try LineupConfig.load(path)
                     await lineup.apply(changed.held(by: shard))
+                    await lineup.audit("reload", channel: nil, by: "SIGHUP", old: nil, new: path)
                     logger.notice("SIGHUP: \(path) read again, \(changed.channels.count) channels")
                 } catch {
                     // A bad edit leaves the running line-up as it is.
@@ -144,7 +179,7 @@ struct ServeCommand: AsyncParsableCommand {
         reload.resume()
         defer { reload.cancel() }
 
-        let api = LineupAPI(lineup: lineup, registry: registry, shard: shard, outputs: output)
+        let api = LineupAPI(lineup: lineup, registry: registry, shard: shard, outputs: output, tokens: tokens)
         let (host, port) = address!
         var serverLogger = logger
         serverLogger.logLevel = verbose ? .debug : .warning

@@ -110,6 +110,14 @@ struct DeployTests {
         let env = try #require(container["env"] as? [[String: Any]])
         let shards = env.first { $0["name"] as? String == "ID3METER_SHARDS" }?["value"] as? String
         #expect(shards == "\(set["replicas"] as? Int ?? -1)", "ID3METER_SHARDS is the replica count")
+        // The API listens on all addresses: its tokens come from a Secret, and a NetworkPolicy limits who reaches it.
+        #expect(flags["--listen"]?.hasPrefix("0.0.0.0") == true)
+        let tokens = env.first { $0["name"] as? String == "ID3METER_API_TOKENS" }
+        #expect(((tokens?["valueFrom"] as? [String: Any])?["secretKeyRef"] as? [String: Any])?["name"] as? String == "id3-meter-api-tokens")
+        let policy = try #require(manifests["NetworkPolicy"])
+        let policySpec = try #require(policy["spec"] as? [String: Any])
+        #expect((policySpec["policyTypes"] as? [String]) == ["Ingress"])
+        #expect(((policySpec["podSelector"] as? [String: Any])?["matchLabels"] as? [String: String])?["app.kubernetes.io/name"] == "id3-meter")
 
         // The paths: the line-up from the ConfigMap's volume, the rest on the pod's own claim.
         let mounts = try #require(container["volumeMounts"] as? [[String: Any]])

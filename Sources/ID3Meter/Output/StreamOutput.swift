@@ -70,6 +70,8 @@ public final class StreamOutput: MeterOutput {
                 return "\(time)  loss \(record.message ?? "")"
             case .warning:
                 return "\(time)  warning \(record.channel ?? "") \(record.message ?? "")"
+            case .configChange:
+                return "\(time)  config \(record.message ?? "")"
             case .sendID3:
                 let place = [record.seq.map { "seq \($0)" }, record.segment.map(Location.name), record.pts.map { "pts \($0)" }]
                     .compactMap { $0 }.joined(separator: "  ")

@@ -6,8 +6,9 @@ import Foundation
 /// meter reads its records back to know what it delivered.
 public struct MeterRecord: Codable, Sendable, Equatable {
     /// A delivery (`send_id3`), an engine event, an alert, a resumption, records lost by an
-    /// output, or a warning about a channel's stream (`serve`: its sequence went back, say).
-    public enum Kind: String, Codable, Sendable { case sendID3 = "send_id3", event, alert, resume, loss, warning }
+    /// output, a warning about a channel's stream (`serve`: its sequence went back, say), or a
+    /// change of `serve`'s line-up (the audit trail).
+    public enum Kind: String, Codable, Sendable { case sendID3 = "send_id3", event, alert, resume, loss, warning, configChange = "config_change" }
 
     public var type: Kind
     /// Unix epoch seconds when the call was made.
@@ -37,11 +38,18 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     public var lostTo: Double?
     /// For an output's alert or loss: which output (`stdout`, `--output FILE`, `collector`).
     public var output: String?
+    /// For a line-up change: `add`, `replace`, `delete` or `reload`; who made it (an API token's
+    /// name, `SIGHUP`, or `local` for a tokenless loopback API); the channel's URL before and after.
+    public var action: String?
+    public var by: String?
+    public var oldURL: String?
+    public var newURL: String?
 
     enum CodingKeys: String, CodingKey {
         case type, sentAt = "sent_at", source, payload, pts, seq, discontinuitySequence = "discontinuity_sequence"
         case segment, programDateTime = "program_date_time", event, message, channel, alert, active
         case lostSeconds = "lost_seconds", lostRecords = "lost_records", lostFrom = "lost_from", lostTo = "lost_to", output
+        case action, by, oldURL = "old_url", newURL = "new_url"
     }
 
     /// The record of a `sendID3(payload)` call made at `date`, placed by the tag's context.
@@ -55,6 +63,19 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     /// The record of an engine event reported at `date`.
     public static func event(_ event: EngineEvent, at date: Date) -> MeterRecord {
         MeterRecord(type: .event, sentAt: date.timeIntervalSince1970, event: event.code, message: event.description)
+    }
+
+    /// A change of the line-up (`serve`'s audit trail): `action` on `channel` by `caller`, its URL before and after.
+    public static func configChange(_ action: String, channel: String?, by caller: String, old: String?, new: String?,
+                                    at date: Date) -> MeterRecord {
+        var record = MeterRecord(type: .configChange, sentAt: date.timeIntervalSince1970, channel: channel)
+        record.action = action
+        record.by = caller
+        record.oldURL = old
+        record.newURL = new
+        let what = [channel.map { "channel \($0)" }, old.map { "from \($0)" }, new.map { "to \($0)" }].compactMap { $0 }
+        record.message = "\(action) \(what.joined(separator: " ")) by \(caller)"
+        return record
     }
 
     /// A warning about `channel`'s stream, in words.

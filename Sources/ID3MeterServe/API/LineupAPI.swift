@@ -12,6 +12,8 @@ public struct LineupAPI: Sendable {
     public let shard: Shard?
     private let process: ProcessMetrics
     private let outputMetrics: OutputMetrics?
+    /// Who may read and change the line-up; `nil`: anyone who reaches it (a loopback listener).
+    private let tokens: APITokens?
 
     /// A channel's JSON is small; more than this is refused.
     static let maximumBodyBytes = 64 << 10
@@ -20,8 +22,10 @@ public struct LineupAPI: Sendable {
     private static let page = TimelinePage.live(dataPath: "timeline", refresh: pageRefresh)
 
     /// `outputs`, when given, have their counts in `/metrics`.
-    public init(lineup: Lineup, registry: PrometheusCollectorRegistry, shard: Shard? = nil, outputs: OutputSet? = nil) {
+    public init(lineup: Lineup, registry: PrometheusCollectorRegistry, shard: Shard? = nil, outputs: OutputSet? = nil,
+                tokens: APITokens? = nil) {
         self.lineup = lineup
+        self.tokens = tokens
         self.registry = registry
         self.shard = shard
         process = ProcessMetrics(registry: registry)
@@ -31,9 +35,11 @@ public struct LineupAPI: Sendable {
                                                                 ("shards", shard.map { String($0.count) } ?? "1")]).set(1.0)
     }
 
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<APIContext> {
+        let router = Router(context: APIContext.self)
+        router.add(middleware: APIAccess(tokens: tokens))
         router.get("healthz") { _, _ in "ok\n" }
+        router.get("readyz") { _, _ in "ok\n" }
         // The live page: the line-up's state and each channel's last hour, drawn by the same
         // script as the scan's HTML report from `GET /timeline`.
         router.get("/") { _, _ in
@@ -64,13 +70,18 @@ public struct LineupAPI: Sendable {
                 let owner = Shard.owner(of: name, count: shard.count)
                 return Self.problem(.conflict, "channel '\(name)' belongs to shard \(owner)/\(shard.count), not this one (\(shard))")
             }
-            let existed = await lineup.statuses.contains { $0.name == name }
-            await lineup.put(channel)
-            return Self.json(["channel": name], status: existed ? .ok : .created)
+            let previous = await lineup.channel(name)
+            if await lineup.put(channel) {
+                await lineup.audit(previous == nil ? "add" : "replace", channel: name, by: context.caller ?? "local",
+                                   old: previous?.url, new: channel.url)
+            }
+            return Self.json(["channel": name], status: previous == nil ? .created : .ok)
         }
         router.delete("channels/:name") { _, context in
             let name = try context.parameters.require("name")
+            let previous = await lineup.channel(name)
             guard await lineup.remove(name) else { return Self.problem(.notFound, "no channel '\(name)'") }
+            await lineup.audit("delete", channel: name, by: context.caller ?? "local", old: previous?.url, new: nil)
             return Response(status: .noContent)
         }
         router.get("metrics") { _, _ in

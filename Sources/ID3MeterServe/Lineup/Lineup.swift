@@ -1,3 +1,4 @@
+import Foundation
 import CoreMetrics
 import ID3Meter
 import Logging
@@ -81,6 +82,18 @@ public actor Lineup {
         await withTaskGroup(of: Void.self) { group in
             for run in all { group.addTask { await run.stop() } }
         }
+    }
+
+    /// The config of the channel called `name`, if it runs.
+    public func channel(_ name: String) -> ChannelConfig? { channels[name]?.config }
+
+    /// The audit trail: says `action` on `channel` by `caller` in a log line and a
+    /// `config_change` record, and counts it (`id3meter_config_changes_total`).
+    public func audit(_ action: String, channel: String?, by caller: String, old: String?, new: String?) {
+        let record = MeterRecord.configChange(action, channel: channel, by: caller, old: old, new: new, at: Date())
+        logger.notice("config change: \(record.message ?? "")")
+        output.write(record)
+        Counter(label: "id3meter_config_changes_total", dimensions: [("action", action)], factory: metrics).increment()
     }
 
     /// Sets every channel's gauges that move with time alone, before a scrape.
