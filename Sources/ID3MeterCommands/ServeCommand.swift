@@ -75,6 +75,9 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "file"))
     var apiTokens: String?
 
+    @Option(parsing: .unconditional, help: "Channels the line-up may hold; a PUT of another is answered 429 (1 to 100000).")
+    var maxChannels = 5_000
+
     @OptionGroup var records: RecordOptions
 
     @OptionGroup(title: "Fetching (every channel; a channel's own headers are added)") var fetch: FetchOptions
@@ -112,6 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         _ = try resolvedShard()
         guard address != nil else { throw ValidationError("--listen must be HOST:PORT with a port from 0 to 65535, not '\(listen)'") }
+        try NumberCheck.check(maxChannels, "--max-channels", in: 1...100_000)
     }
 
     /// The API's tokens: `--api-tokens FILE`, else ID3METER_API_TOKENS; `nil` when neither is given.
@@ -156,6 +160,10 @@ struct ServeCommand: AsyncParsableCommand {
                             metrics: PrometheusMetricsFactory.lineup(registry: registry), resume: recovered)
         let shard = try resolvedShard()
         let held = lineupConfig.held(by: shard)
+        guard held.channels.count <= maxChannels else {
+            Console.error("\(config): \(held.channels.count) channels for this instance, more than --max-channels \(maxChannels)")
+            throw ExitCode.failure
+        }
         await lineup.apply(held)
         let share = shard.map { " (shard \($0): \(held.channels.count) of \(lineupConfig.channels.count))" } ?? ""
         logger.notice("metering \(held.channels.count) channel\(held.channels.count == 1 ? "" : "s") from \(config)\(share)")
@@ -179,7 +187,8 @@ struct ServeCommand: AsyncParsableCommand {
         reload.resume()
         defer { reload.cancel() }
 
-        let api = LineupAPI(lineup: lineup, registry: registry, shard: shard, outputs: output, tokens: tokens)
+        let api = LineupAPI(lineup: lineup, registry: registry, shard: shard, outputs: output, tokens: tokens,
+                            maximumChannels: maxChannels)
         let (host, port) = address!
         var serverLogger = logger
         serverLogger.logLevel = verbose ? .debug : .warning

@@ -75,7 +75,7 @@ struct APIAccessTests {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let config = folder.appendingPathComponent("lineup.yaml")
-        try "channels:\n  - {name: a, url: \"\(server.url("a"))\"}\n".write(to: config, atomically: true, encoding: .utf8)
+        try "api_hosts: [127.0.0.1]\nchannels:\n  - {name: a, url: \"\(server.url("a"))\"}\n".write(to: config, atomically: true, encoding: .utf8)
         let tokens = folder.appendingPathComponent("tokens")
         try "# who may use the API\nops write \(Self.write)\nviewer read \(Self.read)\n".write(to: tokens, atomically: true, encoding: .utf8)
         let (process, out, err) = try Command.launch(["serve", config.path, "--listen", "0.0.0.0:0", "--api-tokens", tokens.path])
@@ -120,5 +120,68 @@ struct APIAccessTests {
         #expect(changes[1]["old_url"] as? String == server.url("b") && changes[1]["new_url"] as? String == server.url("a"))
         #expect(changes[2]["old_url"] as? String == server.url("a") && changes[2]["new_url"] == nil)
         #expect(changes.prefix(3).allSatisfy { $0["channel"] as? String == "b" })
+    }
+
+    /// What an API channel may point at, and where the operator's credentials go: a test server
+    /// on 127.0.0.2 stands for an outside host (allowed through `api_hosts`), and never receives
+    /// the config's default headers, which the file's own channel's host does.
+    @Test func apiChannelsAreHeldToHttpPublicHostsAndNeverGetTheOperatorsCredentials() throws {
+        let inside = try LineupServer(["a": ServeTests.channel(seed: 1)])
+        defer { inside.stop() }
+        let outsideChannel = ServeTests.channel(seed: 2)
+        let outside = try LocalHTTPServer(host: "127.0.0.2") { request in
+            var inner = request
+            inner.path = String(request.path.dropFirst(2))
+            return outsideChannel.respond(to: inner)
+        }
+        defer { outside.stop() }
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("lineup.yaml")
+        try """
+            api_hosts: ["127.0.0.2"]
+            defaults: {headers: {X-Token: cdn-secret-1234, Cookie: session=cdn}}
+            channels:
+              - {name: a, url: "\(inside.url("a"))"}
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let (process, out, err) = try Command.launch(["serve", config.path, "--listen", "127.0.0.1:0", "--max-channels", "2"],
+                                                     environment: ["ID3METER_API_TOKENS": "ops write \(Self.write)\n"])
+        defer { if process.isRunning { process.terminate() } }
+        let api = try #require(ServeCommandTests.apiAddress(from: err).address)
+        let bearer = "Bearer \(Self.write)"
+        func put(_ name: String, _ body: String) throws -> (status: Int, body: String, headers: [String: String]) {
+            try Self.request("PUT", "\(api)/channels/\(name)", authorization: bearer, body: body)
+        }
+        for (url, words) in [("file:///etc/passwd", "must be an http(s) URL"), ("udp://127.0.0.1:5000", "must be an http(s) URL"),
+                             ("tcp://127.0.0.1:22", "must be an http(s) URL"),
+                             ("http://127.0.0.1:\(inside.server.port)/admin?x=1", "a loopback address"),
+                             ("http://10.1.2.3/live.m3u8", "a private address"), ("http://169.254.169.254/latest", "a link-local address")] {
+            let refused = try put("x", #"{"name": "x", "url": "\#(url)"}"#)
+            #expect(refused.status == 400 && refused.body.contains(words), "\(url): \(refused.body)")
+        }
+        let hostHeader = try put("x", #"{"name": "x", "url": "\#(outside.url("b/master.m3u8"))", "headers": {"Host": "internal"}}"#)
+        #expect(hostHeader.status == 400 && hostHeader.body.contains("may not set the Host header"), "\(hostHeader.body)")
+        #expect(try put("b", #"{"name": "b", "url": "\#(outside.url("b/master.m3u8"))"}"#).status == 201)
+        let third = try put("c", #"{"name": "c", "url": "\#(outside.url("c/master.m3u8"))"}"#)
+        #expect(third.status == 429 && third.body.contains("--max-channels"), "\(third)")
+
+        // A SIGHUP reads the file again: the API's channel stays, and says where it came from.
+        kill(process.processIdentifier, SIGHUP)
+        let reader = RecordReader(out)
+        reader.read { $0["type"] as? String == "config_change" && $0["action"] as? String == "reload" }
+        reader.read { $0["type"] as? String == "send_id3" && $0["channel"] as? String == "b" }
+        let listed = try Self.request("GET", "\(api)/channels", authorization: bearer)
+        let view = try #require(try JSONSerialization.jsonObject(with: Data(listed.body.utf8)) as? [String: Any])
+        let sources = (view["channels"] as? [[String: Any]] ?? []).map { "\($0["name"] ?? "") \($0["source"] ?? "")" }
+        #expect(sources == ["a file", "b api"], "\(listed.body)")
+        kill(process.processIdentifier, SIGTERM)
+        reader.read { _ in false }
+        process.waitUntilExit()
+
+        #expect(!outside.requests.isEmpty)
+        #expect(outside.requests.allSatisfy { $0.headers["x-token"] == nil && $0.headers["cookie"] == nil },
+                "the outside host never got the operator's credentials")
+        #expect(inside.server.requests.contains { $0.headers["x-token"] == "cdn-secret-1234" }, "the file's own host does")
     }
 }

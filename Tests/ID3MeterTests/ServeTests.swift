@@ -272,7 +272,7 @@ struct ServeCommandTests {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("lineup.yaml").path
-        try Data("defaults: {alert_after: 30}\nchannels:\n  - {name: a, url: \"\(server.url("a"))\", vod: true}\n".utf8)
+        try Data("api_hosts: [127.0.0.1]\ndefaults: {alert_after: 30}\nchannels:\n  - {name: a, url: \"\(server.url("a"))\", vod: true}\n".utf8)
             .write(to: URL(fileURLWithPath: path))
         let (process, out, err) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0"])
         defer { if process.isRunning { process.terminate() } }

@@ -36,7 +36,8 @@ struct ShardTests {
         let path = folder.appendingPathComponent("lineup.yaml").path
         // Nothing answers on port 9: each channel fails to open and is retried, which is enough to list it.
         let names = (0..<30).map { "c\($0)" }
-        try Data((["channels:"] + names.map { "  - {name: \($0), url: \"http://127.0.0.1:9/\($0).m3u8\"}" })
+        // The test servers are on loopback, which API channels may reach only when the file allows it.
+        try Data((["api_hosts: [127.0.0.1]", "channels:"] + names.map { "  - {name: \($0), url: \"http://127.0.0.1:9/\($0).m3u8\"}" })
             .joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
         var held: [[String]] = []
         var puts: [(status: Int, body: String)] = []

@@ -12,6 +12,8 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case idle(Double)
     /// A redirect that was not followed: off http(s), or too many.
     case redirect(String)
+    /// A host the fetcher's `HostRule` does not let it reach.
+    case refused(String)
     /// A local file that could not be opened or read.
     case file(errno: Int32)
     /// A stream libavformat reads (udp, srt, rtp, tcp) failed.
@@ -40,7 +42,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .http, .connection, .idle, .shortRange: true
         case .libav(let error): !error.isCancelled && !error.isInvalidArgument
-        case .redirect, .file, .tooLarge, .deadline, .cancelled: false
+        case .redirect, .refused, .file, .tooLarge, .deadline, .cancelled: false
         }
     }
 
@@ -49,7 +51,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         case .http(let status, let reason): "HTTP \(status)\(reason.isEmpty ? "" : " \(reason)")"
         case .connection(let reason): reason
         case .idle(let seconds): "no data for \(Self.seconds(seconds)) s (--timeout)"
-        case .redirect(let reason): reason
+        case .redirect(let reason), .refused(let reason): reason
         case .file(let code): String(cString: strerror(code))
         case .libav(let error) where error.isInvalidArgument && error.detail == nil:
             "\(error) (libavformat refused to open it)"

@@ -31,6 +31,9 @@ public struct Fetcher: Sendable {
     public var limits: FetchLimits
     /// Sent with every HTTP request (`--header`).
     public var headers: [HTTPHeader]
+    /// Where HTTP requests may go, checked at every request and redirect hop (a channel added
+    /// over `serve`'s API); `nil`: anywhere.
+    public var hostRule: HostRule?
 
     /// The defaults are the command line's: 10 s without a byte, four tries, the size limits of `FetchLimits`.
     public init(ioTimeout: Double = 10, interrupt: Interrupt = Interrupt(), retry: RetryPolicy = RetryPolicy(),
@@ -84,7 +87,7 @@ public struct Fetcher: Sendable {
         let deadline = limits.deadline(for: resource, targetDuration: targetDuration)
         switch Location.transport(of: location) {
         case .http:
-            try await HTTPTransport(ioTimeout: ioTimeout, headers: headers)
+            try await HTTPTransport(ioTimeout: ioTimeout, headers: headers, hostRule: hostRule)
                 .read(location, range: range, limit: limit, resource: resource, deadline: deadline, consume: consume)
         case .file:
             try LocalFile.read(location, range: range, limit: limit, resource: resource, interrupt: interrupt, consume: consume)

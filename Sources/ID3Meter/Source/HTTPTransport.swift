@@ -13,6 +13,8 @@ struct HTTPTransport: Sendable {
 
     var ioTimeout: Double
     var headers: [HTTPHeader]
+    /// Checked for every host a request goes to, redirects included.
+    var hostRule: HostRule?
 
     /// One client per idle timeout, for the life of the process: its pool is what is shared,
     /// and a client that is never released needs no shutdown.
@@ -45,6 +47,9 @@ struct HTTPTransport: Sendable {
         var location = url
         var headers = self.headers
         for hop in 0...Self.maximumRedirects {
+            if let hostRule, let host = URL(string: location)?.host, let refusal = hostRule.refusal(of: host) {
+                throw .refused(refusal)
+            }
             var request = HTTPClientRequest(url: location)
             if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
                 request.headers.add(name: "User-Agent", value: "id3-meter/\(ID3MeterVersion.current)")

@@ -14,6 +14,8 @@ public struct LineupAPI: Sendable {
     private let outputMetrics: OutputMetrics?
     /// Who may read and change the line-up; `nil`: anyone who reaches it (a loopback listener).
     private let tokens: APITokens?
+    /// Channels the line-up may hold (`--max-channels`): a PUT of a new one past it is refused.
+    private let maximumChannels: Int
 
     /// A channel's JSON is small; more than this is refused.
     static let maximumBodyBytes = 64 << 10
@@ -23,9 +25,10 @@ public struct LineupAPI: Sendable {
 
     /// `outputs`, when given, have their counts in `/metrics`.
     public init(lineup: Lineup, registry: PrometheusCollectorRegistry, shard: Shard? = nil, outputs: OutputSet? = nil,
-                tokens: APITokens? = nil) {
+                tokens: APITokens? = nil, maximumChannels: Int = 5_000) {
         self.lineup = lineup
         self.tokens = tokens
+        self.maximumChannels = maximumChannels
         self.registry = registry
         self.shard = shard
         process = ProcessMetrics(registry: registry)
@@ -56,12 +59,16 @@ public struct LineupAPI: Sendable {
         router.put("channels/:name") { request, context in
             let name = try context.parameters.require("name")
             let body = try await request.body.collect(upTo: Self.maximumBodyBytes)
-            let channel: ChannelConfig
+            var channel: ChannelConfig
+            let config = await lineup.config
             do {
-                channel = try await lineup.config.channel(from: String(buffer: body), source: "PUT /channels/\(name)")
+                channel = try config.channel(from: String(buffer: body), source: "PUT /channels/\(name)")
             } catch {
                 return Self.problem(.badRequest, "\(error)")
             }
+            if let refusal = Self.refusal(of: channel, hosts: config.apiHosts) { return Self.problem(.badRequest, refusal) }
+            channel.addedOverAPI = true
+            channel.hostRule = HostRule(allowed: config.apiHosts)
             guard channel.name == name else {
                 return Self.problem(.badRequest, "the body names channel '\(channel.name)', the path '\(name)'")
             }
@@ -71,6 +78,9 @@ public struct LineupAPI: Sendable {
                 return Self.problem(.conflict, "channel '\(name)' belongs to shard \(owner)/\(shard.count), not this one (\(shard))")
             }
             let previous = await lineup.channel(name)
+            if previous == nil, await lineup.count >= maximumChannels {
+                return Self.problem(.tooManyRequests, "the line-up holds \(maximumChannels) channels, its most (--max-channels)")
+            }
             if await lineup.put(channel) {
                 await lineup.audit(previous == nil ? "add" : "replace", channel: name, by: context.caller ?? "local",
                                    old: previous?.url, new: channel.url)
@@ -94,6 +104,22 @@ public struct LineupAPI: Sendable {
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: buffer)))
         }
         return router
+    }
+
+    /// Headers a channel may not set: they would break or redirect its requests.
+    static let forbiddenHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection"]
+
+    /// Why a channel from the API may not run: only http(s), no forbidden header, no host on
+    /// loopback or a private network unless `hosts` allows it; `nil` when it may.
+    static func refusal(of channel: ChannelConfig, hosts: [String]) -> String? {
+        guard let url = URL(string: channel.url), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), let host = url.host,
+              !host.isEmpty else {
+            return "a channel added over the API must be an http(s) URL, not '\(channel.url)'"
+        }
+        if let header = channel.headers.first(where: { forbiddenHeaders.contains($0.name.lowercased()) }) {
+            return "a channel may not set the \(header.name) header"
+        }
+        return HostRule(allowed: hosts).refusal(of: host)
     }
 
     private static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
@@ -133,6 +159,8 @@ struct ChannelView: Encodable {
     var restarts: Int
     var stallSeconds: Double
     var alerts: [String]
+    /// `file` or `api`: where the channel came from.
+    var source: String
     var timeline: TagTimeline?
 
     init(_ status: ChannelStatus, timeline: TagTimeline? = nil) {
@@ -150,11 +178,12 @@ struct ChannelView: Encodable {
         restarts = status.restarts
         stallSeconds = status.stallSeconds
         alerts = status.alerts.sorted().map(\.rawValue)
+        source = status.source
     }
 
     enum CodingKeys: String, CodingKey {
         case name, state, lastTag = "last_tag", lastTagAgeSeconds = "last_tag_age_seconds", delivered, invalid, placeholder
         case segmentsRead = "segments_read", segmentsFailed = "segments_failed"
-        case playlistReloadFailures = "playlist_reload_failures", restarts, stallSeconds = "stall_seconds", alerts, timeline
+        case playlistReloadFailures = "playlist_reload_failures", restarts, stallSeconds = "stall_seconds", alerts, source, timeline
     }
 }

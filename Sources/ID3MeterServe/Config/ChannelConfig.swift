@@ -20,6 +20,12 @@ public struct ChannelConfig: Sendable, Equatable {
     /// The stream is meant to end (`vod: true`): at EXT-X-ENDLIST the channel ends. A live
     /// channel's stream is opened again instead, in case the ENDLIST was a packager's glitch.
     public var isVOD = false
+    /// Added over the API rather than from the line-up file: kept across a SIGHUP, and fetched
+    /// under `hostRule`.
+    public var addedOverAPI = false
+    /// Where its requests may go (an API channel's: no loopback or private network unless the
+    /// file's `api_hosts` allows it); `nil`: anywhere.
+    public var hostRule: HostRule?
 
     public init(name: String, url: String) {
         self.name = name

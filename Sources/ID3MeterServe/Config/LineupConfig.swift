@@ -20,6 +20,9 @@ public struct LineupConfig: Sendable, Equatable {
     public var channels: [ChannelConfig]
     /// What a channel added over the API starts from.
     public var defaults: ChannelConfig
+    /// Hosts (`cdn.example.com`, `.example.com`) and IPv4 networks (`10.1.0.0/16`) a channel added
+    /// over the API may reach though they are loopback or private (`api_hosts`).
+    public var apiHosts: [String] = []
 
     /// A config is an operator's file, but it is still read with bounds.
     static let maximumBytes = 16 << 20
@@ -40,7 +43,7 @@ public struct LineupConfig: Sendable, Equatable {
     public static func parse(_ text: String, file: String) throws(ConfigError) -> LineupConfig {
         let reader = FieldReader(file: file)
         let root = try reader.document(text)
-        let fields = try reader.mapping(root, path: nil, allowed: ["defaults", "channels"])
+        let fields = try reader.mapping(root, path: nil, allowed: ["defaults", "channels", "api_hosts"])
         var defaults = ChannelConfig.template
         if let node = fields["defaults"] {
             try reader.apply(node, to: &defaults, path: "defaults", allowingIdentity: false)
@@ -61,19 +64,36 @@ public struct LineupConfig: Sendable, Equatable {
             lines[channel.name] = node.mark?.line ?? 0
             channels.append(channel)
         }
-        return LineupConfig(channels: channels, defaults: defaults)
+        var config = LineupConfig(channels: channels, defaults: defaults)
+        if let node = fields["api_hosts"] {
+            guard case .sequence(let hosts) = node else { throw reader.error(node, "api_hosts", "must be a list of hosts or networks") }
+            config.apiHosts = hosts.compactMap(\.string)
+        }
+        return config
     }
 
     /// The channels `shard` meters; all of them without a shard.
     public func held(by shard: Shard?) -> LineupConfig {
         guard let shard else { return self }
-        return LineupConfig(channels: channels.filter { shard.holds($0.name) }, defaults: defaults)
+        var held = self
+        held.channels = channels.filter { shard.holds($0.name) }
+        return held
     }
 
-    /// One channel as JSON or YAML (the body of `PUT /channels/{name}`), over the config's defaults.
+    /// One channel as JSON or YAML (the body of `PUT /channels/{name}`), over the config's
+    /// defaults; the defaults' headers (credentials) only when it goes to a host the file's own
+    /// channels use.
     public func channel(from text: String, source: String) throws(ConfigError) -> ChannelConfig {
         let reader = FieldReader(file: source)
-        return try reader.channel(try reader.document(text), over: defaults, path: nil)
+        let node = try reader.document(text)
+        let channel = try reader.channel(node, over: defaults, path: nil)
+        let fileHosts = Set(channels.compactMap { URL(string: $0.url)?.host?.lowercased() })
+        guard let host = URL(string: channel.url)?.host?.lowercased(), fileHosts.contains(host) else {
+            var withoutCredentials = defaults
+            withoutCredentials.headers = []
+            return try reader.channel(node, over: withoutCredentials, path: nil)
+        }
+        return channel
     }
 }
 

@@ -45,6 +45,7 @@ public final class ChannelRun: Sendable {
         self.resume = resume
         var fetcher = fetcher
         fetcher.headers += config.headers
+        fetcher.hostRule = config.hostRule
         // Each channel cancels its own libav reads (udp, srt) only.
         fetcher.interrupt = Interrupt()
         self.fetcher = fetcher
@@ -52,7 +53,9 @@ public final class ChannelRun: Sendable {
         self.logger = logger
         self.metrics = ChannelMetrics(channel: config.name, factory: metrics)
         started = clock.now
-        state = Mutex(State(watch: TagLossWatch(alertAfter: config.alertAfter), status: ChannelStatus(name: config.name),
+        var status = ChannelStatus(name: config.name)
+        status.source = config.addedOverAPI ? "api" : "file"
+        state = Mutex(State(watch: TagLossWatch(alertAfter: config.alertAfter), status: status,
                             timeline: TimelineRecorder(details: .latest(Self.detailedTags), window: Self.timelineWindow)))
     }
 

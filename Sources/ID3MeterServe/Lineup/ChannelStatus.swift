@@ -31,6 +31,8 @@ public struct ChannelStatus: Sendable, Equatable {
     /// How many times its stream was opened again after it failed or ended.
     public var restarts = 0
     public var alerts: Set<TagLossWatch.Alert> = []
+    /// `file` (the line-up file) or `api` (added over the API).
+    public var source = "file"
 
     public init(name: String) {
         self.name = name

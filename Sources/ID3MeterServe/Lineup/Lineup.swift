@@ -29,10 +29,11 @@ public actor Lineup {
     }
 
     /// Makes the line-up `config`'s: new channels start, changed ones restart, missing ones end.
+    /// Channels added over the API stay until deleted (a file channel of the same name replaces one).
     public func apply(_ config: LineupConfig) async {
         self.config = config
         let wanted = Set(config.channels.map(\.name))
-        let gone = channels.keys.filter { !wanted.contains($0) }
+        let gone = channels.filter { !wanted.contains($0.key) && !$0.value.config.addedOverAPI }.map(\.key)
         for name in gone { await remove(name) }
         for channel in config.channels { await put(channel) }
     }
@@ -83,6 +84,9 @@ public actor Lineup {
             for run in all { group.addTask { await run.stop() } }
         }
     }
+
+    /// How many channels run.
+    public var count: Int { channels.count }
 
     /// The config of the channel called `name`, if it runs.
     public func channel(_ name: String) -> ChannelConfig? { channels[name]?.config }
