@@ -46,3 +46,16 @@ let session = MeteringSession(channelName: MeteringSession.channelName(for: inpu
 let feeder = Feeder(clock: ContinuousClock(), speed: 4)
 await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: feeder, engine: PrintingEngine(),
                   problem: { event in if case .failure(let failure) = event { print("error: \(failure)") } })
+
+// 3. The reference engine at full speed, its records going to a JSON-lines file through an
+// `OutputSet`: a record the disk refuses is held and written later, and `notice` hears when an
+// output cannot write and what it had to drop (`recordsLost` counts it).
+let file = FileManager.default.temporaryDirectory.appendingPathComponent("custom-engine-example.jsonl").path
+let outputs = OutputSet([try StreamOutput(appendingTo: file, rotation: OutputRotation(maximumBytes: 64 << 20, keep: 4))]) { notice in
+    print("output: \(notice.message ?? "")")
+}
+let reference = ReferenceEngine(appInfo: AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "example", appVersion: "1.0"),
+                                outputs: [outputs])
+await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: Feeder(clock: InstantClock()), engine: reference)
+await outputs.finish()
+print("\(reference.delivered) deliveries recorded in \(file), \(outputs.recordsLost) lost")

@@ -30,7 +30,8 @@ struct MeterCommand: AsyncParsableCommand {
             Ends at EXT-X-ENDLIST (unlike serve, which opens a live channel again), once --duration seconds of the stream have played, or on SIGINT/SIGTERM (the engine's end() is \
             called and the outputs flushed). Exit status: 0 when the input was read (one without \
             timed ID3 is a warning), 1 when it or a segment could not be read or bytes were skipped \
-            as damaged, 2 on a usage error.
+            as damaged, or an output had to drop records (its 'loss' record says which), 2 on a \
+            usage error.
             """)
 
     @Argument(help: ArgumentHelp(
@@ -142,8 +143,11 @@ struct MeterCommand: AsyncParsableCommand {
             await meter.run(engine: engine, playback: playback, problem: problem)
         }
         await records.finish()
-        printError("\(engine.delivered) tags sent, \(engine.suppressed) suppressed, \(failures) failure\(failures == 1 ? "" : "s")")
-        if failures > 0 { throw ExitCode.failure }
+        // An output that had to drop records failed its run, though the others have them.
+        let lost = records.set.recordsLost
+        printError("\(engine.delivered) tags sent, \(engine.suppressed) suppressed, \(failures) failure\(failures == 1 ? "" : "s")"
+                   + (lost > 0 ? ", \(lost) record\(lost == 1 ? "" : "s") lost by an output" : ""))
+        if failures > 0 || lost > 0 { throw ExitCode.failure }
     }
 }
 

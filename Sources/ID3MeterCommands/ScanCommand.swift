@@ -39,8 +39,9 @@ struct ScanCommand: AsyncParsableCommand {
             the end, never left empty or half-written.
 
             Exit status: 0 when every input was read (one without timed ID3, or a recording cut \
-            short, is a warning), 1 when any input or segment could not be read or bytes were \
-            skipped as damaged (the others are still scanned), 2 on a usage error, 3 with --strict \
+            short, is a warning), 1 when any input or segment could not be read, bytes were \
+            skipped as damaged (the others are still scanned), or stdout refused records (how many \
+            bytes is said), 2 on a usage error, 3 with --strict \
             when any check failed (read errors, invalid tags, duplicates, gaps, segments or \
             sources without tags).
             """)
@@ -150,12 +151,15 @@ struct ScanCommand: AsyncParsableCommand {
         }
         if let report { try write(qa, to: report) }
         if !quiet { summary.lines.forEach(printError) }
+        if let failure = output.failure {
+            Console.error("stdout: records could not be written (\(failure.reason)); \(failure.lostBytes) bytes of them were lost")
+        }
         if let caught {
             printError("stopped by \(caught == SIGINT ? "SIGINT" : "SIGTERM"): \(qa.incomplete ?? "")")
             throw ExitCode(128 + caught)
         }
         if strict, !qa.passed { throw ExitCode(3) }
-        if summary.failures > 0 { throw ExitCode.failure }
+        if summary.failures > 0 || output.failure != nil { throw ExitCode.failure }
     }
 
     /// Payload fields kept for the HTML report's tags (valid ones, and again flagged ones), about
@@ -297,11 +301,16 @@ final class OrderedOutput: @unchecked Sendable {
     }
 
     func flush() { lock.withLock { display.writing { output.flush() } } }
+
+    /// Why stdout refused records, and how many bytes of them were lost; `nil` when none were.
+    var failure: (reason: String, lostBytes: Int)? { lock.withLock { output.failure } }
 }
 
-/// Buffered stdout: one write per line is a syscall per tag on a big scan.
+/// Buffered stdout: one write per line is a syscall per tag on a big scan. A refused write (a
+/// full disk, a closed pipe) is remembered, with the bytes it lost, for the scan to report.
 final class StandardOutput {
     private var buffer: [UInt8] = []
+    private(set) var failure: (reason: String, lostBytes: Int)?
 
     func write(_ line: String) {
         buffer.append(contentsOf: line.utf8)
@@ -312,22 +321,18 @@ final class StandardOutput {
     /// A whole input's records: written as they are, not copied into the buffer.
     func write(bytes: [UInt8]) {
         flush()
-        Self.writeOut(bytes)
+        writeOut(bytes)
     }
 
     func flush() {
-        Self.writeOut(buffer)
+        writeOut(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 
-    private static func writeOut(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
-                if written <= 0 { if errno == EINTR { continue } else { return } }
-                offset += written
-            }
+    private func writeOut(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        if let error = LineWriter.appendWhole(bytes, to: STDOUT_FILENO) {
+            failure = (failure?.reason ?? String(cString: strerror(error)), (failure?.lostBytes ?? 0) + bytes.count)
         }
     }
 }

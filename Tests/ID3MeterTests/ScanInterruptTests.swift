@@ -64,3 +64,38 @@ struct ScanInterruptTests {
         #expect(report.hasSuffix("\n"))
     }
 }
+
+/// Records that stdout refuses (here the kernel's /dev/full: ENOSPC on every write) are counted
+/// and said, and the run fails, in both commands.
+@Suite("stdout that refuses records", .serialized, .timeLimit(.minutes(1)))
+struct RefusingStdoutTests {
+    func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = Command.binary
+        process.arguments = arguments
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stderr)
+    }
+
+    @Test func scanSaysHowManyBytesOfRecordsWereLost() throws {
+        let (status, stderr) = try run(["scan", "--format", "jsonl", Samples.path("ts/nielsen.ts")])
+        #expect(status == 1, "\(stderr)")
+        #expect(stderr.contains("stdout: records could not be written (No space left on device);"), "\(stderr)")
+        #expect(stderr.contains("bytes of them were lost"))
+    }
+
+    @Test func theMeterSaysWhichRecordsWereLostAndFails() throws {
+        let (status, stderr) = try run(["--speed", "max", "--format", "jsonl", Samples.path("hls/master.m3u8")])
+        #expect(status == 1, "\(stderr)")
+        #expect(stderr.contains("stdout cannot be written (No space left on device)"), "\(stderr)")
+        #expect(stderr.contains("were dropped from stdout"), "\(stderr)")
+        let delivered = try #require(stderr.firstMatch(of: /(\d+) tags sent/).flatMap { Int($0.output.1) })
+        // Every delivery, the startup and shutdown events, and the alert that stdout failed.
+        #expect(stderr.contains(", \(delivered + 3) records lost by an output"), "\(stderr)")
+    }
+}

@@ -7,6 +7,7 @@ import Synchronization
 public final class OutputSet: MeterOutput, Sendable {
     private let outputs: Mutex<[any MeterOutput]>
     private let notice: @Sendable (MeterRecord) -> Void
+    private let lost = Mutex(0)
 
     /// `notice` sees each alert and loss record an output raised (for the log).
     public init(_ outputs: sending [any MeterOutput], notice: @escaping @Sendable (MeterRecord) -> Void = { _ in }) {
@@ -14,12 +15,15 @@ public final class OutputSet: MeterOutput, Sendable {
         self.notice = notice
     }
 
+    /// Records some output had to drop, as its `loss` records said, up to now.
+    public var recordsLost: Int { lost.withLock { $0 } }
+
     public func write(_ record: MeterRecord) {
         let notices = outputs.withLock { outputs in
             outputs.forEach { $0.write(record) }
             return Self.spread(&outputs)
         }
-        notices.forEach(notice)
+        say(notices)
     }
 
     /// Has every output try again what it holds; called about once a second.
@@ -28,7 +32,7 @@ public final class OutputSet: MeterOutput, Sendable {
             outputs.forEach { $0.retry() }
             return Self.spread(&outputs)
         }
-        notices.forEach(notice)
+        say(notices)
     }
 
     /// Each output's counts, for metrics.
@@ -44,11 +48,16 @@ public final class OutputSet: MeterOutput, Sendable {
         }
         for (index, output) in all.enumerated() {
             await output.finish()
-            for record in output.takeNotices() {
-                notice(record)
-                all[(index + 1)...].forEach { $0.write(record) }
-            }
+            let notices = output.takeNotices()
+            say(notices)
+            for record in notices { all[(index + 1)...].forEach { $0.write(record) } }
         }
+    }
+
+    private func say(_ notices: [MeterRecord]) {
+        let dropped = notices.reduce(0) { $0 + ($1.lostRecords ?? 0) }
+        if dropped > 0 { lost.withLock { $0 += dropped } }
+        notices.forEach(notice)
     }
 
     /// Writes each output's notices to every output, until none has more to say (a notice the
