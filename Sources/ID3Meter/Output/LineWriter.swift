@@ -4,8 +4,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Whole lines appended to a descriptor, never a torn one, and never a trap: Foundation's
-/// `FileHandle.write(_:)` traps on ENOSPC. A line the storage refuses part way is cut back to
+/// Whole lines appended to a descriptor, never a torn one, and never a trap (Foundation's legacy
+/// data-writing call on a file handle traps on ENOSPC). A line the storage refuses part way is cut back to
 /// where it began, and held, with every line after it, in order, until the storage takes them
 /// again (ENOSPC, EDQUOT, EIO, a read-only remount, a full pipe). What is held is bounded: past
 /// `holdLimit` bytes the oldest held lines are dropped and counted, so a loss is said, not silent.

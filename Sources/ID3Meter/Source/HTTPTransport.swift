@@ -47,7 +47,7 @@ struct HTTPTransport: Sendable {
         var location = url
         var headers = self.headers
         for hop in 0...Self.maximumRedirects {
-            if let hostRule, let host = URL(string: location)?.host, let refusal = hostRule.refusal(of: host) {
+            if let hostRule, let host = URL(string: location)?.host, let refusal = await hostRule.refusal(of: host) {
                 throw .refused(refusal)
             }
             var request = HTTPClientRequest(url: location)

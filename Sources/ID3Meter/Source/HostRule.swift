@@ -15,8 +15,14 @@ public struct HostRule: Sendable, Equatable {
 
     public init(allowed: [String] = []) { self.allowed = allowed }
 
-    /// Why `host` may not be reached; `nil` when it may.
-    public func refusal(of host: String) -> String? {
+    /// Why `host` may not be reached; `nil` when it may. Resolving blocks (a slow DNS server waits
+    /// out its timeouts), so it runs on a queue of its own, never on a thread of the cooperative
+    /// pool every channel shares.
+    public func refusal(of host: String) async -> String? {
+        await BlockingExecutor(label: "resolve").run { self.check(host) }
+    }
+
+    private func check(_ host: String) -> String? {
         let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if allowed.contains(where: { Self.matches(name: name, entry: $0.lowercased()) }) { return nil }
         let addresses = Self.resolve(name)

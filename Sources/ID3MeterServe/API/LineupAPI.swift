@@ -66,7 +66,7 @@ public struct LineupAPI: Sendable {
             } catch {
                 return Self.problem(.badRequest, "\(error)")
             }
-            if let refusal = Self.refusal(of: channel, hosts: config.apiHosts) { return Self.problem(.badRequest, refusal) }
+            if let refusal = await Self.refusal(of: channel, hosts: config.apiHosts) { return Self.problem(.badRequest, refusal) }
             channel.addedOverAPI = true
             channel.hostRule = HostRule(allowed: config.apiHosts)
             guard channel.name == name else {
@@ -111,7 +111,7 @@ public struct LineupAPI: Sendable {
 
     /// Why a channel from the API may not run: only http(s), no forbidden header, no host on
     /// loopback or a private network unless `hosts` allows it; `nil` when it may.
-    static func refusal(of channel: ChannelConfig, hosts: [String]) -> String? {
+    static func refusal(of channel: ChannelConfig, hosts: [String]) async -> String? {
         guard let url = URL(string: channel.url), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), let host = url.host,
               !host.isEmpty else {
             return "a channel added over the API must be an http(s) URL, not '\(channel.url)'"
@@ -119,7 +119,7 @@ public struct LineupAPI: Sendable {
         if let header = channel.headers.first(where: { forbiddenHeaders.contains($0.name.lowercased()) }) {
             return "a channel may not set the \(header.name) header"
         }
-        return HostRule(allowed: hosts).refusal(of: host)
+        return await HostRule(allowed: hosts).refusal(of: host)
     }
 
     private static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
