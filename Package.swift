@@ -78,7 +78,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "id3-meter", dependencies: ["ID3MeterCommands"]),
+        .executableTarget(name: "id3-meter", dependencies: ["CID3MeterShim", "ID3MeterCommands"]),
         .target(
             name: "SampleGenerator",
             dependencies: ["CLibAV", "ID3Meter"],

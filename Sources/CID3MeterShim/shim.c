@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,4 +329,10 @@ int idm_aes128_cbc(uint8_t *data, size_t size, const uint8_t key[16], uint8_t iv
     if (error == 0) AV(av_aes_crypt)(aes, data, data, (int)(size / 16), iv, decrypt ? 1 : 0);
     AV(av_free)(aes);
     return error;
+}
+
+// MARK: - Memory
+
+void idm_keep_large_blocks_mapped(void) {
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }

@@ -7,18 +7,19 @@ import SampleGenerator
 /// thousands of timed-ID3 PIDs each left mid-PES.
 @Suite("Memory bounded by hostile inputs", .serialized, .timeLimit(.minutes(3)))
 struct BoundedMemoryTests {
-    static let listed = 300_000
-
-    /// The playlist at `published` segments: a fixed front, then the segments since.
-    final class HugePlaylist: Sendable {
+    /// An EVENT playlist at `published` segments: a fixed front of `listed`, then those since.
+    final class EventPlaylist: Sendable {
+        let listed: Int
         let front: String
         let started = Date()
-        let stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: BoundedMemoryTests.listed, bitrate: 100_000)
+        let stream: LiveStream
 
-        init() {
+        init(listed: Int) {
+            self.listed = listed
+            stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: listed, bitrate: 100_000)
             var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-PLAYLIST-TYPE:EVENT\n#EXT-X-MEDIA-SEQUENCE:0\n"
-            text.reserveCapacity(16 << 20)
-            for index in 0..<BoundedMemoryTests.listed {
+            text.reserveCapacity(listed * 56)
+            for index in 0..<listed {
                 if index % 10 == 0 {
                     text += "#EXT-X-PROGRAM-DATE-TIME:2026-11-24T00:00:00.000Z\n"
                 }
@@ -27,12 +28,12 @@ struct BoundedMemoryTests {
             front = text
         }
 
-        var published: Int { BoundedMemoryTests.listed + Int(Date().timeIntervalSince(started)) }
+        var published: Int { listed + Int(Date().timeIntervalSince(started)) }
 
         func respond(to request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
             if request.path == "live.m3u8" {
                 var text = front
-                for index in BoundedMemoryTests.listed..<published { text += "#EXTINF:1.000,\nsegment-of-a-long-event-\(index).ts\n" }
+                for index in listed..<published { text += "#EXTINF:1.000,\nsegment-of-a-long-event-\(index).ts\n" }
                 return LocalHTTPServer.Response(body: Array(text.utf8))
             }
             guard let index = Int(request.path.dropFirst("segment-of-a-long-event-".count).dropLast(3)), index < published else {
@@ -43,18 +44,30 @@ struct BoundedMemoryTests {
     }
 
     /// A live playlist of 300,000 segments (15 MB, an EVENT playlist a week long), reloaded every
-    /// second: a reload makes only what changed, and memory stays bounded.
+    /// second: a reload makes only what changed, and memory stays bounded. The bound is a ratio
+    /// to the same run on a 10-segment playlist, measured here (the binary's own footprint differs
+    /// between builds and machines): a reload holds the playlist's bytes and their text, twice
+    /// the playlist over that baseline (2.02 measured; 3.1 to 4.0, varying, before the binary
+    /// fixed glibc's mmap threshold).
     @Test func aHugeLivePlaylistIsReloadedAtTheCostOfWhatChanged() throws {
-        let playlist = HugePlaylist()
-        #expect(playlist.front.utf8.count > 14_000_000)
-        let server = try LocalHTTPServer { playlist.respond(to: $0) }
-        defer { server.stop() }
-        let run = try MeasuredRun.run([server.url("live.m3u8"), "--format", "jsonl", "--duration", "8", "--fps", "30",
-                                       "--max-playlist-size", "64M"])
-        print("huge playlist: \(run.seconds) s, peak \(run.peakMiB) MiB")
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(Command.Send.records(in: run.stdout).count >= 14, "\(run.stderr)")
-        #expect(run.peakMiB < 120, "peak \(run.peakMiB) MiB")
+        func measured(_ playlist: EventPlaylist) throws -> MeasuredRun.Result {
+            let server = try LocalHTTPServer { playlist.respond(to: $0) }
+            defer { server.stop() }
+            let run = try MeasuredRun.run([server.url("live.m3u8"), "--format", "jsonl", "--duration", "8", "--fps", "30",
+                                           "--max-playlist-size", "64M"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(Command.Send.records(in: run.stdout).count >= 14, "\(run.stderr)")
+            return run
+        }
+        let huge = EventPlaylist(listed: 300_000)
+        let playlistMiB = Double(huge.front.utf8.count) / 1_048_576
+        #expect(playlistMiB > 14)
+        let baseline = try measured(EventPlaylist(listed: 10))
+        let run = try measured(huge)
+        let growth = (run.peakMiB - baseline.peakMiB) / playlistMiB
+        print("huge playlist: \(run.seconds) s, peak \(run.peakMiB) MiB; 10 segments: peak \(baseline.peakMiB) MiB; "
+              + "growth \(growth) x the playlist's \(playlistMiB) MiB")
+        #expect(growth < 2.6, "peak \(run.peakMiB) MiB against \(baseline.peakMiB) MiB for 10 segments")
     }
 
     /// 8,000 timed-ID3 PIDs (40 programs of 200), each opening a PES that declares a 1 MB tag

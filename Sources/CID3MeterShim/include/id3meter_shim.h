@@ -70,4 +70,9 @@ void idm_error_string(int error, char *buffer, size_t size);
 /// `iv` is updated as CBC chains, so consecutive calls continue one stream.
 int idm_aes128_cbc(uint8_t *data, size_t size, const uint8_t key[16], uint8_t iv[16], int decrypt);
 
+/// Keeps blocks of a megabyte and more in their own mappings, returned to the system when freed
+/// (glibc otherwise raises the threshold to the largest block freed, and per-thread heaps keep
+/// the megabytes of each reloaded playlist). Called once, at the start of the process.
+void idm_keep_large_blocks_mapped(void);
+
 #endif
