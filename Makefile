@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev pkg-config
 
-.PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium screenshots clean install
+.PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium tls-tools screenshots clean install
 
 all: build
 
@@ -33,6 +33,13 @@ chromium:
 	  echo "Installing chromium"; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 || \
 	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }; }
+
+# The API's TLS tests make a certificate with openssl and ask through curl.
+tls-tools:
+	@command -v openssl >/dev/null && command -v curl >/dev/null || { \
+	  echo "Installing openssl curl"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q openssl curl >/dev/null 2>&1 || \
+	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q openssl curl >/dev/null; }; }
 
 build: deps
 	@$(SWIFT) build -c release 2>&1 | grep -v -E "^(Fetching|Fetched|Computing|Computed|Creating working copy|Working copy|Cloning|Cloned|Building for|\[[0-9]+/[0-9]+\])" || true
@@ -63,7 +70,7 @@ run: build
 # of MB through a debug build) would starve them. The full output goes to $(TEST_LOG); what is
 # printed is the suite's summary and what failed.
 TEST_LOG := .build/test.log
-test: deps python chromium
+test: deps python chromium tls-tools
 	@mkdir -p .build && echo "Building and testing (the whole output: $(TEST_LOG))"
 	@$(SWIFT) build > $(TEST_LOG) 2>&1 || { grep -E "error:" $(TEST_LOG) | sort -u | head -40; exit 1; }
 	@$(SWIFT) test --no-parallel --disable-xctest >> $(TEST_LOG) 2>&1; status=$$?; \

@@ -91,3 +91,16 @@ print(f"  pacing |sent_at - due| p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms, max 
       f"(one frame = 33.4 ms); peak threads {threads}, peak open sockets {sockets}")
 PY
 done
+
+# The API under a flood: /healthz probes before and during 5,000 connections opened at once, to
+# serve at its default --api-max-connections, with 10,000 descriptors (so the cap, not the
+# descriptor limit, is what is tested).
+printf 'channels:\n  - {name: a, url: "http://127.0.0.1:9/a.m3u8"}\n' > "$WORK/flood.yaml"
+(ulimit -n 10000 && exec "$METER" serve "$WORK/flood.yaml" --listen 127.0.0.1:0 > /dev/null 2> "$WORK/serve-flood.txt") &
+serve=$!
+trap 'kill $serve 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q 'API on' "$WORK/serve-flood.txt" 2>/dev/null && break; sleep 0.1; done
+port=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/serve-flood.txt" | head -1 | cut -d: -f3)
+python3 scripts/api_flood.py "$port"
+kill -TERM "$serve"; wait "$serve" || true
+trap - EXIT

@@ -58,10 +58,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Output style.")
     var format: OutputStyle = .jsonl
 
-    @Option(help: ArgumentHelp("Address of the HTTP API: HOST:PORT (port 0 picks a free one; stderr says which).",
-                               valueName: "host:port"))
-    var listen = "127.0.0.1:9464"
-
     @Option(help: ArgumentHelp(
         "Meter only this instance's share of the line-up: I/N (I from 0), or 'auto': I from the host name's ordinal (a StatefulSet pod id3-meter-3), N from --shards or ID3METER_SHARDS.",
         valueName: "I/N|auto"))
@@ -70,13 +66,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Instances in all, for --shard auto.")
     var shards: Int?
 
-    @Option(help: ArgumentHelp(
-        "Tokens for the API, one a line: 'NAME read|write TOKEN' (or the lines in ID3METER_API_TOKENS). With them, every request but GET /healthz, /readyz and /metrics needs 'Authorization: Bearer TOKEN' (or the token as HTTP Basic's password); a read token cannot change the line-up. Without them the API must listen on loopback.",
-        valueName: "file"))
-    var apiTokens: String?
-
     @Option(parsing: .unconditional, help: "Channels the line-up may hold; a PUT of another is answered 429 (1 to 100000).")
     var maxChannels = 5_000
+
+    @OptionGroup(title: "The HTTP API") var api: APIOptions
 
     @OptionGroup var records: RecordOptions
 
@@ -84,14 +77,6 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(help: "Show libav's messages and the engines' notices.")
     var verbose = false
-
-    /// `--listen` taken apart.
-    var address: (host: String, port: Int)? {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-              (0...65_535).contains(port) else { return nil }
-        let host = listen[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return host.isEmpty ? nil : (host, port)
-    }
 
     /// `--shard` resolved; `nil` meters the whole line-up.
     func resolvedShard() throws -> Shard? {
@@ -114,22 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try resolvedShard()
-        guard address != nil else { throw ValidationError("--listen must be HOST:PORT with a port from 0 to 65535, not '\(listen)'") }
         try NumberCheck.check(maxChannels, "--max-channels", in: 1...100_000)
-    }
-
-    /// The API's tokens: `--api-tokens FILE`, else ID3METER_API_TOKENS; `nil` when neither is given.
-    func loadTokens() throws(ConfigError) -> APITokens? {
-        if let apiTokens { return try APITokens.load(apiTokens) }
-        let variable = ProcessInfo.processInfo.environment["ID3METER_API_TOKENS"]
-        return try variable.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }.map { text throws(ConfigError) in
-            try APITokens(text, source: "ID3METER_API_TOKENS")
-        }
-    }
-
-    /// A listener only this machine reaches.
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     func run() async throws {
@@ -138,15 +108,16 @@ struct ServeCommand: AsyncParsableCommand {
         LibAVLog.route(to: logger, verbose: verbose)
 
         let tokens: APITokens?
-        do { tokens = try loadTokens() } catch {
+        do { tokens = try api.loadTokens() } catch {
             Console.error("--api-tokens: \(error)")
             throw ExitCode.failure
         }
-        guard tokens != nil || Self.isLoopback(address!.host) else {
-            Console.error("--listen \(listen) would let anyone who reaches it read and change the line-up: give --api-tokens FILE "
+        guard tokens != nil || APIOptions.isLoopback(api.address!.host) else {
+            Console.error("--listen \(api.listen) would let anyone who reaches it read and change the line-up: give --api-tokens FILE "
                           + "(lines 'NAME read|write TOKEN') or ID3METER_API_TOKENS, or listen on 127.0.0.1")
             throw ExitCode.failure
         }
+        let tls = try api.tlsConfiguration()
         let lineupConfig: LineupConfig
         do { lineupConfig = try LineupConfig.load(config) } catch {
             Console.error("\(error)")
@@ -187,14 +158,18 @@ struct ServeCommand: AsyncParsableCommand {
         reload.resume()
         defer { reload.cancel() }
 
-        let api = LineupAPI(lineup: lineup, registry: registry, shard: shard, outputs: output, tokens: tokens,
-                            maximumChannels: maxChannels)
-        let (host, port) = address!
+        let lineupAPI = LineupAPI(lineup: lineup, registry: registry, shard: shard, outputs: output,
+                                  policy: api.policy(tokens: tokens, maximumChannels: maxChannels))
+        let (host, port) = api.address!
         var serverLogger = logger
         serverLogger.logLevel = verbose ? .debug : .warning
-        let app = Application(router: api.router(), configuration: .init(address: .hostname(host, port: port), serverName: "id3-meter"),
+        DescriptorLimit.raise()
+        let app = Application(router: lineupAPI.router(), server: try lineupAPI.server(tls: tls),
+                              // A queue of pending connections deep enough that a burst does not have the kernel
+                              // drop a probe's SYN (a second's retransmit: a failed probe); the system caps it.
+                              configuration: .init(address: .hostname(host, port: port), serverName: "id3-meter", backlog: 4_096),
                               onServerRunning: { [logger] channel in
-                                  logger.notice("API on http://\(host):\(channel.localAddress?.port ?? port)")
+                                  logger.notice("API on http\(tls == nil ? "" : "s")://\(host):\(channel.localAddress?.port ?? port)")
                               }, logger: serverLogger)
         let failure = Mutex<String?>(nil)
         // The server runs until SIGINT or SIGTERM shuts it down gracefully (cancelling it would
@@ -205,7 +180,7 @@ struct ServeCommand: AsyncParsableCommand {
         await lineup.removeAll()
         await records.finish()
         if let failure = failure.withLock({ $0 }) {
-            Console.error("cannot serve the API on \(listen): \(failure)")
+            Console.error("cannot serve the API on \(api.listen): \(failure)")
             throw ExitCode.failure
         }
     }

@@ -240,10 +240,10 @@ struct ServeCommandTests {
     /// the address, and the log read so far.
     static func apiAddress(from stderr: Pipe) -> (address: String?, log: String) {
         var log = ""
-        while !log.contains("API on http://"), case let chunk = stderr.fileHandleForReading.availableData, !chunk.isEmpty {
+        while !log.contains("API on http"), case let chunk = stderr.fileHandleForReading.availableData, !chunk.isEmpty {
             log += String(decoding: chunk, as: UTF8.self)
         }
-        let address = log.firstMatch(of: /API on (http:\/\/[0-9.]+:[0-9]+)/).map { String($0.output.1) }
+        let address = log.firstMatch(of: /API on (https?:\/\/[0-9.]+:[0-9]+)/).map { String($0.output.1) }
         return (address, log)
     }
 

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import ID3Meter
+import NIOCore
 import Prometheus
 
 /// `serve`'s HTTP API: health, the channels and their state, adding, replacing and ending a
@@ -12,23 +15,18 @@ public struct LineupAPI: Sendable {
     public let shard: Shard?
     private let process: ProcessMetrics
     private let outputMetrics: OutputMetrics?
-    /// Who may read and change the line-up; `nil`: anyone who reaches it (a loopback listener).
-    private let tokens: APITokens?
-    /// Channels the line-up may hold (`--max-channels`): a PUT of a new one past it is refused.
-    private let maximumChannels: Int
-
-    /// A channel's JSON is small; more than this is refused.
-    static let maximumBodyBytes = 64 << 10
+    private let policy: APIPolicy
+    private let connections: APIConnections
     /// How often the live page asks for `GET /timeline`, in seconds.
     static let pageRefresh = 5
     private static let page = TimelinePage.live(dataPath: "timeline", refresh: pageRefresh)
 
     /// `outputs`, when given, have their counts in `/metrics`.
     public init(lineup: Lineup, registry: PrometheusCollectorRegistry, shard: Shard? = nil, outputs: OutputSet? = nil,
-                tokens: APITokens? = nil, maximumChannels: Int = 5_000) {
+                policy: APIPolicy = APIPolicy()) {
         self.lineup = lineup
-        self.tokens = tokens
-        self.maximumChannels = maximumChannels
+        self.policy = policy
+        connections = APIConnections(maximum: policy.maximumConnections, registry: registry)
         self.registry = registry
         self.shard = shard
         process = ProcessMetrics(registry: registry)
@@ -40,7 +38,7 @@ public struct LineupAPI: Sendable {
 
     public func router() -> Router<APIContext> {
         let router = Router(context: APIContext.self)
-        router.add(middleware: APIAccess(tokens: tokens))
+        router.add(middleware: APIAccess(tokens: policy.tokens))
         router.get("healthz") { _, _ in "ok\n" }
         router.get("readyz") { _, _ in "ok\n" }
         // The live page: the line-up's state and each channel's last hour, drawn by the same
@@ -58,7 +56,7 @@ public struct LineupAPI: Sendable {
         }
         router.put("channels/:name") { request, context in
             let name = try context.parameters.require("name")
-            let body = try await request.body.collect(upTo: Self.maximumBodyBytes)
+            let body = try await request.body.collect(upTo: APIPolicy.maximumBodyBytes)
             var channel: ChannelConfig
             let config = await lineup.config
             do {
@@ -66,7 +64,7 @@ public struct LineupAPI: Sendable {
             } catch {
                 return Self.problem(.badRequest, "\(error)")
             }
-            if let refusal = await Self.refusal(of: channel, hosts: config.apiHosts) { return Self.problem(.badRequest, refusal) }
+            if let refusal = await Self.refusal(of: channel, schemes: policy.schemes, hosts: config.apiHosts) { return Self.problem(.badRequest, refusal) }
             channel.addedOverAPI = true
             channel.hostRule = HostRule(allowed: config.apiHosts)
             guard channel.name == name else {
@@ -78,8 +76,8 @@ public struct LineupAPI: Sendable {
                 return Self.problem(.conflict, "channel '\(name)' belongs to shard \(owner)/\(shard.count), not this one (\(shard))")
             }
             let previous = await lineup.channel(name)
-            if previous == nil, await lineup.count >= maximumChannels {
-                return Self.problem(.tooManyRequests, "the line-up holds \(maximumChannels) channels, its most (--max-channels)")
+            if previous == nil, await lineup.count >= policy.maximumChannels {
+                return Self.problem(.tooManyRequests, "the line-up holds \(policy.maximumChannels) channels, its most (--max-channels)")
             }
             if await lineup.put(channel) {
                 await lineup.audit(previous == nil ? "add" : "replace", channel: name, by: context.caller ?? "local",
@@ -106,18 +104,34 @@ public struct LineupAPI: Sendable {
         return router
     }
 
+    /// The HTTP/1.1 server the router runs on: each connection guarded (`APIConnectionGuard`),
+    /// heads held to `APIPolicy`'s limits, over TLS when `tls` is given.
+    public func server(tls: TLSConfiguration? = nil) throws -> HTTPServerBuilder {
+        let connections = connections, timeout = TimeAmount.milliseconds(Int64(policy.requestTimeout * 1_000))
+        let http = HTTPServerBuilder.http1(configuration: HTTP1Channel.Configuration(
+            additionalChannelHandlers: [APIConnectionGuard(connections: connections, timeout: timeout)],
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: APIPolicy.maximumHeadBytes, maxHeaderListSize: APIPolicy.maximumHeadBytes,
+                                            maxHeaderFieldCount: APIPolicy.maximumHeaderCount)))
+        return try tls.map { try .tls(http, tlsConfiguration: $0) } ?? http
+    }
+
     /// Headers a channel may not set: they would break or redirect its requests.
     static let forbiddenHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection"]
 
-    /// Why a channel from the API may not run: only http(s), no forbidden header, no host on
-    /// loopback or a private network unless `hosts` allows it; `nil` when it may.
-    static func refusal(of channel: ChannelConfig, hosts: [String]) async -> String? {
-        guard let url = URL(string: channel.url), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), let host = url.host,
-              !host.isEmpty else {
-            return "a channel added over the API must be an http(s) URL, not '\(channel.url)'"
+    /// Why a channel from the API may not run: only `schemes` (http(s) unless the operator
+    /// allowed more), no forbidden header, no host on loopback or a private network unless
+    /// `hosts` allows it; `nil` when it may.
+    static func refusal(of channel: ChannelConfig, schemes: Set<String>, hosts: [String]) async -> String? {
+        guard let url = URL(string: channel.url), let scheme = url.scheme?.lowercased(), schemes.contains(scheme) else {
+            let allowed = schemes.sorted().joined(separator: ", ")
+            return "a channel added over the API must be a URL of \(allowed) (--api-allow-scheme adds others), not '\(channel.url)'"
         }
         if let header = channel.headers.first(where: { forbiddenHeaders.contains($0.name.lowercased()) }) {
             return "a channel may not set the \(header.name) header"
+        }
+        guard let host = url.host, !host.isEmpty else {
+            // A scheme the operator allowed may name no host (file:); http(s) must.
+            return ["http", "https"].contains(scheme) ? "'\(channel.url)' names no host" : nil
         }
         return await HostRule(allowed: hosts).refusal(of: host)
     }

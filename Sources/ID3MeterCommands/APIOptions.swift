@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import HummingbirdTLS
+import ID3MeterServe
+
+/// How `serve`'s API listens and whom it lets in: a control plane, so each limit has a flag.
+struct APIOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Address of the HTTP API: HOST:PORT (port 0 picks a free one; stderr says which).",
+                               valueName: "host:port"))
+    var listen = "127.0.0.1:9464"
+
+    @Option(help: ArgumentHelp(
+        "Tokens for the API, one a line: 'NAME read|write TOKEN' (or the lines in ID3METER_API_TOKENS). With them, every request but GET /healthz, /readyz and /metrics needs 'Authorization: Bearer TOKEN' (or the token as HTTP Basic's password); a read token cannot change the line-up. Without them the API must listen on loopback.",
+        valueName: "file"))
+    var apiTokens: String?
+
+    @Option(help: ArgumentHelp("The API over TLS: a PEM certificate (chain) file; needs --api-tls-key.", valueName: "file"))
+    var apiTlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --api-tls-cert.", valueName: "file"))
+    var apiTlsKey: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Connections the API holds at once (1 to 100000); past it, the one idle longest is closed, so /healthz always finds a place.",
+        valueName: "count"))
+    var apiMaxConnections = 1_000
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Seconds a connection to the API has to send a whole request (head and body) after opening or its last answer; then it is closed (1 to 3600).",
+        valueName: "seconds"))
+    var apiTimeout = 15.0
+
+    @Option(help: ArgumentHelp(
+        "A URL scheme channels added over the API may use besides http and https (repeatable; e.g. srt). Such channels can reach what the scheme reaches: local files for file.",
+        valueName: "scheme"))
+    var apiAllowScheme: [String] = []
+
+    /// `--listen` taken apart.
+    var address: (host: String, port: Int)? {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+              (0...65_535).contains(port) else { return nil }
+        let host = listen[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    func validate() throws {
+        guard address != nil else { throw ValidationError("--listen must be HOST:PORT with a port from 0 to 65535, not '\(listen)'") }
+        try NumberCheck.check(apiMaxConnections, "--api-max-connections", in: 1...100_000)
+        try NumberCheck.check(apiTimeout, "--api-timeout", in: 1...3_600, unit: " seconds")
+        guard (apiTlsCert == nil) == (apiTlsKey == nil) else { throw ValidationError("--api-tls-cert and --api-tls-key go together") }
+        for scheme in apiAllowScheme where scheme.isEmpty || !scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) {
+            throw ValidationError("--api-allow-scheme takes a URL scheme such as srt, not '\(scheme)'")
+        }
+    }
+
+    /// A listener only this machine reaches.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The API's tokens: `--api-tokens FILE`, else ID3METER_API_TOKENS; `nil` when neither is given.
+    func loadTokens() throws(ConfigError) -> APITokens? {
+        if let apiTokens { return try APITokens.load(apiTokens) }
+        let variable = ProcessInfo.processInfo.environment["ID3METER_API_TOKENS"]
+        return try variable.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }.map { text throws(ConfigError) in
+            try APITokens(text, source: "ID3METER_API_TOKENS")
+        }
+    }
+
+    func policy(tokens: APITokens?, maximumChannels: Int) -> APIPolicy {
+        var policy = APIPolicy(tokens: tokens)
+        policy.maximumChannels = maximumChannels
+        policy.maximumConnections = apiMaxConnections
+        policy.requestTimeout = apiTimeout
+        policy.schemes.formUnion(apiAllowScheme.map { $0.lowercased() })
+        return policy
+    }
+
+    /// The listener's TLS, from `--api-tls-cert` and `--api-tls-key`; `nil` for plain HTTP. A
+    /// file that cannot be used is said, and the exit status is 1.
+    func tlsConfiguration() throws -> TLSConfiguration? {
+        guard let apiTlsCert, let apiTlsKey else { return nil }
+        let chain: [NIOSSLCertificate], key: NIOSSLPrivateKey
+        do { chain = try NIOSSLCertificate.fromPEMFile(apiTlsCert) } catch {
+            Console.error("--api-tls-cert \(apiTlsCert): not a readable PEM certificate file (\(error))")
+            throw ExitCode.failure
+        }
+        do { key = try NIOSSLPrivateKey(file: apiTlsKey, format: .pem) } catch {
+            Console.error("--api-tls-key \(apiTlsKey): not a readable PEM private key file (\(error))")
+            throw ExitCode.failure
+        }
+        guard !chain.isEmpty else {
+            Console.error("--api-tls-cert \(apiTlsCert): holds no certificate")
+            throw ExitCode.failure
+        }
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+    }
+}
