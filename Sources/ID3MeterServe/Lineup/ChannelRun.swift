@@ -32,15 +32,15 @@ public final class ChannelRun: Sendable {
     private let state: Mutex<State>
     private let output: OutputSet
     private let fetcher: Fetcher
-    private let logger: Logger
+    private let log: ChannelLog
     private let metrics: ChannelMetrics
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// `fetcher` holds the line-up's limits and retries; the channel's headers are added to it.
-    public init(config: ChannelConfig, fetcher: Fetcher, output: OutputSet, logger: Logger, metrics: any MetricsFactory,
-                resume: ResumePoint? = nil) {
+    init(config: ChannelConfig, fetcher: Fetcher, output: OutputSet, log: ChannelLog, metrics: any MetricsFactory,
+         resume: ResumePoint? = nil) {
         self.config = config
         self.resume = resume
         var fetcher = fetcher
@@ -50,7 +50,7 @@ public final class ChannelRun: Sendable {
         fetcher.interrupt = Interrupt()
         self.fetcher = fetcher
         self.output = output
-        self.logger = logger
+        self.log = log
         self.metrics = ChannelMetrics(channel: config.name, factory: metrics)
         started = clock.now
         var status = ChannelStatus(name: config.name)
@@ -90,27 +90,36 @@ public final class ChannelRun: Sendable {
 
     private func meter() async {
         let engine = ReferenceEngine(appInfo: config.appInfo, outputs: [ChannelOutput(run: self)],
-                                     logger: logger.with(channel: config.name))
+                                     logger: log.logger.with(channel: config.name))
         var resume = self.resume
         var pause = 1.0
+        // A stream that stays down is said at its first failure, when the reason changes, and
+        // every tenth attempt (about ten minutes at the longest pause), not at every retry.
+        var failures = 0
+        var lastReason: String?
         while !Task.isCancelled {
+            let failure = Mutex<String?>(nil)
             let meter = StreamMeter(input: config.url, session: MeteringSession(channelName: config.name, adModel: config.adModel),
                                     scanner: Scanner(variant: config.variant, fetcher: fetcher), liveStart: config.liveStart,
                                     frameRateOption: config.fps, resume: resume)
             let opened = Mutex(false)
             let delivered = await meter.run(engine: engine, playback: { self.played($0) }, watch: { [weak self, resume] event in
                 if case .opened = event { opened.withLock { $0 = true } }
+                if case .failure(let reason) = event, reason.segment == nil { failure.withLock { $0 = reason.reason } }
                 self?.observe(event, resumingFrom: resume)
             })
             guard !Task.isCancelled else { break }
             if delivered > 0 { pause = 1 }
             if opened.withLock({ $0 }) {
+                if failures > 0 { log.log(.notice, "channel \(config.name): its stream opened again, after \(failures) failed attempt\(failures == 1 ? "" : "s")") }
+                failures = 0
+                lastReason = nil
                 state.withLock { $0.status.state = .ended }
                 guard !config.isVOD else {
-                    logger.notice("channel \(config.name): its stream ended")
+                    log.log(.notice, "channel \(config.name): its stream ended")
                     break
                 }
-                logger.warning("""
+                log.log(.warning, """
                     channel \(config.name): its live stream showed EXT-X-ENDLIST; opening it again in \(Int(pause)) s, \
                     after its last delivered tag (a channel meant to end is configured vod: true)
                     """)
@@ -120,7 +129,13 @@ public final class ChannelRun: Sendable {
                     $0.status.state = .failed
                     $0.status.restarts += 1
                 }
-                logger.warning("channel \(config.name): its stream could not be opened; trying again in \(Int(pause)) s")
+                failures += 1
+                let reason = failure.withLock { $0 } ?? "no reason given"
+                if failures == 1 || reason != lastReason || failures % 10 == 0 {
+                    let attempts = failures == 1 ? "" : " (\(failures) attempts so far)"
+                    log.log(.warning, "channel \(config.name): its stream could not be opened: \(reason); trying again in \(Int(pause)) s\(attempts)")
+                }
+                lastReason = reason
             }
             try? await clock.sleep(for: .seconds(pause))
             pause = min(pause * 2, 60)
@@ -168,11 +183,11 @@ public final class ChannelRun: Sendable {
         }
         if case .resumed(let resumption) = event, let resume {
             let record = MeterRecord.resume(resumption, from: resume, at: Date())
-            logger.notice("channel \(config.name): \(record.message ?? "")")
+            log.log(.notice, "channel \(config.name): \(record.message ?? "")")
             write(record)
         }
         if case .warning(let warning) = event {
-            logger.warning("channel \(config.name): \(warning)")
+            log.log(.warning, "channel \(config.name): \(warning)")
             write(.warning(warning.reason, channel: config.name, at: Date()))
         }
         if case .segment = event { check() }
@@ -186,7 +201,7 @@ public final class ChannelRun: Sendable {
             metrics.stall.increment(by: seconds)
             state.withLock { $0.status.stallSeconds += seconds }
         case .frameRate(let choice):
-            logger.info("channel \(config.name): frame clock at \(choice.framesPerSecond) fps (\(choice.origin.rawValue))")
+            log.log(.info, "channel \(config.name): frame clock at \(choice.framesPerSecond) fps (\(choice.origin.rawValue))")
         }
     }
 
@@ -231,9 +246,9 @@ public final class ChannelRun: Sendable {
             metrics.alerts[change.alert]?.record(change.active ? 1 : 0)
             let message = Self.words(change.alert, alertAfter: config.alertAfter)
             if change.active {
-                logger.warning("channel \(config.name): alert \(change.alert.rawValue) starts: \(message)")
+                log.log(.warning, "channel \(config.name): alert \(change.alert.rawValue) starts: \(message)")
             } else {
-                logger.notice("channel \(config.name): alert \(change.alert.rawValue) ends")
+                log.log(.notice, "channel \(config.name): alert \(change.alert.rawValue) ends")
             }
             write(.alert(change, channel: config.name, message: message, at: Date()))
         }

@@ -13,6 +13,8 @@ public actor Lineup {
     private let fetcher: Fetcher
     private let output: OutputSet
     private let logger: Logger
+    /// The channels' lines, held to a budget a minute; the line-up's own (audit) lines are not.
+    private let channelLog: ChannelLog
     private let metrics: any MetricsFactory
     /// What a previous run recorded last of each channel (`--state`), for the channel's first start.
     private var resumePoints: [String: ResumePoint]
@@ -24,6 +26,7 @@ public actor Lineup {
         self.fetcher = fetcher
         self.output = output
         self.logger = logger
+        channelLog = ChannelLog(logger: logger)
         self.metrics = metrics
         resumePoints = resume.byChannel
     }
@@ -50,7 +53,7 @@ public actor Lineup {
             await current.stop()
             logger.notice("channel \(config.name): config changed, started again")
         }
-        let run = ChannelRun(config: config, fetcher: fetcher, output: output, logger: logger, metrics: metrics,
+        let run = ChannelRun(config: config, fetcher: fetcher, output: output, log: channelLog, metrics: metrics,
                              resume: resumePoint(config))
         channels[config.name] = run
         run.start()
@@ -83,6 +86,7 @@ public actor Lineup {
         await withTaskGroup(of: Void.self) { group in
             for run in all { group.addTask { await run.stop() } }
         }
+        channelLog.flush()
     }
 
     /// How many channels run.
