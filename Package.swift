@@ -65,6 +65,7 @@ let package = Package(
             name: "ID3MeterServe",
             dependencies: [
                 "ID3Meter",
+                "CID3MeterShim",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -336,3 +336,7 @@ int idm_aes128_cbc(uint8_t *data, size_t size, const uint8_t key[16], uint8_t iv
 void idm_keep_large_blocks_mapped(void) {
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }
+
+void idm_release_free_memory(void) {
+    malloc_trim(0);
+}

@@ -75,4 +75,8 @@ int idm_aes128_cbc(uint8_t *data, size_t size, const uint8_t key[16], uint8_t iv
 /// the megabytes of each reloaded playlist). Called once, at the start of the process.
 void idm_keep_large_blocks_mapped(void);
 
+/// Returns the allocator's free pages to the system (malloc_trim): after a line-up let go of
+/// many channels, their memory would otherwise stay with the process.
+void idm_release_free_memory(void);
+
 #endif

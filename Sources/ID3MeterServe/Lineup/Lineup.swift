@@ -1,4 +1,5 @@
 import Foundation
+import CID3MeterShim
 import CoreMetrics
 import ID3Meter
 import Logging
@@ -18,6 +19,8 @@ public actor Lineup {
     private let metrics: any MetricsFactory
     /// What a previous run recorded last of each channel (`--state`), for the channel's first start.
     private var resumePoints: [String: ResumePoint]
+    /// A release of freed memory is due (`releaseFreedMemory`).
+    private var releaseDue = false
 
     /// `metrics` makes each channel's series (a Prometheus factory for `serve`); a channel
     /// started for the first time resumes after its point in `resume`.
@@ -77,7 +80,25 @@ public actor Lineup {
     public func remove(_ name: String) async -> Bool {
         guard let run = channels.removeValue(forKey: name) else { return false }
         await run.stop()
+        releaseFreedMemory()
         return true
+    }
+
+    /// A second after channels were ended (once for a burst of deletions), the allocator's free
+    /// pages go back to the system: glibc keeps them otherwise, and a line-up that added and
+    /// deleted 3,000 channels stayed at its peak (46 MB before, 134 MB after).
+    private func releaseFreedMemory() {
+        guard !releaseDue else { return }
+        releaseDue = true
+        Task {
+            try? await Task.sleep(for: .seconds(1))
+            self.released()
+        }
+    }
+
+    private func released() {
+        releaseDue = false
+        idm_release_free_memory()
     }
 
     public func removeAll() async {
