@@ -25,6 +25,9 @@ public final class ChannelRun: Sendable {
         var lastDelivery: ResumePoint?
     }
 
+    /// The longest pause before a stream that could not be opened is tried again, in seconds.
+    static let longestPause = 60.0
+
     /// The live page shows a channel's last hour, and the details of its latest tags.
     static let timelineWindow = 3_600.0
     static let detailedTags = 50
@@ -138,7 +141,7 @@ public final class ChannelRun: Sendable {
                 lastReason = reason
             }
             try? await clock.sleep(for: .seconds(pause))
-            pause = min(pause * 2, 60)
+            pause = min(pause * 2, Self.longestPause)
         }
     }
 
