@@ -4,7 +4,8 @@
 # the line-up has joined, for each N of BENCH_FLEET_SIZES (default 100 500 1000). Reports the
 # serve process's CPU (% of one core) and the load generator's, peak RSS and private memory
 # per channel, threads and TCP connections, pacing error p50/p99 over every delivery, and
-# whether each channel got every tag of the segments it played exactly once.
+# whether each channel got every tag of the segments it played exactly once. Then the API: /healthz
+# under a flood of connections (scripts/api_flood.py), memory after channels churn (scripts/api_churn.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -102,5 +103,17 @@ trap 'kill $serve 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q 'API on' "$WORK/serve-flood.txt" 2>/dev/null && break; sleep 0.1; done
 port=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/serve-flood.txt" | head -1 | cut -d: -f3)
 python3 scripts/api_flood.py "$port"
+kill -TERM "$serve"; wait "$serve" || true
+trap - EXIT
+
+# Memory given back: 3,000 channels added over the API and deleted, three times, to serve at
+# its defaults; resident memory before, with them, after, and 70 s later as a ratio to before.
+printf 'api_hosts: [127.0.0.1]\nchannels:\n  - {name: a, url: "http://127.0.0.1:9/a.m3u8"}\n' > "$WORK/churn.yaml"
+"$METER" serve "$WORK/churn.yaml" --listen 127.0.0.1:0 > /dev/null 2> "$WORK/serve-churn.txt" &
+serve=$!
+trap 'kill $serve 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q 'API on' "$WORK/serve-churn.txt" 2>/dev/null && break; sleep 0.1; done
+port=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/serve-churn.txt" | head -1 | cut -d: -f3)
+python3 scripts/api_churn.py "$port" "$serve" 3000
 kill -TERM "$serve"; wait "$serve" || true
 trap - EXIT
