@@ -73,7 +73,9 @@ TEST_LOG := .build/test.log
 test: deps python chromium tls-tools
 	@mkdir -p .build && echo "Building and testing (the whole output: $(TEST_LOG))"
 	@$(SWIFT) build > $(TEST_LOG) 2>&1 || { grep -E "error:" $(TEST_LOG) | sort -u | head -40; exit 1; }
-	@$(SWIFT) test --no-parallel --disable-xctest >> $(TEST_LOG) 2>&1; status=$$?; \
+	@# The API flood test holds the release binary to the 1 s a kubelet waits.
+	@$(SWIFT) build -c release --product id3-meter >> $(TEST_LOG) 2>&1 || { grep -E "error:" $(TEST_LOG) | sort -u | head -40; exit 1; }
+	@ID3METER_RELEASE_BINARY=$(CURDIR)/.build/release/id3-meter $(SWIFT) test --no-parallel --disable-xctest >> $(TEST_LOG) 2>&1; status=$$?; \
 	  grep -a -E "^✘|^✔ Test run with|error:" $(TEST_LOG) | grep -a -v "^\[" | sort -u | head -60; exit $$status
 	scripts/verify.sh
 

@@ -20,17 +20,17 @@ struct APILimitsTests {
         var port: UInt16 { UInt16(base.split(separator: ":").last!)! }
 
         /// With `descriptors`, the process may open no more files than that (hard limit).
-        init(_ flags: [String], descriptors: Int? = nil) throws {
+        init(_ flags: [String], descriptors: Int? = nil, binary: URL = Command.binary) throws {
             folder = try Samples.temporaryFolder()
             let config = folder.appendingPathComponent("lineup.yaml")
             try "api_hosts: [127.0.0.1]\nchannels:\n  - {name: a, url: \"http://127.0.0.1:9/a.m3u8\"}\n"
                 .write(to: config, atomically: true, encoding: .utf8)
             let arguments = ["serve", config.path, "--listen", "127.0.0.1:0"] + flags
             if let descriptors {
-                (process, stdout, stderr) = try Command.launch(["-c", "ulimit -n \(descriptors) && exec \"$0\" \"$@\"", Command.binary.path] + arguments,
+                (process, stdout, stderr) = try Command.launch(["-c", "ulimit -n \(descriptors) && exec \"$0\" \"$@\"", binary.path] + arguments,
                                                                binary: URL(fileURLWithPath: "/bin/sh"))
             } else {
-                (process, stdout, stderr) = try Command.launch(arguments)
+                (process, stdout, stderr) = try Command.launch(arguments, binary: binary)
             }
             base = try #require(ServeCommandTests.apiAddress(from: stderr).address)
         }
@@ -81,10 +81,11 @@ struct APILimitsTests {
     /// 5,000 connections opened at once and left silent, and slow clients sending a head a
     /// header at a time, to a serve that may open 2,048 files (without the cap, `accept` would
     /// fail and the listener back off: the minute without /healthz), capped at 300:
-    /// every /healthz meanwhile, each on a new connection as a kubelet's probe, is answered, and
-    /// the API never holds more than the cap. The debug build under test takes up to 1.7 s to
-    /// answer a probe in the burst; the release binary 0.15 s, measured by `make bench-fleet`
-    /// against the 1 s a kubelet waits. The bound here is what a backoff or a refused probe breaks.
+    /// every /healthz meanwhile, each on a new connection as a kubelet's probe, is answered
+    /// within the second a kubelet waits, and the API never holds more than the cap. Against the
+    /// release binary, which `make test` builds (0.14 to 0.19 s measured); a debug build, which
+    /// answers a probe in the burst in up to 1.7 s, is held to 3 s, what a listener's backoff or
+    /// a dropped SYN would break.
     @Test func aFloodOfIdleAndSlowConnectionsLeavesHealthzAnswering() throws {
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
@@ -92,7 +93,8 @@ struct APILimitsTests {
         limit.rlim_cur = limit.rlim_max
         setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
 
-        let serve = try Serve(["--api-max-connections", "300", "--api-timeout", "20"], descriptors: 2_048)
+        let (binary, bound) = Command.releaseBinary.map { ($0, 1.0) } ?? (Command.binary, 3.0)
+        let serve = try Serve(["--api-max-connections", "300", "--api-timeout", "20"], descriptors: 2_048, binary: binary)
         defer { serve.stop() }
         let port = serve.port
         let opened = Mutex<[Int32]>([])
@@ -123,10 +125,10 @@ struct APILimitsTests {
         flooding.wait()
         defer { opened.withLock { $0.forEach { close($0) } } }
         let slowest = probes.map(\.seconds).max() ?? 0
-        print("flood: \(probes.count) probes, slowest \(slowest) s")
+        print("flood (\(binary.path)): \(probes.count) probes, slowest \(slowest) s")
         #expect(probes.count >= 20)
         #expect(probes.allSatisfy { $0.status == 200 }, "\(probes.filter { $0.status != 200 })")
-        #expect(slowest < 3, "slowest /healthz: \(slowest) s")
+        #expect(slowest < bound, "slowest /healthz: \(slowest) s, \(binary.path)")
         let open = try #require(try serve.metric("id3meter_api_connections"))
         let evicted = try #require(try serve.metric("id3meter_api_connections_evicted_total"))
         print("flood: \(open) open, \(evicted) evicted")
