@@ -9,11 +9,11 @@ enum DescriptorLimit {
     /// `/healthz` go unanswered, long before `--api-max-connections` is reached.
     static func raise() {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        guard getrlimit(openFiles, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
         limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+        _ = setrlimit(openFiles, &limit)
     }
 
-    /// Glibc imports RLIMIT_NOFILE as an enum case of __rlimit_resource.
-    private static let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    /// RLIMIT_NOFILE, which Glibc imports as a case of the enum __rlimit_resource.
+    private static let openFiles = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 }

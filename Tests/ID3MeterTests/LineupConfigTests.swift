@@ -48,6 +48,9 @@ struct LineupConfigTests {
         ("  - name: radio\n    url: /var/local/file.m3u8\n", 11, "channels[1].url", "must be a URL"),
         ("  - name: radio\n    url: gopher://x/y.m3u8\n", 11, "channels[1].url", "not a protocol"),
         ("    vod: sometimes\n", 10, "channels[0].vod", "must be true or false"),
+        ("api_hosts: [cdn.example, \"10.0.0.0/33\"]\n", 10, "api_hosts[1]", "is not an IPv4 network"),
+        ("api_hosts: [\"http://cdn.example/\"]\n", 10, "api_hosts[0]", "is not a host name, .suffix, address or network"),
+        ("api_hosts: [[a]]\n", 10, "api_hosts[0]", "must be a host or a network"),
     ])
     func aMistakeIsNamedByLineAndField(extra: String, line: Int, field: String, words: String) throws {
         let text = """

@@ -59,6 +59,24 @@ public struct HostRule: Sendable, Equatable {
         return nil
     }
 
+    /// Why `entry` cannot be an allow-list entry (a host name, `.suffix`, an IPv4 address or an
+    /// IPv4 network `A.B.C.D/N`); `nil` when it can. An entry that could never match is refused
+    /// rather than kept: the operator meant something by it.
+    public static func problem(with entry: String) -> String? {
+        if let slash = entry.firstIndex(of: "/"), IPv4(String(entry[..<slash])) != nil {
+            let parts = entry.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let bits = Int(parts[1]), (0...32).contains(bits) else {
+                return "'\(entry)' is not an IPv4 network (A.B.C.D/N, N from 0 to 32)"
+            }
+            return nil
+        }
+        let name = entry.hasPrefix(".") ? entry.dropFirst() : Substring(entry)
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.:".contains($0)) }) else {
+            return "'\(entry)' is not a host name, .suffix, address or network"
+        }
+        return nil
+    }
+
     private static func matches(name: String, entry: String) -> Bool {
         entry.hasPrefix(".") ? name.hasSuffix(entry) : name == entry
     }

@@ -29,15 +29,15 @@ final class APIConnections: Sendable {
     }
 
     func opened(_ channel: any Channel) {
-        let victim: (any Channel)? = table.withLock { table in
+        let (victim, count): ((any Channel)?, Int) = table.withLock { table in
             table[ObjectIdentifier(channel)] = Entry(channel: channel, since: .now())
-            guard table.count > maximum else { return nil }
+            guard table.count > maximum else { return (nil, table.count) }
             let idle = table.filter { !$0.value.answering && $0.key != ObjectIdentifier(channel) }
             // When every other one is being answered, the newcomer waits its turn elsewhere.
             let key = idle.min { $0.value.since < $1.value.since }?.key ?? ObjectIdentifier(channel)
-            return table.removeValue(forKey: key)?.channel
+            return (table.removeValue(forKey: key)?.channel, table.count)
         }
-        open.set(Double(table.withLock { $0.count }))
+        open.set(Double(count))
         if let victim {
             evicted.increment()
             victim.close(promise: nil)

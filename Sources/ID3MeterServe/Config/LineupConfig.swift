@@ -67,7 +67,11 @@ public struct LineupConfig: Sendable, Equatable {
         var config = LineupConfig(channels: channels, defaults: defaults)
         if let node = fields["api_hosts"] {
             guard case .sequence(let hosts) = node else { throw reader.error(node, "api_hosts", "must be a list of hosts or networks") }
-            config.apiHosts = hosts.compactMap(\.string)
+            for (index, host) in hosts.enumerated() {
+                guard let entry = host.string else { throw reader.error(host, "api_hosts[\(index)]", "must be a host or a network") }
+                if let problem = HostRule.problem(with: entry) { throw reader.error(host, "api_hosts[\(index)]", problem) }
+                config.apiHosts.append(entry)
+            }
         }
         return config
     }
