@@ -29,7 +29,7 @@ for n in ${BENCH_FLEET_SIZES:-100 500 1000}; do
   trap 'kill $serve $generator 2>/dev/null || true' EXIT
   # Joining: every channel fetches its playlist and three segments at once.
   sleep 20
-  api=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/serve-$n.txt" | head -1)
+  api=$(grep -o 'API on http://127.0.0.1:[0-9]*' "$WORK/serve-$n.txt" | cut -d' ' -f3 | head -1)
   start_serve=$(ticks "$serve"); start_gen=$(ticks "$generator"); start=$(date +%s.%N)
   peak_rss=0; peak_anon=0; peak_threads=0; peak_sockets=0
   end=$(( $(date +%s) + SECONDS_MEASURED ))
@@ -101,7 +101,7 @@ printf 'channels:\n  - {name: a, url: "http://127.0.0.1:9/a.m3u8"}\n' > "$WORK/f
 serve=$!
 trap 'kill $serve 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q 'API on' "$WORK/serve-flood.txt" 2>/dev/null && break; sleep 0.1; done
-port=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/serve-flood.txt" | head -1 | cut -d: -f3)
+port=$(grep -o 'API on http://127.0.0.1:[0-9]*' "$WORK/serve-flood.txt" | head -1 | cut -d: -f3)
 python3 scripts/api_flood.py "$port"
 kill -TERM "$serve"; wait "$serve" || true
 trap - EXIT
@@ -113,7 +113,8 @@ printf 'api_hosts: [127.0.0.1]\nchannels:\n  - {name: a, url: "http://127.0.0.1:
 serve=$!
 trap 'kill $serve 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q 'API on' "$WORK/serve-churn.txt" 2>/dev/null && break; sleep 0.1; done
-port=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/serve-churn.txt" | head -1 | cut -d: -f3)
+# The channel's own failure names 127.0.0.1:9 first; the port is the API line's.
+port=$(grep -o 'API on http://127.0.0.1:[0-9]*' "$WORK/serve-churn.txt" | head -1 | cut -d: -f3)
 python3 scripts/api_churn.py "$port" "$serve" 3000
 kill -TERM "$serve"; wait "$serve" || true
 trap - EXIT

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <libavformat/avformat.h>
 #include <libavutil/aes.h>
 #include <libavutil/time.h>
@@ -339,4 +340,23 @@ void idm_keep_large_blocks_mapped(void) {
 
 void idm_release_free_memory(void) {
     malloc_trim(0);
+}
+
+static const char thread_caches_off[] = "glibc.malloc.tcache_count=0";
+
+int idm_restart_without_thread_caches(char *const argv[]) {
+    const char *before = getenv("GLIBC_TUNABLES");
+    // The operator's own choice stands, and it ends the loop: the restarted process has one.
+    if (before && strstr(before, "glibc.malloc.tcache_count")) return 0;
+    size_t size = (before ? strlen(before) + 1 : 0) + sizeof thread_caches_off;
+    char *tunables = malloc(size);
+    if (!tunables) return -ENOMEM;
+    snprintf(tunables, size, "%s%s%s", before ? before : "", before ? ":" : "", thread_caches_off);
+    int error = setenv("GLIBC_TUNABLES", tunables, 1);
+    free(tunables);
+    if (error) return -errno;
+    execv("/proc/self/exe", argv);
+    error = -errno;
+    if (before) setenv("GLIBC_TUNABLES", before, 1); else unsetenv("GLIBC_TUNABLES");
+    return error;
 }

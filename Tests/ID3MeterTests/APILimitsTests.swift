@@ -20,7 +20,7 @@ struct APILimitsTests {
         var port: UInt16 { UInt16(base.split(separator: ":").last!)! }
 
         /// With `descriptors`, the process may open no more files than that (hard limit).
-        init(_ flags: [String], descriptors: Int? = nil, binary: URL = Command.binary) throws {
+        init(_ flags: [String], descriptors: Int? = nil, environment: [String: String] = [:], binary: URL = Command.binary) throws {
             folder = try Samples.temporaryFolder()
             let config = folder.appendingPathComponent("lineup.yaml")
             try "api_hosts: [127.0.0.1]\nchannels:\n  - {name: a, url: \"http://127.0.0.1:9/a.m3u8\"}\n"
@@ -30,7 +30,7 @@ struct APILimitsTests {
                 (process, stdout, stderr) = try Command.launch(["-c", "ulimit -n \(descriptors) && exec \"$0\" \"$@\"", binary.path] + arguments,
                                                                binary: URL(fileURLWithPath: "/bin/sh"))
             } else {
-                (process, stdout, stderr) = try Command.launch(arguments, binary: binary)
+                (process, stdout, stderr) = try Command.launch(arguments, environment: environment, binary: binary)
             }
             base = try #require(ServeCommandTests.apiAddress(from: stderr).address)
         }
@@ -212,5 +212,26 @@ struct APILimitsTests {
                 "\(notACertificate.stderr)")
         let half = try Command.run(["serve", "lineup.yaml", "--api-tls-cert", cert])
         #expect(half.status == 2 && half.stderr.contains("--api-tls-cert and --api-tls-key go together"), "\(half.stderr)")
+    }
+
+    /// glibc's per-thread caches keep freed blocks out of malloc_trim's reach (5 MB after 3,000
+    /// channels came and went, docs/PERFORMANCE.md): serve, still the same process, runs without
+    /// them, and keeps an operator's own tunables.
+    @Test func serveRunsWithoutTheThreadsCachesOfFreedMemory() throws {
+        func tunables(_ environment: [String: String]) throws -> String? {
+            let serve = try Serve([], environment: environment)
+            defer { serve.stop() }
+            #expect(try APIAccessTests.request("GET", "\(serve.base)/healthz").status == 200)
+            // glibc cuts the variable in place at each ':' as it reads it: /proc shows the
+            // tunables one per entry after the first.
+            let variables = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(serve.process.processIdentifier)/environ"))
+                .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard let first = variables.firstIndex(where: { $0.hasPrefix("GLIBC_TUNABLES=") }) else { return nil }
+            let rest = variables[(first + 1)...].prefix { $0.hasPrefix("glibc.") }
+            return ([String(variables[first].dropFirst("GLIBC_TUNABLES=".count))] + rest).joined(separator: ":")
+        }
+        #expect(try tunables([:]) == "glibc.malloc.tcache_count=0")
+        #expect(try tunables(["GLIBC_TUNABLES": "glibc.malloc.arena_max=2"]) == "glibc.malloc.arena_max=2:glibc.malloc.tcache_count=0")
+        #expect(try tunables(["GLIBC_TUNABLES": "glibc.malloc.tcache_count=3"]) == "glibc.malloc.tcache_count=3")
     }
 }

@@ -79,4 +79,11 @@ void idm_keep_large_blocks_mapped(void);
 /// many channels, their memory would otherwise stay with the process.
 void idm_release_free_memory(void);
 
+/// Starts this program again, same process, with glibc's per-thread caches of freed blocks turned
+/// off (GLIBC_TUNABLES, which glibc reads only at start). Those caches are blocks malloc_trim
+/// cannot see: after a line-up let go of thousands of channels, the idle threads' caches pin
+/// some 5 MB of pages for good. Returns only when it did not restart: 0 when GLIBC_TUNABLES
+/// already sets tcache_count (the operator's choice, or the restarted process), else -errno.
+int idm_restart_without_thread_caches(char *const argv[]);
+
 #endif
