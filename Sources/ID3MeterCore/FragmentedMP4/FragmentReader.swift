@@ -157,9 +157,14 @@ struct FragmentReader: TagExtractor {
             }
         }
         let contents = ID3PacketParser.parse(message.messageData)
+        var carriage = Carriage(stream: "emsg \(message.schemeIDURI)")
+        if message.schemeIDURI == Carriage.nielsenEventScheme, message.value != "1" {
+            notes.append("emsg of scheme \(Carriage.nielsenEventScheme) with value '\(message.value)', expected '1'")
+            carriage.faults.insert(.eventValue)
+        }
         for var tag in contents.tags {
             tag.notes += notes
-            emit(.tag(TimedTag(tag: tag, pts: pts.map(PTS.asCarried), origin: origin)))
+            emit(.tag(TimedTag(tag: tag, pts: pts.map(PTS.asCarried), origin: origin, carriage: carriage)))
         }
         if let error = contents.error { emit(.malformed(error, pts: pts.map(PTS.asCarried), origin: origin)) }
     }

@@ -6,9 +6,11 @@ extension TimedID3Demuxer.Event {
         case .packet(let packet):
             let contents = ID3PacketParser.parse(packet.bytes)
             let place = origin(packet.unit)
+            var carriage = Carriage(stream: "PID \(TagJoiner.hex(packet.pid))", faults: packet.faults)
+            if contents.tags.count > 1 { carriage.faults.insert(.sharedPES) }
             for var tag in contents.tags {
                 if !packet.notes.isEmpty { tag.notes += packet.notes }
-                emit(.tag(TimedTag(tag: tag, pts: packet.pts, origin: place)))
+                emit(.tag(TimedTag(tag: tag, pts: packet.pts, origin: place, carriage: carriage)))
             }
             if let error = contents.error {
                 // Placed in the input: the offset inside the tag alone would say "byte 0" for most.

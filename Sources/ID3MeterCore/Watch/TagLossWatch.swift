@@ -53,7 +53,7 @@ public struct TagLossWatch: Sendable {
 
     public mutating func delivered(_ tag: NielsenTag, at now: Double) {
         lastTag = now
-        if tag.isValid, !tag.hasPlaceholderPCCID { lastCreditable = now }
+        if tag.isCreditable { lastCreditable = now }
     }
 
     public mutating func segmentRead(at now: Double) {
