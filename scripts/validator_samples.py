@@ -45,31 +45,43 @@ def pes_without_pts(writer, pid, payload):
     return [writer.packet(pid, offset == 0, pes[offset:offset + 184]) for offset in range(0, len(pes), 184)]
 
 
-def pes_with_pts(writer, pid, pts, payload):
+def pes_with_pts(writer, pid, pts, payload, stream_id=0xBD):
     field = bytes([0x21 | ((pts >> 29) & 0xE), (pts >> 22) & 0xFF, ((pts >> 14) & 0xFE) | 1, (pts >> 7) & 0xFF, ((pts << 1) & 0xFE) | 1])
-    pes = b"\x00\x00\x01\xBD" + struct.pack(">H", len(payload) + 8) + b"\x80\x80\x05" + field + payload
+    pes = bytes([0, 0, 1, stream_id]) + struct.pack(">H", len(payload) + 8) + b"\x80\x80\x05" + field + payload
     return [writer.packet(pid, offset == 0, pes[offset:offset + 184]) for offset in range(0, len(pes), 184)]
 
 
+AUDIO_PID = 0x101
+# One ADTS frame header (AAC LC, 48 kHz, mono) and a few bytes: enough to be audio to a demuxer.
+AUDIO_FRAME = bytes([0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x7F, 0xFC]) + bytes(4)
+
+
 def tables(writer, pids, descriptor=True):
-    """PAT and a PMT declaring `pids` as timed-ID3 streams (stream_type 0x15)."""
+    """PAT and a PMT declaring AAC audio and `pids` as timed-ID3 streams (stream_type 0x15)."""
     pat = bytes([0, 0xB0, 13, 0, 1, 0xC1, 0, 0, 0, 1, 0xF0, 0x00])
     meta = bytes([0x26, 0x0D, 0xFF, 0xFF]) + b"ID3 " + bytes([0xFF]) + b"ID3 " + bytes([0x00, 0x0F]) if descriptor else b""
-    pmt = bytearray([0x02, 0xB0, 0, 0, 1, 0xC1, 0, 0, 0xE0 | (pids[0] >> 8), pids[0] & 0xFF, 0xF0, 0x00])
+    pmt = bytearray([0x02, 0xB0, 0, 0, 1, 0xC1, 0, 0, 0xE0 | (AUDIO_PID >> 8), AUDIO_PID & 0xFF, 0xF0, 0x00,
+                     0x0F, 0xE0 | (AUDIO_PID >> 8), AUDIO_PID & 0xFF, 0xF0, 0x00])
     for pid in pids:
         pmt += bytes([0x15, 0xE0 | (pid >> 8), pid & 0xFF, 0xF0, len(meta)]) + meta
     pmt[2] = len(pmt) - 3 + 4
     return writer.section(0, pat) + writer.section(0x1000, bytes(pmt))
 
 
-def stream(events, pids=(0x102,), descriptor=True):
-    """TS bytes of `events`: (seconds, pid, tag bytes, has PTS), tables before every tag."""
+def stream(events, pids=(0x102,), descriptor=True, audio_until=None, audio_shift=0.0):
+    """TS bytes of `events`: (seconds, pid, tag bytes, has PTS), tables before every tag, and an
+    audio PES every second from 0 s to `audio_until` (10 s past the last event by default), its
+    PTS `audio_shift` seconds off the time it is muxed at."""
     writer = Writer()
-    out = bytearray()
-    for seconds, pid, tag, has_pts in sorted(events, key=lambda e: (e[0], e[1])):
+    out = bytearray(tables(writer, list(pids), descriptor))
+    end = audio_until if audio_until is not None else max(e[0] for e in events) + 10
+    audio = [(float(t), AUDIO_PID, None, True) for t in range(0, int(end) + 1)]
+    for seconds, pid, tag, has_pts in sorted(events + audio, key=lambda e: (e[0], e[1])):
+        if tag is None:
+            out += b"".join(pes_with_pts(writer, pid, pts(seconds + audio_shift), AUDIO_FRAME, stream_id=0xC0))
+            continue
         out += tables(writer, list(pids), descriptor)
-        pts = START + round(seconds * 90_000)
-        out += b"".join(pes_with_pts(writer, pid, pts, tag) if has_pts else pes_without_pts(writer, pid, tag))
+        out += b"".join(pes_with_pts(writer, pid, pts(seconds), tag) if has_pts else pes_without_pts(writer, pid, tag))
     return bytes(out)
 
 
@@ -126,6 +138,12 @@ def main(folder):
     # The same with an INFO tag every 300 s: clean.
     write("info_every_300s", data_tags(long) + [(0.1, 0x102, id3(info_owner(200)), True), (300.1, 0x102, id3(info_owner(201)), True)],
           [], {})
+    # The program's audio 30 s ahead of every tag: each tag is out of sync with it (test 22 flags
+    # over 15 s, tolerates 7).
+    write("tags_off_audio", data_tags(every10), ["tag_placement"], {"tag_placement": [pts(t) for t in every10]}, audio_shift=30.0)
+    # 240 s of media whose tags stop at 110 s: the first to the last DATA tag is 130 s short, and
+    # 12 DATA tags are fewer than one every 12 s (test 1).
+    write("tags_stop_early", data_tags(every10), ["coverage", "data_tag_count"], {}, audio_until=240)
     with open(os.path.join(folder, "truth.json"), "w") as file:
         json.dump(truth, file, indent=1, sort_keys=True)
         file.write("\n")

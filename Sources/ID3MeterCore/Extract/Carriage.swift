@@ -6,10 +6,13 @@ public struct Carriage: Sendable, Equatable {
     /// another's. `PID 0x0102` (TS), `emsg www.nielsen.com:id3:v1` (fMP4), `packed audio`.
     public var stream: String
     public var faults: Faults
+    /// The PTS of the program's last audio PES before the tag (MPEG-TS with an audio stream).
+    public var audioPTS: Int64?
 
-    public init(stream: String, faults: Faults = []) {
+    public init(stream: String, faults: Faults = [], audioPTS: Int64? = nil) {
         self.stream = stream
         self.faults = faults
+        self.audioPTS = audioPTS
     }
 
     public struct Faults: OptionSet, Sendable, Hashable {

@@ -62,7 +62,7 @@ package struct TagRecord: Encodable, Sendable {
     /// of each record, and a scan makes one a tag.)
     package static func records(for event: MediaEvent, allFrames: Bool, _ each: (TagRecord) -> Void) {
         switch event {
-        case .opened, .failure, .warning, .segment, .resumed:
+        case .opened, .failure, .warning, .segment, .resumed, .mediaTime:
             return
         case .malformed(let error, let pts, let origin):
             each(TagRecord(type: .malformed, origin: origin, pts: pts, reason: error.description))

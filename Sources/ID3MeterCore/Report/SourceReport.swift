@@ -37,6 +37,13 @@ public struct SourceReport: Encodable, Sendable {
     /// Consecutive DATA tags of one program: their PC offsets should advance as their PTS do,
     /// within this many seconds (standing for the Validator's tag-time test 23).
     public static let offsetDrift = 10.0
+    /// The Validator flags a tag more than 15 s from the program's audio around it (its test 22).
+    public static let audioDistance = 15.0
+    /// The first to the last DATA tag should span the media's duration within this many seconds
+    /// (the Validator's summary compares the two).
+    public static let coverageSlack = 20.0
+    /// Nielsen's cadence: a DATA tag every 10 s of media.
+    public static let dataTagPeriod = 10.0
     /// Each list keeps this many entries; the rest are counted in `omitted`, so that a report's
     /// memory does not grow with its input.
     public static let keptFindings = 1_000
@@ -83,6 +90,11 @@ public struct SourceReport: Encodable, Sendable {
     public var discontinuities: [Finding] = []
     public var segments = 0
     public var segmentsWithoutTags: [String] = []
+    /// Seconds of media read: the segments' EXTINF for a playlist, the audio's first to last PTS
+    /// for an MPEG-TS file; `nil` when neither is known.
+    public var mediaSeconds: Double?
+    /// Seconds from the first DATA tag to the last on the stream that has most of them.
+    public var dataTagSpan: Double?
     /// Entries left out of each list past `keptFindings`, by the list's key.
     public var omitted: [String: Int] = [:]
     /// Tags read around something wrong (a cut end, garbage after the frames, a reading other than
@@ -98,7 +110,7 @@ public struct SourceReport: Encodable, Sendable {
         case invalidTags = "invalid_tags", placeholderTags = "placeholder_tags", placeholderRuns = "placeholder_runs", duplicates
         case shortGaps = "short_gaps", longGaps = "long_gaps", timeGaps = "time_gaps", longestGap = "longest_gap", discontinuities
         case lateInfoTags = "late_info_tags", offsetErrors = "offset_errors", structure
-        case segments, segmentsWithoutTags = "segments_without_tags"
+        case segments, segmentsWithoutTags = "segments_without_tags", mediaSeconds = "media_seconds", dataTagSpan = "data_tag_span"
     }
 
     public init(source: String) { self.source = source }
@@ -127,7 +139,11 @@ public struct SourceReportBuilder {
     private var recoveryNames: [String: (message: String, varied: Bool)] = [:]
     private var recoveryCounts: [String: Int] = [:]
     private var nielsenInSegment = 0
-    private var mediaSeconds = 0.0
+    private var segmentSeconds = 0.0
+    /// The first and the latest media PTS of an input (`MediaEvent.mediaTime`).
+    private var mediaTimes: (first: Int64, last: Int64)?
+    /// Tags placed against the program's audio (test 22 is judged only when there are some).
+    private var tagsPlacedOnAudio = 0
     private let tolerances: QATolerances
     /// The source's tags in time, for the HTML report; `nil` when not asked for.
     public private(set) var timeline: TimelineRecorder?
@@ -161,6 +177,8 @@ public struct SourceReportBuilder {
             report.recoveries[name.varied ? "\(name.message) (and others like it)" : name.message] = recoveryCounts[kind]
         }
         report.streams = streams.keys.filter { !$0.isEmpty }.sorted()
+        report.mediaSeconds = builder.mediaDuration
+        report.dataTagSpan = builder.built.dataTags > 0 ? builder.streams.values.map(\.dataSpan).max() : nil
         report.checks = builder.checks(report)
         report.timeline = timeline?.timeline
         return report
@@ -172,6 +190,8 @@ public struct SourceReportBuilder {
         switch event {
         case .opened, .resumed:
             break
+        case .mediaTime(let pts, _):
+            mediaTimes = (mediaTimes?.first ?? pts, pts)
         case .tag(let timed):
             built.id3Tags += 1
             for note in timed.tag.notes { recover(note) }
@@ -181,7 +201,7 @@ public struct SourceReportBuilder {
             for nielsen in timed.nielsenTags { add(nielsen, timed) }
         case .segment(let segment):
             built.segments += 1
-            mediaSeconds += segment.duration ?? 0
+            segmentSeconds += segment.duration ?? 0
             if nielsenInSegment == 0 {
                 count("segments_without_tags")
                 keep(segment.uri, in: \.segmentsWithoutTags, .segmentsWithoutTags)
@@ -222,6 +242,15 @@ public struct SourceReportBuilder {
             Self.finding(pts: timed.pts, origin: timed.origin, date: timed.programDateTime, detail: detail, check: check)
         }
         let key = timed.carriage?.stream ?? ""
+        if let audio = timed.carriage?.audioPTS, let pts = timed.pts, timed.carriage?.faults.contains(.noPTS) == false {
+            tagsPlacedOnAudio += 1
+            let seconds = PTS.seconds(PTS.distance(from: audio, to: pts))
+            if abs(seconds) > SourceReport.audioDistance {
+                count("tag_placement")
+                keep(here(String(format: "%+.3f s from the program's audio PES before it (Validator test 22: %.0f s)", seconds,
+                                 SourceReport.audioDistance), "tag_placement"), in: \.structure, .structure)
+            }
+        }
         var stream = streams[key] ?? TagStreamState()
         defer { streams[key] = stream }
 
@@ -270,6 +299,7 @@ public struct SourceReportBuilder {
                 keep(here(String(format: "PC offset moved %.0f s from the tag before, its PTS %.3f s (proxy for Validator test 23)",
                                  drift.offset, drift.pts), "tag_time"), in: \.offsetErrors, .offsetErrors)
             }
+            stream.noteDataTime(pts, sequence: sequence)
             spacing(stream.spacing.step(pts: pts, discontinuitySequence: sequence), here)
         }
     }
@@ -357,6 +387,15 @@ public struct SourceReportBuilder {
         return problems
     }
 
+    /// The media's duration: a playlist's segments, else an MPEG-TS file's audio from its first
+    /// PTS to its last (unknown when that is negative or past a jump).
+    private var mediaDuration: Double? {
+        if built.segments > 0 { return segmentSeconds > 0 ? segmentSeconds : nil }
+        guard let mediaTimes else { return nil }
+        let seconds = PTS.seconds(PTS.distance(from: mediaTimes.first, to: mediaTimes.last))
+        return seconds > 0 ? seconds : nil
+    }
+
     private func checks(_ report: SourceReport) -> [ValidatorCheck] {
         let isTransportStream = report.streams.contains { $0.hasPrefix("PID ") }
         let hasEvents = report.streams.contains { $0.hasPrefix("emsg ") }
@@ -367,8 +406,19 @@ public struct SourceReportBuilder {
             isTransportStream ? check : .notJudged(check.name, test: check.test, because: "MPEG-TS only")
         }
         let keys = "needs Nielsen's keys (the payload is encrypted)"
-        // A DATA tag every 12 s at the least, over the segments' duration when known.
-        let dataNeeded = mediaSeconds > 0 ? Int(mediaSeconds / SourceReport.longGap) : (report.nielsenTags > 0 ? 1 : 0)
+        // A DATA tag every 12 s at the least (the longest a DATA tag may last), over the media's
+        // duration when known.
+        let dataNeeded = report.mediaSeconds.map { Int($0 / SourceReport.longGap) } ?? (report.nielsenTags > 0 ? 1 : 0)
+        let coverage: ValidatorCheck
+        if let media = report.mediaSeconds, let span = report.dataTagSpan {
+            let short = media - span > SourceReport.coverageSlack ? 1 : 0
+            coverage = .errors("coverage", test: nil, count: short, tolerated: tolerances["coverage"], basis: String(
+                format: "the first to the last DATA tag (%.1f s) spans the media (%.1f s) within %.0f s; %d DATA tags for %.0f expected (one every %.0f s)",
+                span, media, SourceReport.coverageSlack, report.dataTags, media / SourceReport.dataTagPeriod, SourceReport.dataTagPeriod))
+        } else {
+            coverage = .notJudged("coverage", test: nil, because: report.mediaSeconds == nil ? "the media's duration is not known"
+                                                                                               : "no DATA tag with a time")
+        }
         let infoNeeded = (streams.values.map(\.span).max() ?? 0) >= SourceReport.infoInterval ? 1 : 0
         return [
             errors("read_errors", test: nil, "the source and its segments read"),
@@ -387,8 +437,9 @@ public struct SourceReportBuilder {
             errors("info_tag_interval", test: 13, "more than 310 s without an INFO tag; too soon is not judged (the period is Nielsen's)"),
             .notJudged("info_tag_cid", test: 14, because: "an INFO tag is known by these very fields without Nielsen's keys"),
             .notJudged("info_tag_offset", test: 15, because: "an INFO tag is known by these very fields without Nielsen's keys"),
-            .notJudged("tag_placement", test: 22, because: isTransportStream ? "not judged yet: the audio's PTS are not read"
-                                                                               : "MPEG-TS only"),
+            tagsPlacedOnAudio > 0
+                ? errors("tag_placement", test: 22, "a tag more than 15 s from the PTS of the program's audio PES before it")
+                : .notJudged("tag_placement", test: 22, because: isTransportStream ? "no audio stream in the program" : "MPEG-TS only"),
             errors("tag_time", test: 23, "proxy: a DATA tag's PC offset moves more than 10 s from its PTS since the tag before"),
             .count("nielsen_owner_id", test: 25, count: report.nielsenTags, minimum: 1, basis: "tags owned by www.nielsen.com"),
             transportStream(errors("metadata_pes_pts", test: 26, "a PTS on every metadata PES")),
@@ -400,6 +451,7 @@ public struct SourceReportBuilder {
             errors("duplicates", test: nil, "no payload twice"),
             errors("placeholder_run", test: nil, "placeholder PC CIDs for 20 s at most"),
             errors("segments_without_tags", test: nil, "every segment holds a Nielsen tag"),
+            coverage,
         ]
     }
 

@@ -10,6 +10,10 @@ struct TagStreamState {
     var reportedUndeclared = false
     /// Seconds of the stream measured so far: the comparable steps between its tags, summed.
     private(set) var span = 0.0
+    /// The same between its DATA tags with a time of their own: how much of the media they
+    /// cover, first to last.
+    private(set) var dataSpan = 0.0
+    private var dataTimes = TagSpacing()
     private(set) var lastTime: (pts: Int64, sequence: Int?)?
     private var allTags = TagSpacing()
     /// `span` when the last INFO tag came (0 before the first).
@@ -27,6 +31,11 @@ struct TagStreamState {
         guard let pts else { return }
         if case .gap(let seconds) = allTags.step(pts: pts, discontinuitySequence: sequence), seconds > 0 { span += seconds }
         lastTime = (pts, sequence)
+    }
+
+    /// A DATA tag at `pts` (`nil`: a time not its own, which neither ends nor starts a step).
+    mutating func noteDataTime(_ pts: Int64?, sequence: Int?) {
+        if case .gap(let seconds) = dataTimes.step(pts: pts, discontinuitySequence: sequence), seconds > 0 { dataSpan += seconds }
     }
 
     /// An INFO tag: the seconds since the one before (or the stream's start) when more than

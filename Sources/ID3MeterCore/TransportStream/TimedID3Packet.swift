@@ -13,4 +13,6 @@ package struct TimedID3Packet: Sendable, Equatable {
     package var notes: [String]
     /// The same, for the QA report's structural tests.
     package var faults: Carriage.Faults = []
+    /// The PTS of the program's last audio PES before it.
+    package var audioPTS: Int64?
 }

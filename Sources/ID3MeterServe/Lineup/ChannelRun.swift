@@ -180,7 +180,7 @@ public final class ChannelRun: Sendable {
                     state.status.playlistReloadFailures += 1
                     metrics.reloadFailures.increment()
                 }
-            case .tag, .malformed, .warning, .resumed:
+            case .tag, .malformed, .warning, .resumed, .mediaTime:
                 break
             }
         }
