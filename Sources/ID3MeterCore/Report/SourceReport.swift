@@ -202,8 +202,9 @@ public struct SourceReportBuilder {
         case .segment(let segment):
             built.segments += 1
             segmentSeconds += segment.duration ?? 0
+            // Listed, not a check: segments shorter than Nielsen's 10 s cadence are often without
+            // one, and a tag missing for long is what the spacing checks judge.
             if nielsenInSegment == 0 {
-                count("segments_without_tags")
                 keep(segment.uri, in: \.segmentsWithoutTags, .segmentsWithoutTags)
             }
             nielsenInSegment = 0
@@ -450,7 +451,6 @@ public struct SourceReportBuilder {
                       : .notJudged("emsg_value", test: nil, because: "fMP4 emsg only"),
             errors("duplicates", test: nil, "no payload twice"),
             errors("placeholder_run", test: nil, "placeholder PC CIDs for 20 s at most"),
-            errors("segments_without_tags", test: nil, "every segment holds a Nielsen tag"),
             coverage,
         ]
     }

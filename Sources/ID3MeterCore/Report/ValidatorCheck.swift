@@ -54,7 +54,7 @@ public struct QATolerances: Sendable, Equatable {
     public static let guide: [String: Int] = [
         "tag_format": 0, "time_gap": 7, "tag_duration": 7, "cid_ts_offset": 32, "breakout": 0, "info_tag_interval": 1,
         "tag_time": 5, "metadata_pes_pts": 4, "pes_incomplete_tag": 7, "pmt_descriptor": 0,
-        "read_errors": 0, "duplicates": 0, "placeholder_run": 0, "one_tag_per_pes": 0, "emsg_value": 0, "segments_without_tags": 0,
+        "read_errors": 0, "duplicates": 0, "placeholder_run": 0, "one_tag_per_pes": 0, "emsg_value": 0,
         "tag_placement": 7, "coverage": 0,
     ]
 
