@@ -85,6 +85,26 @@ def stream(events, pids=(0x102,), descriptor=True, audio_until=None, audio_shift
     return bytes(out)
 
 
+def box(kind, body):
+    return struct.pack(">I", 8 + len(body)) + kind + body
+
+
+def emsg(seconds, tag, scheme="www.nielsen.com:id3:v1", value="1", event_id=0):
+    """An emsg box, version 1 (ISO/IEC 23009-1 5.10.3.3): times in a 90 kHz timescale."""
+    body = bytes([1, 0, 0, 0]) + struct.pack(">IQII", 90_000, pts(seconds), 0xFFFFFFFF, event_id)
+    return box(b"emsg", body + scheme.encode() + b"\x00" + value.encode() + b"\x00" + tag)
+
+
+def fragments(events):
+    """A CMAF-style segment: styp, then each (seconds, tag, value) as an emsg before its
+    fragment's empty moof and mdat, as packagers interleave them."""
+    out = box(b"styp", b"cmfs" + bytes(4) + b"cmfscmf2")
+    for index, (seconds, tag, value) in enumerate(events):
+        out += emsg(seconds, tag, value=value, event_id=index)
+        out += box(b"moof", box(b"mfhd", bytes(4) + struct.pack(">I", index + 1))) + box(b"mdat", b"")
+    return out
+
+
 def pts(seconds):
     return START + round(seconds * 90_000)
 
@@ -144,6 +164,10 @@ def main(folder):
     # 240 s of media whose tags stop at 110 s: the first to the last DATA tag is 130 s short, and
     # 12 DATA tags are fewer than one every 12 s (test 1).
     write("tags_stop_early", data_tags(every10), ["coverage", "data_tag_count"], {}, audio_until=240)
+    # Nielsen's emsg scheme with a value other than 1 on one tag (fMP4): found once, and it fails.
+    with open(os.path.join(folder, "emsg_value.m4s"), "wb") as file:
+        file.write(fragments([(t, id3(owner(i, seconds=t)), "2" if i == 4 else "1") for i, t in enumerate(every10)]))
+    truth["emsg_value"] = {"failing": ["emsg_value"], "findings": {"emsg_value": [pts(40.0)]}, "file": "emsg_value.m4s"}
     with open(os.path.join(folder, "truth.json"), "w") as file:
         json.dump(truth, file, indent=1, sort_keys=True)
         file.write("\n")

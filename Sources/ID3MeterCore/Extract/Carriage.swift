@@ -8,6 +8,9 @@ public struct Carriage: Sendable, Equatable {
     public var faults: Faults
     /// The PTS of the program's last audio PES before the tag (MPEG-TS with an audio stream).
     public var audioPTS: Int64?
+    /// What the tag's records say of the way it came, first among their notes (`emsg v1
+    /// SCHEME`); not a lenient reading.
+    public var note: String?
 
     public init(stream: String, faults: Faults = [], audioPTS: Int64? = nil) {
         self.stream = stream

@@ -73,7 +73,7 @@ package struct TagRecord: Encodable, Sendable {
                 if case .priv(let owner, _) = frame.content { nielsen = timed.nielsenTags.first { $0.payload == owner } }
                 guard nielsen != nil || allFrames else { continue }
                 // A frame that could not be decoded says why in its own record, not in its neighbours'.
-                var reason: String?, notes = timed.tag.notes
+                var reason: String?, notes = (timed.carriage?.note).map { [$0] + timed.tag.notes } ?? timed.tag.notes
                 if case .skipped(let why) = frame.content {
                     reason = why
                     notes.append("frame \(frame.id) \(why), not decoded")
