@@ -28,16 +28,21 @@ struct ScanCommand: AsyncParsableCommand {
 
             --report writes the QA report: per source, one row per check in the terms of Nielsen's \
             ID3 Tag Validator (user guide 1.8F: its test number, Pass or Fail as \
-            <errors/minimum/tolerated>, "No status" for what needs Nielsen's keys or another \
-            carriage), then the findings with their times: tags invalid by reason, DATA and INFO \
-            tags, each tag stream (TS PID, emsg scheme) judged on its own, DATA tags under 4 s or \
-            over 12 s apart (standing for the Validator's tag-duration test 5) and over 19 s apart \
-            (its time-gap test 4), more than 310 s without an INFO tag, null CIDs with an offset, \
-            placeholder PC CIDs for over 20 s, the PMT's metadata descriptor, metadata PES \
-            without a PTS, the 271-byte tag envelope, duplicates, PTS discontinuities, segments \
-            without a tag, inputs that could not be read (docs/QA.md). As \
-            FILE.html it is one self-contained page: the summary, then each source's tags on a \
-            timeline (gaps shaded, breaks and tagless segments marked, details on click).
+            <errors/minimum/tolerated>, "No status" for what needs Nielsen's keys or does not apply \
+            to the carriage), then the findings with their times. Tags are DATA or INFO (both CIDs \
+            null, both offsets 0); each tag stream (TS PID, emsg scheme) is judged on its own. \
+            Judged: the DATA tag count (test 1), the tag format and 271-byte envelope (2), DATA \
+            tags under 4 s or over 12 s apart and over 19 s apart (proxies for tests 5 and 4), a \
+            null CID with an offset (8), the breakout code, INFO tags over 310 s apart (12-13), \
+            tags more than 15 s from the program's audio (22), PC offsets that drift from the PTS \
+            (a proxy for 23), the owner (25), a PTS on each metadata PES (26), packets that do not \
+            decode (28), the PMT's metadata descriptor, one tag per PES, the Nielsen emsg's value, \
+            duplicates, placeholder PC CIDs for over 20 s, and the first to the last DATA tag \
+            against the media's duration (within 20 s). Listed without failing: placeholder \
+            tags, PTS discontinuities, segments without a tag, what was read leniently. \
+            docs/QA.md says what each rests on. As FILE.html it is one self-contained page: the \
+            checks, a summary, then each source's tags on a timeline (gaps shaded, breaks and \
+            tagless segments marked, details on click).
 
             SIGINT or SIGTERM stops the scan: the inputs being read stop where they are, no other \
             is started, and the records, the summary and a report of what was read (marked \
