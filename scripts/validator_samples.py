@@ -164,6 +164,14 @@ def main(folder):
     # 240 s of media whose tags stop at 110 s: the first to the last DATA tag is 130 s short, and
     # 12 DATA tags are fewer than one every 12 s (test 1).
     write("tags_stop_early", data_tags(every10), ["coverage", "data_tag_count"], {}, audio_until=240)
+    # PC offsets that run 30 s for every 10 s of PTS (the SDK's clock is wrong): 11 tag-time
+    # errors, past the 5 tolerated (test 23). The FD offsets, which advance with the PTS, are fine.
+    write("pc_offset_drift", [(t, 0x102, id3(owner(i, pc_offset=36_000 + 3 * int(t), seconds=t)), True) for i, t in enumerate(every10)],
+          ["tag_time"], {"tag_time": [pts(t) for t in every10[1:]]})
+    # The same of the FD offsets alone: after 50 s they run backwards (6 errors, past the 5).
+    write("fd_offset_drift", [(t, 0x102, id3(owner(i, fd_offset=36_000 + int(t if t <= 50 else 100 - t), seconds=t)), True)
+                              for i, t in enumerate(every10)],
+          ["tag_time"], {"tag_time": [pts(t) for t in every10[6:]]})
     # Nielsen's emsg scheme with a value other than 1 on one tag (fMP4): found once, and it fails.
     with open(os.path.join(folder, "emsg_value.m4s"), "wb") as file:
         file.write(fragments([(t, id3(owner(i, seconds=t)), "2" if i == 4 else "1") for i, t in enumerate(every10)]))

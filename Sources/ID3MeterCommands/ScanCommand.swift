@@ -34,7 +34,7 @@ struct ScanCommand: AsyncParsableCommand {
             Judged: the DATA tag count (test 1), the tag format and 271-byte envelope (2), DATA \
             tags under 4 s or over 12 s apart and over 19 s apart (proxies for tests 5 and 4), a \
             null CID with an offset (8), the breakout code, INFO tags over 310 s apart (12-13), \
-            tags more than 15 s from the program's audio (22), PC offsets that drift from the PTS \
+            tags more than 15 s from the program's audio (22), PC and FD offsets that drift from the PTS \
             (a proxy for 23), the owner (25), a PTS on each metadata PES (26), packets that do not \
             decode (28), the PMT's metadata descriptor, one tag per PES, the Nielsen emsg's value, \
             duplicates, placeholder PC CIDs for over 20 s, and the first to the last DATA tag \

@@ -34,7 +34,7 @@ public struct SourceReport: Encodable, Sendable {
     public static let placeholderRun = 20.0
     /// The Validator flags 310 s without an INFO tag (its tests 12 and 13).
     public static let infoInterval = 310.0
-    /// Consecutive DATA tags of one program: their PC offsets should advance as their PTS do,
+    /// Consecutive DATA tags of one program: their PC and FD offsets should advance as their PTS do,
     /// within this many seconds (standing for the Validator's tag-time test 23).
     public static let offsetDrift = 10.0
     /// The Validator flags a tag more than 15 s from the program's audio around it (its test 22).
@@ -295,10 +295,11 @@ public struct SourceReportBuilder {
             built.dataTags += 1
             if nielsen.hasPlaceholderPCCID { keep(here("placeholder PC CID"), in: \.placeholderTags, .placeholderTags) }
             if let run = stream.placeholder(nielsen.hasPlaceholderPCCID, at: pts, sequence: sequence) { placeholderRun(run) }
-            if let drift = stream.offsetDrift(of: nielsen, at: pts, sequence: sequence) {
+            let drifts = stream.offsetDrifts(of: nielsen, at: pts, sequence: sequence)
+            if !drifts.isEmpty {
                 count("tag_time")
-                keep(here(String(format: "PC offset moved %.0f s from the tag before, its PTS %.3f s (proxy for Validator test 23)",
-                                 drift.offset, drift.pts), "tag_time"), in: \.offsetErrors, .offsetErrors)
+                let said = drifts.map { "\($0.field) offset " + String(format: "moved %.0f s from the tag before, its PTS %.3f s", $0.offset, $0.pts) }
+                keep(here(said.joined(separator: "; ") + " (proxy for Validator test 23)", "tag_time"), in: \.offsetErrors, .offsetErrors)
             }
             stream.noteDataTime(pts, sequence: sequence)
             spacing(stream.spacing.step(pts: pts, discontinuitySequence: sequence), here)
@@ -442,7 +443,7 @@ public struct SourceReportBuilder {
             tagsPlacedOnAudio > 0
                 ? errors("tag_placement", test: 22, "a tag more than 15 s from the PTS of the program's audio PES before it")
                 : .notJudged("tag_placement", test: 22, because: isTransportStream ? "no audio stream in the program" : "MPEG-TS only"),
-            errors("tag_time", test: 23, "proxy: a DATA tag's PC offset moves more than 10 s from its PTS since the tag before"),
+            errors("tag_time", test: 23, "proxy: a DATA tag's PC or FD offset moves more than 10 s from its PTS since the tag before"),
             .count("nielsen_owner_id", test: 25, count: report.nielsenTags, minimum: 1, basis: "tags owned by www.nielsen.com"),
             transportStream(errors("metadata_pes_pts", test: 26, "a PTS on every metadata PES")),
             errors("pes_incomplete_tag", test: 28, "timed-ID3 packets that do not decode whole"),

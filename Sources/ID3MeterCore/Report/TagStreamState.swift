@@ -19,7 +19,8 @@ struct TagStreamState {
     /// `span` when the last INFO tag came (0 before the first).
     private var spanAtInfo = 0.0
     private var run: (start: Int64, last: Int64, sequence: Int?)?
-    private var lastOffset: (cid: String, offset: Int, pts: Int64, sequence: Int?)?
+    /// The last PC and FD offsets read, each with its CID and PTS.
+    private var lastOffsets: [(cid: String, offset: Int, pts: Int64, sequence: Int?)?] = [nil, nil]
 
     struct PlaceholderRun {
         var start: Int64
@@ -75,17 +76,23 @@ struct TagStreamState {
         return seconds > SourceReport.placeholderRun ? PlaceholderRun(start: run.start, seconds: seconds) : nil
     }
 
-    /// A DATA tag with a known PC CID: how far its PC offset and its PTS moved since the tag
-    /// before of the same CID, when they disagree by more than `SourceReport.offsetDrift`
-    /// (offsets count seconds of a broadcast day, so they wrap at 86,400).
-    mutating func offsetDrift(of tag: NielsenTag, at pts: Int64?, sequence: Int?) -> (offset: Double, pts: Double)? {
-        guard let pts, !tag.hasPlaceholderPCCID, tag.isValid, let cid = tag.pcCID, let offset = tag.pcOffset.flatMap({ Int($0) }) else { return nil }
-        defer { lastOffset = (cid, offset, pts, sequence) }
-        guard let last = lastOffset, last.cid == cid, last.sequence == sequence else { return nil }
-        let seconds = PTS.seconds(PTS.distance(from: last.pts, to: pts))
-        guard seconds >= -TagSpacing.backwardJump, seconds <= TagSpacing.forwardJump else { return nil }
-        var moved = Double((offset - last.offset) % 86_400)
-        if moved > 43_200 { moved -= 86_400 } else if moved <= -43_200 { moved += 86_400 }
-        return abs(moved - seconds) > SourceReport.offsetDrift ? (moved, seconds) : nil
+    /// A valid DATA tag: for its PC and its FD CID (each when not null), how far that offset
+    /// and the PTS moved since the tag before with the same CID, where they disagree by more
+    /// than `SourceReport.offsetDrift` (offsets count seconds of a broadcast day, so they wrap
+    /// at 86,400).
+    mutating func offsetDrifts(of tag: NielsenTag, at pts: Int64?, sequence: Int?) -> [(field: String, offset: Double, pts: Double)] {
+        guard let pts, tag.isValid else { return [] }
+        var drifts: [(field: String, offset: Double, pts: Double)] = []
+        for (index, field, cid, text) in [(0, "PC", tag.pcCID, tag.pcOffset), (1, "FD", tag.fdCID, tag.fdOffset)] {
+            guard let cid, cid != NielsenTag.placeholderCID, let offset = text.flatMap({ Int($0) }) else { continue }
+            defer { lastOffsets[index] = (cid, offset, pts, sequence) }
+            guard let last = lastOffsets[index], last.cid == cid, last.sequence == sequence else { continue }
+            let seconds = PTS.seconds(PTS.distance(from: last.pts, to: pts))
+            guard seconds >= -TagSpacing.backwardJump, seconds <= TagSpacing.forwardJump else { continue }
+            var moved = Double((offset - last.offset) % 86_400)
+            if moved > 43_200 { moved -= 86_400 } else if moved <= -43_200 { moved += 86_400 }
+            if abs(moved - seconds) > SourceReport.offsetDrift { drifts.append((field, moved, seconds)) }
+        }
+        return drifts
     }
 }
