@@ -246,7 +246,9 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     }
 
     /// The next offset after `index` where a sync byte is followed by another a packet later;
-    /// `nil` when more bytes are needed to tell.
+    /// `nil` when more bytes are needed to tell. A candidate is never taken unchecked before
+    /// the end: the bytes come in pieces of any size, and what is skipped must not depend on
+    /// where a piece ended (the fuzzer's chunking check found that it did).
     private static func nextSync(in bytes: UnsafeBufferPointer<UInt8>, after index: Int, isFinal: Bool) -> Int? {
         let size = TransportStreamSync.packetSize
         var candidate = index + 1
@@ -255,7 +257,7 @@ package struct TimedID3Demuxer: Sendable, Equatable {
                 if candidate + size < bytes.count {
                     if bytes[candidate + size] == 0x47 { return candidate }
                 } else {
-                    return isFinal ? candidate : (candidate > index + 1 ? candidate : nil)
+                    return isFinal ? candidate : nil
                 }
             }
             candidate += 1
