@@ -252,7 +252,9 @@ public struct SourceReportBuilder {
                                  SourceReport.audioDistance), "tag_placement"), in: \.structure, .structure)
             }
         }
-        var stream = streams[key] ?? TagStreamState()
+        // Taken out and put back, not copied: a copy left in the dictionary would make every
+        // insert into its seen payloads copy the whole table (a dense file went 50 times slower).
+        var stream = streams.removeValue(forKey: key) ?? TagStreamState()
         defer { streams[key] = stream }
 
         // One tag-format error a tag, listed once: with its shape issues when it has some.
