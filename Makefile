@@ -123,6 +123,7 @@ samples: deps ffmpeg python
 	python3 scripts/byterange_samples.py samples
 	python3 -c 'import mutagen' 2>/dev/null || python3 -m pip install -q mutagen
 	python3 scripts/lenient_samples.py samples
+	python3 scripts/validator_samples.py samples/validator
 	@du -sh samples
 
 bench: build ffmpeg python chromium

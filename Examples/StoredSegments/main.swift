@@ -26,7 +26,7 @@ for path in CommandLine.arguments.dropFirst() {
             }
         case .malformed(let error, _, _): print("\(path): malformed tag: \(error.reason)")
         case .failure(let failure), .warning(let failure): print("\(path): \(failure.reason)")
-        case .opened, .segment, .resumed: break
+        case .opened, .segment, .resumed, .mediaTime: break
         }
     }
     let bytes = [UInt8](data)

@@ -135,7 +135,7 @@ struct MeterCommand: AsyncParsableCommand {
                 let record = MeterRecord.resume(resumption, from: point, at: Date())
                 records.set.write(record)
                 printError("\(input): \(record.message ?? "")")
-            case .opened, .tag, .segment:
+            case .opened, .tag, .segment, .mediaTime:
                 break
             }
         }

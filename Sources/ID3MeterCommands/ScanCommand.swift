@@ -26,12 +26,23 @@ struct ScanCommand: AsyncParsableCommand {
             string for sendID3), pc_cid, fd_cid, pc_offset, fd_offset, breakout, valid, \
             placeholder_pc_cid, issues, id3_version.
 
-            --report writes the QA report: per source and in total, tags valid and invalid by \
-            reason, placeholder PC CIDs, duplicates, gaps between Nielsen tags under 4 s or over \
-            12 s (as Nielsen's ID3 Tag Validator flags them) with their times, the longest gap, \
-            PTS discontinuities, segments without a tag, inputs that could not be read. As \
-            FILE.html it is one self-contained page: the summary, then each source's tags on a \
-            timeline (gaps shaded, breaks and tagless segments marked, details on click).
+            --report writes the QA report: per source, one row per check in the terms of Nielsen's \
+            ID3 Tag Validator (user guide 1.8F: its test number, Pass or Fail as \
+            <errors/minimum/tolerated>, "No status" for what needs Nielsen's keys or does not apply \
+            to the carriage), then the findings with their times. Tags are DATA or INFO (both CIDs \
+            null, both offsets 0); each tag stream (TS PID, emsg scheme) is judged on its own. \
+            Judged: the DATA tag count (test 1), the tag format and 271-byte envelope (2), DATA \
+            tags under 4 s or over 12 s apart and over 19 s apart (proxies for tests 5 and 4), a \
+            null CID with an offset (8), the breakout code, INFO tags over 310 s apart (12-13), \
+            tags more than 15 s from the program's audio (22), PC and FD offsets that drift from the PTS \
+            (a proxy for 23), the owner (25), a PTS on each metadata PES (26), packets that do not \
+            decode (28), the PMT's metadata descriptor, one tag per PES, the Nielsen emsg's value, \
+            duplicates, placeholder PC CIDs for over 20 s, and the first to the last DATA tag \
+            against the media's duration (within 20 s). Listed without failing: placeholder \
+            tags, PTS discontinuities, segments without a tag, what was read leniently. \
+            docs/QA.md says what each rests on. As FILE.html it is one self-contained page: the \
+            checks, a summary, then each source's tags on a timeline (gaps shaded, breaks and \
+            tagless segments marked, details on click).
 
             SIGINT or SIGTERM stops the scan: the inputs being read stop where they are, no other \
             is started, and the records, the summary and a report of what was read (marked \
@@ -42,8 +53,7 @@ struct ScanCommand: AsyncParsableCommand {
             short, is a warning), 1 when any input or segment could not be read, bytes were \
             skipped as damaged (the others are still scanned), or stdout refused records (how many \
             bytes is said), 2 on a usage error, 3 with --strict \
-            when any check failed (read errors, invalid tags, duplicates, gaps, segments or \
-            sources without tags).
+            when any check failed (past its tolerance: --tolerance).
             """)
 
     @Argument(help: "Files, folders, playlists, URLs, quoted globs, or - for a list on stdin.")
@@ -74,6 +84,12 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Exit 3 when any QA check fails.")
     var strict = false
 
+    @Option(help: ArgumentHelp("""
+        The most errors a QA check passes with, as CHECK=N (repeatable; the defaults are the \
+        Validator guide's where it gives one: \(QATolerances.guide.keys.sorted().map { "\($0)=\(QATolerances.guide[$0]!)" }.joined(separator: ", ")).
+        """, valueName: "check=n"))
+    var tolerance: [String] = []
+
     @Flag(help: "No progress and no summary; errors only.")
     var quiet = false
 
@@ -85,12 +101,30 @@ struct ScanCommand: AsyncParsableCommand {
     func validate() throws {
         if let problem = inputs.lazy.compactMap(Location.problem(withInput:)).first { throw ValidationError(problem) }
         try NumberCheck.check(jobs, "--jobs", in: 1...1_024)
+        _ = try tolerances()
         if let report, report != "-", !WritablePath.isWritable(report) {
             throw ValidationError("cannot write --report \(report)")
         }
     }
 
+    /// `--tolerance` over the guide's figures; a usage error names the entry that is wrong.
+    func tolerances() throws -> QATolerances {
+        var overrides: [String: Int] = [:]
+        for entry in tolerance {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, QATolerances.guide[parts[0]] != nil else {
+                throw ValidationError("--tolerance \(entry): expected CHECK=N, CHECK one of \(QATolerances.names.joined(separator: ", "))")
+            }
+            guard let value = Int(parts[1]), (0...1_000_000).contains(value) else {
+                throw ValidationError("--tolerance \(entry): N must be a whole number from 0 to 1000000")
+            }
+            overrides[parts[0]] = value
+        }
+        return QATolerances(overrides)
+    }
+
     func run() async throws {
+        let tolerances = try tolerances()
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .error
         LibAVLog.route(to: logger, verbose: verbose)
@@ -118,7 +152,7 @@ struct ScanCommand: AsyncParsableCommand {
         let expansion = await InputExpansion.expand(inputs, scanner: scanner)
         for failure in expansion.failures {
             Console.error("\(failure)")
-            var builder = SourceReportBuilder(source: failure.source)
+            var builder = SourceReportBuilder(source: failure.source, tolerances: tolerances)
             builder.add(.failure(failure))
             var counted = ScanSummary()
             counted.count(.failure(failure))
@@ -134,7 +168,7 @@ struct ScanCommand: AsyncParsableCommand {
             await batch.run(inputs) { index, input in
                 InputCollector(index: index, input: input, writer: recordFormat?.makeWriter(namingSources: namingSources), allFrames: all,
                                output: streaming, timeline: timelines.map { TimelineRecorder(details: .budget($0)) },
-                               listingFindings: listingFindings)
+                               listingFindings: listingFindings, tolerances: tolerances)
             } deliver: { index, outcome in
                 results.add(outcome.summary, outcome.report)
                 display.writing { outcome.errors.forEach(printError) }
@@ -238,12 +272,12 @@ struct InputCollector: ScanCollector {
 
     /// `listingFindings`: a report will be written, which lists the findings (else they are only counted).
     init(index: Int, input: String, writer: (any RecordWriter)?, allFrames: Bool, output: OrderedOutput?, timeline: TimelineRecorder?,
-         listingFindings: Bool) {
+         listingFindings: Bool, tolerances: QATolerances) {
         self.index = index
         self.writer = writer
         self.allFrames = allFrames
         self.output = output
-        report = SourceReportBuilder(source: input, timeline: timeline, listingFindings: listingFindings)
+        report = SourceReportBuilder(source: input, timeline: timeline, listingFindings: listingFindings, tolerances: tolerances)
         outcome = Outcome(report: report.report)
         outcome.summary.inputs = 1
     }

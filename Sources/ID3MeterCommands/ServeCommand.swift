@@ -23,7 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
             type 'alert' and a log line) when no Nielsen tag has been delivered for alert_after \
             seconds, when only invalid or placeholder-CID tags arrived for that long, or when its \
             live playlist has not advanced for three target durations; the alert ends when that \
-            is over. A stream that cannot be opened is opened again, after a pause growing to a \
+            is over. Each channel's tags also go through the QA report's checks (as 'scan \
+            --report'), over 15-minute windows: a channel failing one has a failing_checks alert \
+            naming them. A stream that cannot be opened is opened again, after a pause growing to a \
             minute; so is a live channel whose playlist shows EXT-X-ENDLIST (a packager's glitch \
             may), resuming after its last delivered tag so that nothing is delivered twice. A \
             channel with vod: true ends at EXT-X-ENDLIST. A live playlist whose media sequence \

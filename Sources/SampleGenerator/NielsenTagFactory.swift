@@ -14,12 +14,14 @@ public struct NielsenTagFactory {
         fdCID = Self.base64URL(random.bytes(16))
     }
 
-    /// `secondsIntoDay` drives both offsets, as on air.
+    /// `secondsIntoDay` drives both offsets, as on air. A placeholder PC CID comes with a PC
+    /// offset of 0, as in the SDK's own sample: a null CID with an offset is the Validator's
+    /// error -55.
     public mutating func owner(secondsIntoDay: Int, placeholder: Bool = false) -> String {
         let payload = Self.base64URL(random.bytes(125))
         let offset = String(format: "%05d", secondsIntoDay % 86_400)
         return [NielsenTag.ownerPrefix, placeholder ? NielsenTag.placeholderCID : pcCID, fdCID, payload,
-                offset, offset, "00"].joined(separator: "/")
+                placeholder ? "00000" : offset, offset, "00"].joined(separator: "/")
     }
 
     private static func base64URL(_ bytes: [UInt8]) -> String {

@@ -21,8 +21,8 @@ public struct ExpectedFrame: Codable, Sendable, Equatable {
     public var segment: String?
 }
 
-/// The tag timeline of a sample: Nielsen tags about every 10 s with jitter (placeholder
-/// PC CIDs for the first ones, as after a source change), decoys between them, and
+/// The tag timeline of a sample: Nielsen tags about every 10 s with jitter (a placeholder
+/// PC CID for the first, as in the 10-20 s after a source change), decoys between them, and
 /// special cases at fixed places.
 public struct TagSchedule {
     public enum Flavour: String, CaseIterable, Sendable {
@@ -46,7 +46,7 @@ public struct TagSchedule {
         var index = 0
         while seconds < duration - 1 {
             let pts = startPTS + Int64(seconds * 90_000)
-            let owner = factory.owner(secondsIntoDay: 36_000 + Int(seconds), placeholder: index < 2)
+            let owner = factory.owner(secondsIntoDay: 36_000 + Int(seconds), placeholder: index == 0)
             var nielsen = ID3TagSpec(version: version, frames: [.priv(owner: owner, data: [0x41])], extraFlags: 0x20)
             if flavour == .unsync {
                 nielsen.unsynchronised = true

@@ -58,7 +58,14 @@ struct BatchScanTests {
         #expect(failing.status == 3)
         #expect(failing.stderr.isEmpty)
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportFile))) as? [String: Any]
-        #expect((json?["failed_checks"] as? [String: Any])?.keys.sorted() == ["duplicates", "invalid_tags", "long_gaps", "short_gaps"])
+        #expect((json?["failed_checks"] as? [String: Any])?.keys.sorted() == ["breakout", "duplicates"])
+        // Its two spacing errors pass under the guide's tolerance of 7; set to 1, they fail.
+        let tight = try Command.run(["scan", "--strict", "--quiet", "--tolerance", "tag_duration=1", "--report", "-", Samples.path("qa/defects.ts")])
+        #expect(tight.status == 3 && tight.stdout.contains("test 5 tag_duration: Fail <2/0/1>"), "\(tight.stdout)")
+        for wrong in ["tag_duration", "no_such_check=1", "tag_duration=-1", "tag_duration=x"] {
+            let refused = try Command.run(["scan", "--tolerance", wrong, Samples.path("qa/defects.ts")])
+            #expect(refused.status == 2 && refused.stderr.contains("--tolerance \(wrong)"), "\(wrong): \(refused.stderr)")
+        }
         #expect(try Command.run(["scan", "--strict", "--quiet", Samples.path("qa/defects.ts")]).status == 3, "with no report to write too")
         #expect(try Command.run(["scan", "--strict", Samples.path("spec/standard-60.ts")]).status == 0)
         #expect(try Command.run(["scan", Samples.path("qa/defects.ts")]).status == 0, "without --strict, findings are not failures")

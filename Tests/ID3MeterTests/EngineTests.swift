@@ -97,11 +97,11 @@ struct EngineTests {
         engine.sendID3("com.apple.streaming.transportStreamTimestamp", context: Self.context)
         engine.sendID3(Self.tag, context: Self.context)
         engine.sendID3(Self.tag, context: Self.context)  // identical to the previous one
-        engine.sendID3(NielsenTagTests.placeholderSample, context: Self.context)
+        engine.sendID3(NielsenTagTests.infoSample, context: Self.context)
         engine.sendID3(Self.tag, context: Self.context)  // same pts and payload as the first, after a reload
         engine.sendID3(Self.tag, context: TagContext(pts: 990_000, origin: TagOrigin(source: "s"), programDateTime: nil))
         engine.end()
-        #expect(output.records.filter { $0.type == .sendID3 }.map(\.payload) == [Self.tag, NielsenTagTests.placeholderSample, Self.tag])
+        #expect(output.records.filter { $0.type == .sendID3 }.map(\.payload) == [Self.tag, NielsenTagTests.infoSample, Self.tag])
         #expect(engine.delivered == 3)
         #expect(engine.suppressed == 3)
         #expect(output.records.filter { $0.type == .event }.map(\.event) == [2001, 2002])

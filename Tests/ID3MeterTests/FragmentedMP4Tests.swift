@@ -18,7 +18,7 @@ struct FragmentedMP4Tests {
         #expect(events.malformed == [])
         let expected = try Samples.expected("fmp4/expected.jsonl")
         #expect(events.frames(segmentNames: true) == expected.map(FoundFrame.init))
-        #expect(events.tags.first?.tag.notes.contains("emsg v1 www.nielsen.com:id3:v1") == true)
+        #expect(events.tags.first?.carriage?.note == "emsg v1 www.nielsen.com:id3:v1")
     }
 
     /// Init segment and fragments in one file: the `moov` inside gives the timescales.
@@ -40,7 +40,7 @@ struct FragmentedMP4Tests {
         extractor.extract(try Self.file("seg1.m4s")) { events.append($0) }
         let expected = try Samples.expected("fmp4/expected.jsonl").filter { $0.segment == "seg1.m4s" }
         #expect(events.tags.map(\.pts) == [expected[0].pts, nil, nil, expected[3].pts])
-        #expect(events.tags[3].tag.notes.first == "emsg v1 https://developer.apple.com/streaming/emsg-id3")
+        #expect(events.tags[3].carriage?.note == "emsg v1 https://developer.apple.com/streaming/emsg-id3")
         #expect(events.tags[1].tag.notes.contains { $0.hasPrefix("no time: the fragment's start is unknown") })
     }
 

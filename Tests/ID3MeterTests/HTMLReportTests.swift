@@ -122,6 +122,18 @@ struct HTMLReportTests {
             // The summary links each source to its timeline; opening a mark shows its payload fields.
             let links = try browser.evaluate("[...document.querySelectorAll('table.summary a')].map(a => document.querySelector(a.getAttribute('href')).dataset.source)", session: session) as? [String]
             #expect(links?.count == 2 && links?.first?.hasSuffix("defects.ts") == true)
+            // The checks as the Validator words them, one row each over both sources; each source
+            // says the results that are not a clean pass.
+            let rows = try browser.evaluate("""
+                [...document.querySelectorAll('table.checks tbody tr')].map(row => [...row.children].map(cell => cell.textContent).join('|'))
+                """, session: session) as? [String] ?? []
+            #expect(rows.contains { $0.hasPrefix("5|tag duration|2|0|0|proxy:") }, "\(rows)")
+            #expect(rows.contains("–|duplicates|1|1|0|no payload twice"), "\(rows)")
+            #expect(rows.contains { $0.hasPrefix("3|sequence number|0|0|2|needs Nielsen's keys") }, "\(rows)")
+            let results = try browser.evaluate("document.querySelector('section.source p.checks').textContent", session: session) as? String ?? ""
+            let spacing = planted.shortGaps.count + planted.longGaps.count
+            #expect(results.contains("tag_duration: Pass <\(spacing)/0/7>") && results.contains("duplicates: Fail <\(planted.duplicates.count)/0/0>"),
+                    "\(results)")
             let detail = try browser.evaluate("""
                 (() => { document.querySelector("section.source g.mark-i").dispatchEvent(new MouseEvent("click", { bubbles: true }));
                          return document.querySelector("section.source .detail").textContent; })()

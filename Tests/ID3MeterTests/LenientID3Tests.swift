@@ -51,7 +51,8 @@ struct LenientID3Tests {
         }
         let recoveries = builder.report.recoveries
         #expect(recoveries["frame not decoded: encrypted"] == 1)
-        #expect(recoveries.keys.contains { $0.hasPrefix("tag declares # bytes but only # are present") }, "\(recoveries)")
+        // The writer cut a 750-byte tag to 720 (scripts/lenient_samples.py): the note keeps its digits.
+        #expect(recoveries["tag declares 750 bytes but only 720 are present: the 3 whole frames read"] == 1, "\(recoveries)")
         #expect(recoveries.values.reduce(0, +) == 5, "\(recoveries)")
     }
 }

@@ -4,8 +4,9 @@ import Testing
 
 @Suite("Nielsen tags")
 struct NielsenTagTests {
-    // The two tags quoted in DOMAIN.md, from Nielsen's documentation.
-    static let placeholderSample = "www.nielsen.com/X100zdCIGeIlgZnkYj6UvQ==/X100zdCIGeIlgZnkYj6UvQ==/AAAB2Jz2_k74GXSzx4npHuI_JwJd3QSUpW30rDkGTcbHEzIMWleCzM-uvNOP9fzJcQMWQLJqzXMCAxParOb5sGijSV9dNM3QiBniJYGZ5GI-lL1fXTTN0IgZ4iWBmeRiPpS9AAAAAAAAAAAAAAAAAAAAAFJWFM5SVhTONNU=/00000/00000/00"
+    // The two tags quoted in DOMAIN.md, from Nielsen's documentation: an INFO tag (both CIDs
+    // null, both offsets 0) and a DATA tag whose PC CID is still the placeholder.
+    static let infoSample = "www.nielsen.com/X100zdCIGeIlgZnkYj6UvQ==/X100zdCIGeIlgZnkYj6UvQ==/AAAB2Jz2_k74GXSzx4npHuI_JwJd3QSUpW30rDkGTcbHEzIMWleCzM-uvNOP9fzJcQMWQLJqzXMCAxParOb5sGijSV9dNM3QiBniJYGZ5GI-lL1fXTTN0IgZ4iWBmeRiPpS9AAAAAAAAAAAAAAAAAAAAAFJWFM5SVhTONNU=/00000/00000/00"
     static let sample = CutHeaderRepairTests.owner
 
     @Test func documentedSamplesAreValid() throws {
@@ -19,9 +20,32 @@ struct NielsenTagTests {
         #expect(tag.fdOffset == "46016")
         #expect(tag.breakout == "00")
         #expect(tag.payload == Self.sample)
-        let placeholder = try #require(NielsenTag(owner: Self.placeholderSample))
-        #expect(placeholder.isValid)
-        #expect(placeholder.hasPlaceholderPCCID)
+        #expect(tag.kind == .data && tag.hasPlaceholderPCCID && !tag.hasOffsetOnNullCID && !tag.isCreditable)
+        let info = try #require(NielsenTag(owner: Self.infoSample))
+        #expect(info.isValid)
+        #expect(info.kind == .info)
+        #expect(!info.hasPlaceholderPCCID, "an INFO tag's null CIDs are what it is, not a placeholder")
+    }
+
+    /// INFO is both CIDs null and both offsets 0; anything short of that is a DATA tag, and a
+    /// null CID beside a non-zero offset is the Validator's -55.
+    @Test func dataAndInfoTagsAreToldApartByTheirVisibleFields() throws {
+        func tag(pc: String, fd: String, pcOffset: String, fdOffset: String) throws -> NielsenTag {
+            var fields = Self.sample.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            (fields[1], fields[2], fields[4], fields[5]) = (pc, fd, pcOffset, fdOffset)
+            return try #require(NielsenTag(owner: fields.joined(separator: "/")))
+        }
+        let null = "X100zdCIGeIlgZnkYj6UvQ==", real = "R8WHe7pEBeqBhu8jTeXydg=="
+        let info = try tag(pc: null, fd: null, pcOffset: "00000", fdOffset: "00000")
+        #expect(info.kind == .info && !info.hasOffsetOnNullCID && !info.isCreditable)
+        let nullOffset = try tag(pc: null, fd: null, pcOffset: "00000", fdOffset: "00012")
+        #expect(nullOffset.kind == .data && nullOffset.hasOffsetOnNullCID && nullOffset.hasPlaceholderPCCID)
+        let placeholder = try tag(pc: null, fd: real, pcOffset: "36002", fdOffset: "36002")
+        #expect(placeholder.kind == .data && placeholder.hasPlaceholderPCCID && placeholder.hasOffsetOnNullCID)
+        let fdNull = try tag(pc: real, fd: null, pcOffset: "36002", fdOffset: "00000")
+        #expect(fdNull.kind == .data && !fdNull.hasPlaceholderPCCID && !fdNull.hasOffsetOnNullCID && fdNull.isCreditable)
+        let data = try tag(pc: real, fd: real, pcOffset: "36002", fdOffset: "36002")
+        #expect(data.kind == .data && data.isCreditable)
     }
 
     @Test func otherOwnersAreNotNielsenTags() {

@@ -93,6 +93,11 @@ struct SampleScanTests {
                           "qa/defects.ts", "quirks/hls/index.m3u8", "quirks/quirks.ts",
                           "renditions/audio-carries.m3u8", "renditions/both-carry.m3u8",
                           "spec/unsync-60.ts", "spec/v23-184.ts",
-                          "ts/nielsen-unsync.ts", "ts/nielsen-v23.ts", "ts/nielsen.ts"])
+                          "ts/nielsen-unsync.ts", "ts/nielsen-v23.ts", "ts/nielsen.ts",
+                          "validator/clean.ts", "validator/emsg_value.m4s", "validator/fd_offset_drift.ts", "validator/info_every_300s.ts",
+                          "validator/no_descriptor.ts", "validator/no_info_tags.ts", "validator/no_private_byte.ts", "validator/null_cid_offset.ts",
+                          "validator/one_long_spacing.ts", "validator/pc_offset_drift.ts", "validator/pes_without_pts.ts", "validator/placeholder_run.ts",
+                          "validator/tags_off_audio.ts", "validator/tags_stop_early.ts", "validator/time_gap.ts",
+                          "validator/two_pids.ts"])
     }
 }

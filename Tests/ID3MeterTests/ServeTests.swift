@@ -75,7 +75,8 @@ struct ServeTests {
         #expect(ended, "\(statuses)")
 
         func deliveries(_ channel: String) -> [MeterRecord] { running.records(channel, .sendID3) }
-        func alerts(_ channel: String) -> [MeterRecord] { running.records(channel, .alert) }
+        // Tag-loss alerts; these streams' tags come every 0.5 s, which the QA checks flag apart.
+        func alerts(_ channel: String) -> [MeterRecord] { running.records(channel, .alert).filter { $0.alert != "failing_checks" } }
         // Each channel gets exactly its own stream's tags from where it joined, once, in order.
         for name in ["a", "b", "gap"] {
             let live = try #require(server.channels[name])
@@ -83,6 +84,8 @@ struct ServeTests {
             #expect(deliveries(name).compactMap(\.payload) == live.owners(from: join), "\(name)")
         }
         #expect(Set(deliveries("a").compactMap(\.payload)).isDisjoint(with: deliveries("b").compactMap(\.payload)))
+        // Tags 0.5 s apart are past the Validator's tag-duration tolerance.
+        #expect(running.records("a", .alert).contains { $0.alert == "failing_checks" && $0.message == "failing the QA checks tag_duration" })
 
         // No alert while tags flowed.
         let lastOfA = try #require(deliveries("a").last?.sentAt)

@@ -28,7 +28,7 @@ final class ProblemThrottle: Sendable {
         case .failure(let failure): admitted = admit(failure.reason, \.failures)
         case .warning(let warning): admitted = admit(warning.reason, \.warnings)
         case .malformed(let error, _, _): admitted = admit("malformed ID3: \(error)", \.warnings)
-        case .opened, .tag, .segment, .resumed: admitted = true
+        case .opened, .tag, .segment, .resumed, .mediaTime: admitted = true
         }
         if admitted { yield(event) }
         let due = state.withLock { state in

@@ -10,6 +10,9 @@ public enum MediaEvent: Sendable {
     /// A segment was read, after its tags: a player's buffer has grown by the segment's
     /// duration, and reports count the segments that held no tag.
     case segment(SegmentOrigin)
+    /// The program's media (its audio, in MPEG-TS) at `pts`: the first and last of an input,
+    /// so that the QA report knows the span of media its tags should cover.
+    case mediaTime(Int64, origin: TagOrigin)
     /// A timed-ID3 packet whose bytes do not decode; `pts` places it.
     case malformed(ID3ParseError, pts: Int64?, origin: TagOrigin)
     /// An input, segment or reload that failed, bytes lost to damage, or segments lost from a

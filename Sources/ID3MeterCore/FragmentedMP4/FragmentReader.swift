@@ -143,7 +143,7 @@ struct FragmentReader: TagExtractor {
     }
 
     private func deliver(_ message: EventMessage, emit: (MediaEvent) -> Void) {
-        var notes = ["emsg \(message.time.version) \(message.schemeIDURI)"]
+        var notes: [String] = []
         let pts: Int64?
         switch message.time {
         case .absolute(let time):
@@ -157,9 +157,15 @@ struct FragmentReader: TagExtractor {
             }
         }
         let contents = ID3PacketParser.parse(message.messageData)
+        var carriage = Carriage(stream: "emsg \(message.schemeIDURI)")
+        carriage.note = "emsg \(message.time.version) \(message.schemeIDURI)"
+        if message.schemeIDURI == Carriage.nielsenEventScheme, message.value != "1" {
+            notes.append("emsg of scheme \(Carriage.nielsenEventScheme) with value '\(message.value)', expected '1'")
+            carriage.faults.insert(.eventValue)
+        }
         for var tag in contents.tags {
             tag.notes += notes
-            emit(.tag(TimedTag(tag: tag, pts: pts.map(PTS.asCarried), origin: origin)))
+            emit(.tag(TimedTag(tag: tag, pts: pts.map(PTS.asCarried), origin: origin, carriage: carriage)))
         }
         if let error = contents.error { emit(.malformed(error, pts: pts.map(PTS.asCarried), origin: origin)) }
     }

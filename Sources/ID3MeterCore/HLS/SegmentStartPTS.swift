@@ -24,19 +24,12 @@ package enum SegmentStartPTS {
         return earliest
     }
 
-    /// ISO/IEC 13818-1 §2.4.3.6–2.4.3.7: adaptation field, then PES header with a 33-bit PTS.
+    /// ISO/IEC 13818-1 §2.4.3.6: after the adaptation field, the PES header.
     private static func pesPTS(_ bytes: [UInt8], packet: Int) -> Int64? {
         let adaptationControl = bytes[packet + 3] >> 4 & 0x3
         guard adaptationControl & 0x1 != 0 else { return nil }
-        var reader = ByteReader(bytes, from: packet + 4, to: packet + packetSize)
-        if adaptationControl & 0x2 != 0 {
-            guard let length = reader.readByte(), reader.skip(Int(length)) else { return nil }
-        }
-        // start code, stream_id, PES_packet_length, then the flag byte holding PTS_DTS_flags
-        guard reader.readUInt(3) == 0x000001, reader.skip(3), reader.skip(1), let flags = reader.readByte(),
-              flags & 0x80 != 0, reader.skip(1), let field = reader.read(5) else { return nil }
-        let b = field.map(Int64.init)
-        let first = b[0] >> 1 & 0x07, middle = (b[1] << 7 | b[2] >> 1), last = (b[3] << 7 | b[4] >> 1)
-        return first << 30 | middle << 15 | last
+        let payload = packet + 4 + (adaptationControl & 0x2 != 0 ? 1 + Int(bytes[packet + 4]) : 0)
+        guard payload < packet + packetSize else { return nil }
+        return PTS.inPESHeader(bytes[payload..<packet + packetSize])
     }
 }

@@ -40,20 +40,40 @@ public struct NielsenTag: Sendable, Hashable {
 
     /// The tag has the shape Nielsen documents. An invalid tag is still delivered: crediting is Nielsen's call.
     public var isValid: Bool { issues.isEmpty }
-    /// The PC CID is the placeholder an encoder sends for 10-20 s after a source ID change; more
-    /// than about 20 s of it is a finding.
+
+    /// What a tag is, as far as its visible fields tell: the Validator knows from the decrypted
+    /// payload, which needs Nielsen's keys. An INFO tag (the SDK's periodic description of
+    /// itself) carries the null CID as both CIDs and `00000` as both offsets, and nothing else
+    /// does; every other tag is taken for a DATA tag, the one that carries watermarks.
+    public enum Kind: String, Sendable { case data, info }
+    public let kind: Kind
+    /// A DATA tag whose PC CID is the null CID: the SDK sends one for 10-20 s after the watermark
+    /// source changes, before it knows the new one; more than about 20 s of them is a finding.
     public let hasPlaceholderPCCID: Bool
+    /// A null CID whose offset is not `00000`: the Validator's CID timestamp-offset error (-55).
+    public let hasOffsetOnNullCID: Bool
+
+    /// A valid DATA tag with its PC CID known: one that can credit a viewer.
+    public var isCreditable: Bool { isValid && kind == .data && !hasPlaceholderPCCID }
 
     /// `nil` when `owner` is not a Nielsen tag at all.
     public init?(owner: String) {
         guard owner.hasPrefix(Self.ownerPrefix) else { return nil }
         payload = owner
         var owner = owner
-        (fields, issues, hasPlaceholderPCCID) = owner.withUTF8 { bytes in
+        (fields, issues, kind, hasPlaceholderPCCID, hasOffsetOnNullCID) = owner.withUTF8 { bytes in
             let fields = FieldBounds(of: bytes, after: Self.ownerPrefix.utf8.count)
-            let pcCID = FieldBytes(payload: bytes, bounds: fields)[.pcCID]
-            let placeholder = pcCID.map { $0.elementsEqual(Self.placeholderCID.utf8) } ?? false
-            return (fields, NielsenIssue.check(bytes, fields: fields), placeholder)
+            let field = FieldBytes(payload: bytes, bounds: fields)
+            func null(_ cid: Field) -> Bool { field[cid].map { $0.elementsEqual(Self.placeholderCID.utf8) } ?? false }
+            func zero(_ offset: Field) -> Bool { field[offset].map { $0.elementsEqual("00000".utf8) } ?? false }
+            let pcNull = null(.pcCID), fdNull = null(.fdCID), pcZero = zero(.pcOffset), fdZero = zero(.fdOffset)
+            let kind: Kind = pcNull && fdNull && pcZero && fdZero ? .info : .data
+            // An offset that is not 5 digits is already an issue of its own.
+            func offset(_ offset: Field, nonZeroOn isNull: Bool) -> Bool {
+                isNull && !zero(offset) && (field[offset].map { $0.count == 5 && $0.allSatisfy { (48...57).contains($0) } } ?? false)
+            }
+            return (fields, NielsenIssue.check(bytes, fields: fields), kind, kind == .data && pcNull,
+                    offset(.pcOffset, nonZeroOn: pcNull) || offset(.fdOffset, nonZeroOn: fdNull))
         }
     }
 

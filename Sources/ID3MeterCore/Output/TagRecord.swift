@@ -62,7 +62,7 @@ package struct TagRecord: Encodable, Sendable {
     /// of each record, and a scan makes one a tag.)
     package static func records(for event: MediaEvent, allFrames: Bool, _ each: (TagRecord) -> Void) {
         switch event {
-        case .opened, .failure, .warning, .segment, .resumed:
+        case .opened, .failure, .warning, .segment, .resumed, .mediaTime:
             return
         case .malformed(let error, let pts, let origin):
             each(TagRecord(type: .malformed, origin: origin, pts: pts, reason: error.description))
@@ -73,7 +73,7 @@ package struct TagRecord: Encodable, Sendable {
                 if case .priv(let owner, _) = frame.content { nielsen = timed.nielsenTags.first { $0.payload == owner } }
                 guard nielsen != nil || allFrames else { continue }
                 // A frame that could not be decoded says why in its own record, not in its neighbours'.
-                var reason: String?, notes = timed.tag.notes
+                var reason: String?, notes = (timed.carriage?.note).map { [$0] + timed.tag.notes } ?? timed.tag.notes
                 if case .skipped(let why) = frame.content {
                     reason = why
                     notes.append("frame \(frame.id) \(why), not decoded")

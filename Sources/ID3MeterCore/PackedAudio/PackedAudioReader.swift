@@ -64,7 +64,7 @@ struct PackedAudioReader: TagExtractor {
                 switch ID3TagParser.parse(pending, at: offset) {
                 case .success(let tag):
                     if basePTS == nil, samples == 0, let stamp = Self.timestamp(in: tag) { basePTS = stamp }
-                    emit(.tag(TimedTag(tag: tag, pts: pts, origin: origin)))
+                    emit(.tag(TimedTag(tag: tag, pts: pts, origin: origin, carriage: Carriage(stream: "packed audio"))))
                     offset += tag.byteCount
                 case .failure(let error):
                     emit(.malformed(error.shifted(by: position), pts: pts, origin: origin))

@@ -9,11 +9,14 @@ public struct QAReport: Encodable, Sendable {
         public var id3Tags = 0
         public var nielsenTags = 0
         public var validTags = 0
+        public var dataTags = 0
+        public var infoTags = 0
         public var invalidByReason: [String: Int] = [:]
         public var placeholderTags = 0
         public var duplicates = 0
         public var shortGaps = 0
         public var longGaps = 0
+        public var timeGaps = 0
         public var longestGap: Double?
         public var discontinuities = 0
         public var segments = 0
@@ -22,7 +25,7 @@ public struct QAReport: Encodable, Sendable {
 
         enum CodingKeys: String, CodingKey {
             case sources, unreadableSources = "unreadable_sources", id3Tags = "id3_tags", nielsenTags = "nielsen_tags"
-            case validTags = "valid_tags", invalidByReason = "invalid_by_reason", placeholderTags = "placeholder_tags"
+            case validTags = "valid_tags", dataTags = "data_tags", infoTags = "info_tags", timeGaps = "time_gaps", invalidByReason = "invalid_by_reason", placeholderTags = "placeholder_tags"
             case duplicates, shortGaps = "short_gaps", longGaps = "long_gaps", longestGap = "longest_gap_seconds"
             case discontinuities, segments, segmentsWithoutTags = "segments_without_tags", malformedPackets = "malformed_packets"
         }
@@ -59,6 +62,9 @@ public struct QAReport: Encodable, Sendable {
         total.id3Tags += source.id3Tags
         total.nielsenTags += source.nielsenTags
         total.validTags += source.validTags
+        total.dataTags += source.dataTags
+        total.infoTags += source.infoTags
+        total.timeGaps += source.total(.timeGaps, kept: source.timeGaps.count)
         total.invalidByReason.merge(source.invalidByReason, uniquingKeysWith: +)
         total.placeholderTags += source.total(.placeholderTags, kept: source.placeholderTags.count)
         total.duplicates += source.total(.duplicates, kept: source.duplicates.count)

@@ -16,8 +16,9 @@ extension QAReport {
         lines.append("== Total: \(total.sources) source\(total.sources == 1 ? "" : "s")")
         lines.append("  \(total.nielsenTags) Nielsen tags in \(total.id3Tags) ID3 tags: \(total.validTags) valid, "
                      + "\(total.nielsenTags - total.validTags) invalid\(Self.reasons(total.invalidByReason)); "
-                     + "\(total.placeholderTags) with placeholder PC CID; \(total.duplicates) duplicates")
-        lines.append("  gaps: \(total.shortGaps) under 4 s, \(total.longGaps) over 12 s"
+                     + "\(total.dataTags) DATA, \(total.infoTags) INFO; "
+                     + "\(total.placeholderTags) DATA with placeholder PC CID; \(total.duplicates) duplicates")
+        lines.append("  DATA tags of one stream: \(total.shortGaps) under 4 s apart, \(total.longGaps) over 12 s, \(total.timeGaps) over 19 s"
                      + (total.longestGap.map { String(format: ", longest %.3f s", $0) } ?? "")
                      + "; \(total.discontinuities) PTS discontinuities")
         lines.append("  segments: \(total.segments), \(total.segmentsWithoutTags) without any Nielsen tag; "
@@ -43,10 +44,18 @@ extension SourceReport {
         lines.append("\(nielsenTags) Nielsen tags in \(id3Tags) ID3 tags: \(validTags) valid, "
                      + "\(nielsenTags - validTags) invalid\(QAReport.reasons(invalidByReason))"
                      + (segments > 0 ? "; \(segments) segments" : ""))
-        lines.append(longestGap.map { String(format: "longest gap %.3f s, ending at %@", $0.seconds, $0.at.place) } ?? "longest gap: none")
+        lines.append("\(dataTags) DATA tags, \(infoTags) INFO tags" + (streams.isEmpty ? "" : " on " + streams.joined(separator: ", ")))
+        lines.append(longestGap.map { String(format: "longest DATA spacing %.3f s, ending at %@", $0.seconds, $0.at.place) }
+                     ?? "longest DATA spacing: none")
+        lines.append("checks, in the terms of Nielsen's ID3 Tag Validator (user guide 1.8F):")
+        lines += checks.map { check in
+            "  " + (check.test.map { "test \($0) " } ?? "") + "\(check.name): \(check.result) - \(check.basis)"
+        }
         let sections: [(String, [Finding])] = [
-            ("invalid tag", invalidTags), ("placeholder PC CID", placeholderTags), ("duplicate", duplicates),
-            ("gap under 4 s", shortGaps.map(\.at)), ("gap over 12 s", longGaps.map(\.at)),
+            ("invalid tag", invalidTags), ("structure", structure), ("placeholder PC CID", placeholderTags),
+            ("placeholder run", placeholderRuns), ("duplicate", duplicates),
+            ("DATA tags under 4 s apart", shortGaps.map(\.at)), ("DATA tags over 12 s apart", longGaps.map(\.at)),
+            ("DATA tags over 19 s apart", timeGaps.map(\.at)), ("INFO tag late", lateInfoTags), ("offset", offsetErrors),
             ("PTS discontinuity", discontinuities), ("malformed ID3", malformedPackets),
         ]
         for (title, findings) in sections {

@@ -1,4 +1,4 @@
-/// The Nielsen payloads seen so far in a source, to tell a repeated one: an open-addressing
+/// The Nielsen payloads seen so far on a tag stream, to tell a repeated one: an open-addressing
 /// table of fingerprints, two 64-bit hashes of each payload's bytes taken as it arrives.
 ///
 /// Payloads are not kept: at a tag a second they were most of a long scan's memory (about 280

@@ -8,8 +8,10 @@ public struct Finding: Encodable, Sendable, Equatable {
     public var programDateTime: String?
     public var segment: String?
     public var detail: String
+    /// The check (`ValidatorCheck.name`) it counts against; `nil` for what only informs.
+    public var check: String?
 
-    enum CodingKeys: String, CodingKey { case pts, time, programDateTime = "program_date_time", segment, detail }
+    enum CodingKeys: String, CodingKey { case pts, time, programDateTime = "program_date_time", segment, detail, check }
 }
 
 /// The time between two consecutive Nielsen tags.
@@ -21,10 +23,27 @@ public struct Gap: Encodable, Sendable, Equatable {
 
 /// The QA findings for one input (a file, or a playlist with its segments).
 public struct SourceReport: Encodable, Sendable {
-    /// Nielsen's ID3 Tag Validator flags gaps under 4 s and over 12 s.
+    /// The Validator flags a DATA tag lasting under 4 s or over 12 s (its test 5). A tag's span
+    /// needs Nielsen's keys; the spacing of consecutive DATA tags of one tag stream stands for it.
     public static let shortGap = 4.0
-    /// Longer than this between two tags is a long gap: audience not credited.
     public static let longGap = 12.0
+    /// The Validator flags more than 9 s between one DATA tag's end and the next one's start (its
+    /// test 4). A DATA tag spans 10 s, so DATA tags more than 19 s apart stand for that.
+    public static let timeGap = 10.0 + 9.0
+    /// The SDK sends placeholder CIDs for 10-20 s after a source change; a longer run is a finding.
+    public static let placeholderRun = 20.0
+    /// The Validator flags 310 s without an INFO tag (its tests 12 and 13).
+    public static let infoInterval = 310.0
+    /// Consecutive DATA tags of one program: their PC and FD offsets should advance as their PTS do,
+    /// within this many seconds (standing for the Validator's tag-time test 23).
+    public static let offsetDrift = 10.0
+    /// The Validator flags a tag more than 15 s from the program's audio around it (its test 22).
+    public static let audioDistance = 15.0
+    /// The first to the last DATA tag should span the media's duration within this many seconds
+    /// (the Validator's summary compares the two).
+    public static let coverageSlack = 20.0
+    /// Nielsen's cadence: a DATA tag every 10 s of media.
+    public static let dataTagPeriod = 10.0
     /// Each list keeps this many entries; the rest are counted in `omitted`, so that a report's
     /// memory does not grow with its input.
     public static let keptFindings = 1_000
@@ -43,14 +62,39 @@ public struct SourceReport: Encodable, Sendable {
     /// Invalid tags by issue code (a tag with two issues counts under both).
     public var invalidByReason: [String: Int] = [:]
     public var invalidTags: [Finding] = []
+    /// DATA and INFO tags among the Nielsen tags (`NielsenTag.Kind`).
+    public var dataTags = 0
+    public var infoTags = 0
+    /// The tag streams read (`Carriage.stream`): each is judged on its own.
+    public var streams: [String] = []
     public var placeholderTags: [Finding] = []
+    /// Runs of placeholder PC CIDs longer than `placeholderRun`.
+    public var placeholderRuns: [Finding] = []
     public var duplicates: [Finding] = []
+    /// DATA tags under `shortGap` or over `longGap` after the one before on their stream.
     public var shortGaps: [Gap] = []
     public var longGaps: [Gap] = []
+    /// DATA tags more than `timeGap` after the one before on their stream.
+    public var timeGaps: [Gap] = []
     public var longestGap: Gap?
+    /// More than `infoInterval` without an INFO tag on a stream.
+    public var lateInfoTags: [Finding] = []
+    /// Null CIDs with a non-zero offset; PC offsets that drift from the PTS.
+    public var offsetErrors: [Finding] = []
+    /// How tags were carried and enveloped, against Nielsen's rules: the PMT descriptor, a PTS
+    /// on each PES, one tag per PES, the 271-byte ID3v2.4 tag with one PRIV frame ending `A`,
+    /// the emsg value.
+    public var structure: [Finding] = []
+    /// The report's verdicts, one row per check, in the Validator's terms.
+    public var checks: [ValidatorCheck] = []
     public var discontinuities: [Finding] = []
     public var segments = 0
     public var segmentsWithoutTags: [String] = []
+    /// Seconds of media read: the segments' EXTINF for a playlist, the audio's first to last PTS
+    /// for an MPEG-TS file; `nil` when neither is known.
+    public var mediaSeconds: Double?
+    /// Seconds from the first DATA tag to the last on the stream that has most of them.
+    public var dataTagSpan: Double?
     /// Entries left out of each list past `keptFindings`, by the list's key.
     public var omitted: [String: Int] = [:]
     /// Tags read around something wrong (a cut end, garbage after the frames, a reading other than
@@ -62,9 +106,11 @@ public struct SourceReport: Encodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case source, readable, failures, warnings, omitted, recoveries, id3Tags = "id3_tags", malformedPackets = "malformed_packets"
         case nielsenTags = "nielsen_tags", validTags = "valid_tags", invalidByReason = "invalid_by_reason"
-        case invalidTags = "invalid_tags", placeholderTags = "placeholder_tags", duplicates
-        case shortGaps = "short_gaps", longGaps = "long_gaps", longestGap = "longest_gap", discontinuities
-        case segments, segmentsWithoutTags = "segments_without_tags"
+        case dataTags = "data_tags", infoTags = "info_tags", streams, checks
+        case invalidTags = "invalid_tags", placeholderTags = "placeholder_tags", placeholderRuns = "placeholder_runs", duplicates
+        case shortGaps = "short_gaps", longGaps = "long_gaps", timeGaps = "time_gaps", longestGap = "longest_gap", discontinuities
+        case lateInfoTags = "late_info_tags", offsetErrors = "offset_errors", structure
+        case segments, segmentsWithoutTags = "segments_without_tags", mediaSeconds = "media_seconds", dataTagSpan = "data_tag_span"
     }
 
     public init(source: String) { self.source = source }
@@ -72,20 +118,8 @@ public struct SourceReport: Encodable, Sendable {
     /// How many entries the list under `key` had, kept and omitted.
     func total(_ key: CodingKeys, kept: Int) -> Int { kept + omitted[key.stringValue, default: 0] }
 
-    /// The checks this source fails, by name; placeholders and discontinuities inform but do not fail.
-    public var failedChecks: [String] {
-        var failed: [String] = []
-        if !readable || !failures.isEmpty { failed.append("read_errors") }
-        if readable && nielsenTags == 0 { failed.append("no_nielsen_tags") }
-        // Counted, not listed: a builder that lists nothing (no report to write) counts it all.
-        if total(.invalidTags, kept: invalidTags.count) > 0 { failed.append("invalid_tags") }
-        if total(.duplicates, kept: duplicates.count) > 0 { failed.append("duplicates") }
-        if total(.shortGaps, kept: shortGaps.count) > 0 { failed.append("short_gaps") }
-        if total(.longGaps, kept: longGaps.count) > 0 { failed.append("long_gaps") }
-        if total(.segmentsWithoutTags, kept: segmentsWithoutTags.count) > 0 { failed.append("segments_without_tags") }
-        if total(.malformedPackets, kept: malformedPackets.count) > 0 { failed.append("malformed_packets") }
-        return failed
-    }
+    /// The checks this source fails, by name.
+    public var failedChecks: [String] { checks.filter { $0.status == .fail }.map(\.name) }
 }
 
 /// Builds a `SourceReport` from one source's scan events, in stream order.
@@ -93,13 +127,24 @@ public struct SourceReportBuilder {
     private var built: SourceReport
     private var failures = ProblemTally()
     private var warnings = ProblemTally()
-    private var seenPayloads = SeenPayloads()
     /// Entries past `keptFindings`, by list (`omittedSlot`), folded into the report's `omitted`
     /// when it is read: with a tag every second, every tag is a short gap, and looking the list up
     /// by key path and counting it by name cost more than the gap.
     private var omittedCounts = [Int](repeating: 0, count: keptLists.count)
-    private var spacing = TagSpacing()
+    /// Each tag stream's own state, by `Carriage.stream` ("" for a source that names none).
+    private var streams: [String: TagStreamState] = [:]
+    /// Errors by check name, counted whole (the lists keep the first `keptFindings`).
+    private var errors: [String: Int] = [:]
+    /// The kinds of lenient readings: the first message of each, and whether others differed.
+    private var recoveryNames: [String: (message: String, varied: Bool)] = [:]
+    private var recoveryCounts: [String: Int] = [:]
     private var nielsenInSegment = 0
+    private var segmentSeconds = 0.0
+    /// The first and the latest media PTS of an input (`MediaEvent.mediaTime`).
+    private var mediaTimes: (first: Int64, last: Int64)?
+    /// Tags placed against the program's audio (test 22 is judged only when there are some).
+    private var tagsPlacedOnAudio = 0
+    private let tolerances: QATolerances
     /// The source's tags in time, for the HTML report; `nil` when not asked for.
     public private(set) var timeline: TimelineRecorder?
 
@@ -110,20 +155,31 @@ public struct SourceReportBuilder {
 
     /// A builder for the report on `source`; with `timeline`, it also records the tags' timeline.
     /// Without `listingFindings`, findings are counted but not listed.
-    public init(source: String, timeline: TimelineRecorder? = nil, listingFindings: Bool = true) {
+    public init(source: String, timeline: TimelineRecorder? = nil, listingFindings: Bool = true, tolerances: QATolerances = QATolerances()) {
         built = SourceReport(source: source)
         self.timeline = timeline
+        self.tolerances = tolerances
         listed = listingFindings ? SourceReport.keptFindings : 0
     }
 
-    /// The report so far, with a line for each kind of failure or warning past the first few.
+    /// The report so far, with a line for each kind of failure or warning past the first few,
+    /// and the checks judged on what has been read (a stream still open is judged to here).
     public var report: SourceReport {
-        var failures = failures, warnings = warnings, report = built
-        for key in Self.keptLists where omittedCounts[Self.omittedSlot(key)] > 0 {
-            report.omitted[key.stringValue, default: 0] += omittedCounts[Self.omittedSlot(key)]
+        var builder = self
+        for key in builder.streams.keys.sorted() { builder.closeStream(key) }
+        var report = builder.built
+        for key in Self.keptLists where builder.omittedCounts[Self.omittedSlot(key)] > 0 {
+            report.omitted[key.stringValue, default: 0] += builder.omittedCounts[Self.omittedSlot(key)]
         }
-        report.failures += failures.summaries()
-        report.warnings += warnings.summaries()
+        report.failures += builder.failures.summaries()
+        report.warnings += builder.warnings.summaries()
+        for (kind, name) in recoveryNames {
+            report.recoveries[name.varied ? "\(name.message) (and others like it)" : name.message] = recoveryCounts[kind]
+        }
+        report.streams = streams.keys.filter { !$0.isEmpty }.sorted()
+        report.mediaSeconds = builder.mediaDuration
+        report.dataTagSpan = builder.built.dataTags > 0 ? builder.streams.values.map(\.dataSpan).max() : nil
+        report.checks = builder.checks(report)
         report.timeline = timeline?.timeline
         return report
     }
@@ -134,20 +190,30 @@ public struct SourceReportBuilder {
         switch event {
         case .opened, .resumed:
             break
+        case .mediaTime(let pts, _):
+            mediaTimes = (mediaTimes?.first ?? pts, pts)
         case .tag(let timed):
             built.id3Tags += 1
-            for note in timed.tag.notes { built.recoveries[ProblemTally.kind(of: note), default: 0] += 1 }
+            for note in timed.tag.notes { recover(note) }
             for frame in timed.tag.frames {
-                if case .skipped(let reason) = frame.content { built.recoveries["frame not decoded: \(reason)", default: 0] += 1 }
+                if case .skipped(let reason) = frame.content { recover("frame not decoded: \(reason)") }
             }
             for nielsen in timed.nielsenTags { add(nielsen, timed) }
         case .segment(let segment):
             built.segments += 1
-            if nielsenInSegment == 0 { keep(segment.uri, in: \.segmentsWithoutTags, .segmentsWithoutTags) }
+            segmentSeconds += segment.duration ?? 0
+            // Listed, not a check: segments shorter than Nielsen's 10 s cadence are often without
+            // one, and a tag missing for long is what the spacing checks judge.
+            if nielsenInSegment == 0 {
+                keep(segment.uri, in: \.segmentsWithoutTags, .segmentsWithoutTags)
+            }
             nielsenInSegment = 0
         case .malformed(let error, let pts, let origin):
-            keep(Self.finding(pts: pts, origin: origin, date: nil, detail: error.description), in: \.malformedPackets, .malformedPackets)
+            count("pes_incomplete_tag")
+            keep(Self.finding(pts: pts, origin: origin, date: nil, detail: error.description, check: "pes_incomplete_tag"),
+                 in: \.malformedPackets, .malformedPackets)
         case .failure(let failure):
+            count("read_errors")
             if failures.admit(failure.description) { built.failures.append(failure.description) }
             if failure.segment == nil { built.readable = false }
         case .warning(let warning):
@@ -155,34 +221,242 @@ public struct SourceReportBuilder {
         }
     }
 
+    /// Counts a lenient reading under its kind (its message with the numbers taken out), and
+    /// names the kind by its first message, digits kept.
+    private mutating func recover(_ message: String) {
+        let kind = ProblemTally.kind(of: message)
+        recoveryCounts[kind, default: 0] += 1
+        if let name = recoveryNames[kind] {
+            if !name.varied, name.message != message { recoveryNames[kind] = (name.message, true) }
+        } else {
+            recoveryNames[kind] = (message, false)
+        }
+    }
+
+    private mutating func count(_ check: String) { errors[check, default: 0] += 1 }
+
     private mutating func add(_ nielsen: NielsenTag, _ timed: TimedTag) {
         built.nielsenTags += 1
         nielsenInSegment += 1
         // Made only for a finding that is kept: formatting its times costs more than reading the tag.
-        func here(_ detail: String) -> Finding {
-            Self.finding(pts: timed.pts, origin: timed.origin, date: timed.programDateTime, detail: detail)
+        func here(_ detail: String, _ check: String? = nil) -> Finding {
+            Self.finding(pts: timed.pts, origin: timed.origin, date: timed.programDateTime, detail: detail, check: check)
         }
+        let key = timed.carriage?.stream ?? ""
+        if let audio = timed.carriage?.audioPTS, let pts = timed.pts, timed.carriage?.faults.contains(.noPTS) == false {
+            tagsPlacedOnAudio += 1
+            let seconds = PTS.seconds(PTS.distance(from: audio, to: pts))
+            if abs(seconds) > SourceReport.audioDistance {
+                count("tag_placement")
+                keep(here(String(format: "%+.3f s from the program's audio PES before it (Validator test 22: %.0f s)", seconds,
+                                 SourceReport.audioDistance), "tag_placement"), in: \.structure, .structure)
+            }
+        }
+        // Taken out and put back, not copied: a copy left in the dictionary would make every
+        // insert into its seen payloads copy the whole table (a dense file went 50 times slower).
+        var stream = streams.removeValue(forKey: key) ?? TagStreamState()
+        defer { streams[key] = stream }
+
+        // One tag-format error a tag, listed once: with its shape issues when it has some.
+        let envelope = Self.envelopeProblems(timed.tag)
+        let misshapen = nielsen.issues.contains { if case .breakout = $0 { false } else { true } }
+        if nielsen.issues.contains(where: { if case .breakout = $0 { true } else { false } }) { count("breakout") }
+        if misshapen || !envelope.isEmpty { count("tag_format") }
         if nielsen.isValid {
             built.validTags += 1
         } else {
             nielsen.issues.forEach { built.invalidByReason[$0.code, default: 0] += 1 }
-            keep(here(nielsen.issues.map(\.description).joined(separator: "; ")), in: \.invalidTags, .invalidTags)
+            let detail = (nielsen.issues.map(\.description) + (misshapen ? envelope : [])).joined(separator: "; ")
+            keep(here(detail, misshapen ? "tag_format" : "breakout"), in: \.invalidTags, .invalidTags)
         }
-        if nielsen.hasPlaceholderPCCID { keep(here("placeholder PC CID"), in: \.placeholderTags, .placeholderTags) }
-        if !seenPayloads.insert(nielsen.payload) { keep(here("same payload as an earlier tag"), in: \.duplicates, .duplicates) }
-        switch spacing.step(pts: timed.pts, discontinuitySequence: timed.origin.segment?.discontinuitySequence) {
+        if !misshapen, !envelope.isEmpty {
+            keep(here("tag format (Validator test 2): " + envelope.joined(separator: ", "), "tag_format"), in: \.structure, .structure)
+        }
+        carriageFaults(timed.carriage?.faults ?? [], stream: &stream, here: here)
+        if nielsen.hasOffsetOnNullCID {
+            count("cid_ts_offset")
+            keep(here("a null CID with a non-zero offset (Validator test 8, -55)", "cid_ts_offset"), in: \.offsetErrors, .offsetErrors)
+        }
+        // A tag stream is what one player reads: the same tag on two PIDs is no duplicate.
+        if !stream.seenPayloads.insert(nielsen.payload) {
+            count("duplicates")
+            keep(here("same payload as an earlier tag", "duplicates"), in: \.duplicates, .duplicates)
+        }
+        // A PES without a PTS was given its PID's previous one: its time is not its own.
+        let pts = timed.carriage?.faults.contains(.noPTS) == true ? nil : timed.pts
+        let sequence = timed.origin.segment?.discontinuitySequence
+        stream.noteTime(pts, sequence: sequence)
+        // A tag without a time of its own lies somewhere between its neighbours: the spacing
+        // across it is not measured (the Validator times tags by their payload, which it decrypts).
+        if pts == nil { stream.spacing.forgetPrevious() }
+        switch nielsen.kind {
+        case .info:
+            built.infoTags += 1
+            if let late = stream.info(at: pts, sequence: sequence) { lateInfo(late, here) }
+        case .data:
+            built.dataTags += 1
+            if nielsen.hasPlaceholderPCCID { keep(here("placeholder PC CID"), in: \.placeholderTags, .placeholderTags) }
+            if let run = stream.placeholder(nielsen.hasPlaceholderPCCID, at: pts, sequence: sequence) { placeholderRun(run) }
+            let drifts = stream.offsetDrifts(of: nielsen, at: pts, sequence: sequence)
+            if !drifts.isEmpty {
+                count("tag_time")
+                let said = drifts.map { "\($0.field) offset " + String(format: "moved %.0f s from the tag before, its PTS %.3f s", $0.offset, $0.pts) }
+                keep(here(said.joined(separator: "; ") + " (proxy for Validator test 23)", "tag_time"), in: \.offsetErrors, .offsetErrors)
+            }
+            stream.noteDataTime(pts, sequence: sequence)
+            spacing(stream.spacing.step(pts: pts, discontinuitySequence: sequence), here)
+        }
+    }
+
+    private mutating func carriageFaults(_ faults: Carriage.Faults, stream: inout TagStreamState, here: (String, String?) -> Finding) {
+        if faults.contains(.undeclaredStream), !stream.reportedUndeclared {
+            stream.reportedUndeclared = true
+            count("pmt_descriptor")
+            keep(here("the PMT lists this timed-ID3 stream without the metadata descriptor", "pmt_descriptor"), in: \.structure, .structure)
+        }
+        if faults.contains(.noPTS) {
+            count("metadata_pes_pts")
+            keep(here("metadata PES without a PTS (Validator test 26)", "metadata_pes_pts"), in: \.structure, .structure)
+        }
+        if faults.contains(.sharedPES) {
+            count("one_tag_per_pes")
+            keep(here("more than one tag in one PES", "one_tag_per_pes"), in: \.structure, .structure)
+        }
+        if faults.contains(.eventValue) {
+            count("emsg_value")
+            keep(here("emsg of scheme \(Carriage.nielsenEventScheme) with a value other than 1", "emsg_value"), in: \.structure, .structure)
+        }
+    }
+
+    private mutating func spacing(_ step: TagSpacing.Step, _ here: (String, String?) -> Finding) {
+        switch step {
         case .none:
             break
         case .discontinuity:
-            keep(here("EXT-X-DISCONTINUITY before this tag"), in: \.discontinuities, .discontinuities)
+            keep(here("EXT-X-DISCONTINUITY before this tag", nil), in: \.discontinuities, .discontinuities)
         case .jump(let seconds):
-            keep(here(String(format: "PTS jumps %+.3f s", seconds)), in: \.discontinuities, .discontinuities)
+            keep(here(String(format: "PTS jumps %+.3f s", seconds), nil), in: \.discontinuities, .discontinuities)
         case .gap(let seconds):
-            func gap() -> Gap { Gap(seconds: seconds, at: here(String(format: "%.3f s since the previous Nielsen tag", seconds))) }
-            if seconds < SourceReport.shortGap { keep(gap(), in: \.shortGaps, .shortGaps) }
-            if seconds > SourceReport.longGap { keep(gap(), in: \.longGaps, .longGaps) }
+            func gap(_ check: String? = nil) -> Gap { Gap(seconds: seconds, at: here(String(format: "%.3f s since the DATA tag before", seconds), check)) }
+            if seconds < SourceReport.shortGap || seconds > SourceReport.longGap {
+                count("tag_duration")
+                if seconds < SourceReport.shortGap { keep(gap("tag_duration"), in: \.shortGaps, .shortGaps) }
+                else { keep(gap("tag_duration"), in: \.longGaps, .longGaps) }
+            }
+            if seconds > SourceReport.timeGap {
+                count("time_gap")
+                keep(gap("time_gap"), in: \.timeGaps, .timeGaps)
+            }
             if seconds > built.longestGap?.seconds ?? -1 { built.longestGap = gap() }
         }
+    }
+
+    private mutating func lateInfo(_ seconds: Double, _ here: (String, String?) -> Finding) {
+        count("info_tag_interval")
+        keep(here(String(format: "%.1f s without an INFO tag (Validator tests 12-13: %.0f s)", seconds, SourceReport.infoInterval),
+                  "info_tag_interval"),
+             in: \.lateInfoTags, .lateInfoTags)
+    }
+
+    private mutating func placeholderRun(_ run: TagStreamState.PlaceholderRun) {
+        count("placeholder_run")
+        let detail = String(format: "placeholder PC CID for %.1f s (the SDK sends them for 10-20 s after a source change)", run.seconds)
+        keep(Finding(pts: run.start, time: PTS.seconds(run.start), programDateTime: nil, segment: nil, detail: detail, check: "placeholder_run"),
+             in: \.placeholderRuns, .placeholderRuns)
+    }
+
+    /// Ends every stream's open runs and intervals at its last tag.
+    private mutating func closeStream(_ key: String) {
+        guard var stream = streams[key] else { return }
+        if let run = stream.endPlaceholderRun() { placeholderRun(run) }
+        if let late = stream.trailingInfoGap() {
+            lateInfo(late) { detail, check in
+                Finding(pts: stream.lastTime?.pts, time: stream.lastTime.map { PTS.seconds($0.pts) }, detail: detail + " to the stream's last tag",
+                        check: check)
+            }
+        }
+        streams[key] = stream
+    }
+
+    /// Why `tag` is not the envelope Nielsen's tags come in: ID3v2.4, one PRIV frame whose private
+    /// data is the one byte `A`, 271 bytes in all.
+    static func envelopeProblems(_ tag: ID3Tag) -> [String] {
+        var problems: [String] = []
+        if tag.version != .v2_4 { problems.append("ID3v\(tag.version), not 2.4") }
+        if tag.frames.count != 1 { problems.append("\(tag.frames.count) frames, not one PRIV") }
+        if let data = tag.privFrames.first?.data, data != [UInt8(ascii: "A")] {
+            problems.append(data.isEmpty ? "no private byte after the owner (-3)" : "private data of \(data.count) bytes, not 'A' (-3)")
+        }
+        if tag.byteCount != 271 { problems.append("\(tag.byteCount) bytes, not 271") }
+        return problems
+    }
+
+    /// The media's duration: a playlist's segments, else an MPEG-TS file's audio from its first
+    /// PTS to its last (unknown when that is negative or past a jump).
+    private var mediaDuration: Double? {
+        if built.segments > 0 { return segmentSeconds > 0 ? segmentSeconds : nil }
+        guard let mediaTimes else { return nil }
+        let seconds = PTS.seconds(PTS.distance(from: mediaTimes.first, to: mediaTimes.last))
+        return seconds > 0 ? seconds : nil
+    }
+
+    private func checks(_ report: SourceReport) -> [ValidatorCheck] {
+        let isTransportStream = report.streams.contains { $0.hasPrefix("PID ") }
+        let hasEvents = report.streams.contains { $0.hasPrefix("emsg ") }
+        func errors(_ name: String, test: Int?, _ basis: String) -> ValidatorCheck {
+            .errors(name, test: test, count: self.errors[name, default: 0], tolerated: tolerances[name], basis: basis)
+        }
+        func transportStream(_ check: ValidatorCheck) -> ValidatorCheck {
+            isTransportStream ? check : .notJudged(check.name, test: check.test, because: "MPEG-TS only")
+        }
+        let keys = "needs Nielsen's keys (the payload is encrypted)"
+        // A DATA tag every 12 s at the least (the longest a DATA tag may last), over the media's
+        // duration when known. The Validator's own minimum is not public (its example: 237 for
+        // 915 s whose tags came every 3 s).
+        let dataNeeded = report.mediaSeconds.map { Int($0 / SourceReport.longGap) } ?? (report.nielsenTags > 0 ? 1 : 0)
+        let coverage: ValidatorCheck
+        if let media = report.mediaSeconds, let span = report.dataTagSpan {
+            let short = media - span > SourceReport.coverageSlack ? 1 : 0
+            coverage = .errors("coverage", test: nil, count: short, tolerated: tolerances["coverage"], basis: String(
+                format: "the first to the last DATA tag (%.1f s) spans the media (%.1f s) within %.0f s; %d DATA tags for %.0f expected (one every %.0f s)",
+                span, media, SourceReport.coverageSlack, report.dataTags, media / SourceReport.dataTagPeriod, SourceReport.dataTagPeriod))
+        } else {
+            coverage = .notJudged("coverage", test: nil, because: report.mediaSeconds == nil ? "the media's duration is not known"
+                                                                                               : "no DATA tag with a time")
+        }
+        let infoNeeded = (streams.values.map(\.span).max() ?? 0) >= SourceReport.infoInterval ? 1 : 0
+        return [
+            errors("read_errors", test: nil, "the source and its segments read"),
+            .count("data_tag_count", test: 1, count: report.dataTags, minimum: dataNeeded,
+                   basis: "DATA tags; at least one every 12 s of the segments' duration"),
+            errors("tag_format", test: 2, "owner string of six fields, 271-byte ID3v2.4 tag, one PRIV frame, private data 'A'"),
+            .notJudged("sequence_number", test: 3, because: keys),
+            errors("time_gap", test: 4, "proxy: DATA tags of one stream more than 19 s apart (9 s past a 10 s tag)"),
+            errors("tag_duration", test: 5, "proxy: DATA tags of one stream under 4 s or over 12 s apart"),
+            .notJudged("cid_sid", test: 6, because: keys),
+            .notJudged("cid_timestamp", test: 7, because: keys),
+            errors("cid_ts_offset", test: 8, "a null CID with a non-zero offset (-55); the rest \(keys)"),
+            errors("breakout", test: nil, "breakout code 0 (the Validator's summary reports the breakout type; the SDK's setting)"),
+            .count("info_tag_count", test: 12, count: report.infoTags, minimum: infoNeeded,
+                   basis: "INFO tags (both CIDs null, both offsets 0); one needed in a stream of 310 s or more"),
+            errors("info_tag_interval", test: 13, "more than 310 s without an INFO tag; too soon is not judged (the period is Nielsen's)"),
+            .notJudged("info_tag_cid", test: 14, because: "an INFO tag is known by these very fields without Nielsen's keys"),
+            .notJudged("info_tag_offset", test: 15, because: "an INFO tag is known by these very fields without Nielsen's keys"),
+            tagsPlacedOnAudio > 0
+                ? errors("tag_placement", test: 22, "a tag more than 15 s from the PTS of the program's audio PES before it")
+                : .notJudged("tag_placement", test: 22, because: isTransportStream ? "no audio stream in the program" : "MPEG-TS only"),
+            errors("tag_time", test: 23, "proxy: a DATA tag's PC or FD offset moves more than 10 s from its PTS since the tag before"),
+            .count("nielsen_owner_id", test: 25, count: report.nielsenTags, minimum: 1, basis: "tags owned by www.nielsen.com"),
+            transportStream(errors("metadata_pes_pts", test: 26, "a PTS on every metadata PES")),
+            errors("pes_incomplete_tag", test: 28, "timed-ID3 packets that do not decode whole"),
+            transportStream(errors("pmt_descriptor", test: nil, "the PMT declares the timed-ID3 stream with its metadata descriptor")),
+            transportStream(errors("one_tag_per_pes", test: nil, "one tag in each metadata PES")),
+            hasEvents ? errors("emsg_value", test: nil, "emsg of Nielsen's scheme with value 1")
+                      : .notJudged("emsg_value", test: nil, because: "fMP4 emsg only"),
+            errors("duplicates", test: nil, "no payload twice"),
+            errors("placeholder_run", test: nil, "placeholder PC CIDs for 20 s at most"),
+            coverage,
+        ]
     }
 
     private mutating func keep<T>(_ entry: @autoclosure () -> T, in list: WritableKeyPath<SourceReport, [T]>,
@@ -198,13 +472,13 @@ public struct SourceReportBuilder {
     /// The lists that keep their first `keptFindings` entries; a list's place here is its slot in `omittedCounts`.
     private static let keptLists: [SourceReport.CodingKeys] = [
         .segmentsWithoutTags, .malformedPackets, .invalidTags, .placeholderTags, .duplicates, .discontinuities, .shortGaps, .longGaps,
+        .timeGaps, .placeholderRuns, .lateInfoTags, .offsetErrors, .structure,
     ]
 
     private static func omittedSlot(_ key: SourceReport.CodingKeys) -> Int { keptLists.firstIndex(of: key) ?? keptLists.count - 1 }
 
-    private static func finding(pts: Int64?, origin: TagOrigin, date: Date?, detail: String) -> Finding {
+    private static func finding(pts: Int64?, origin: TagOrigin, date: Date?, detail: String, check: String? = nil) -> Finding {
         Finding(pts: pts, time: pts.map(PTS.seconds), programDateTime: date.map(ProgramDateTime.format),
-                segment: origin.segment?.uri, detail: detail)
+                segment: origin.segment?.uri, detail: detail, check: check)
     }
 }
-

@@ -35,6 +35,9 @@ public struct TagSpacing: Sendable {
         return .gap(seconds: seconds)
     }
 
+    /// A tag came whose time is unknown: the next step is not measured from the one before it.
+    public mutating func forgetPrevious() { previous = nil }
+
     /// Where `pts` lies from the last tag, when it is comparable with it (a segment's start, say).
     public func distance(to pts: Int64, discontinuitySequence: Int?) -> Double? {
         guard let previous, previous.discontinuitySequence == discontinuitySequence else { return nil }

@@ -21,7 +21,7 @@ package struct ScanSummary: Sendable {
                 if nielsen.isValid { validNielsenTags += 1 }
                 if nielsen.hasPlaceholderPCCID { placeholderTags += 1 }
             }
-        case .opened, .segment, .resumed: break
+        case .opened, .segment, .resumed, .mediaTime: break
         case .malformed: malformedPackets += 1
         case .failure: failures += 1
         case .warning: warnings += 1

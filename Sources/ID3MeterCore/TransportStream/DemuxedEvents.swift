@@ -6,15 +6,19 @@ extension TimedID3Demuxer.Event {
         case .packet(let packet):
             let contents = ID3PacketParser.parse(packet.bytes)
             let place = origin(packet.unit)
+            var carriage = Carriage(stream: "PID \(TagJoiner.hex(packet.pid))", faults: packet.faults, audioPTS: packet.audioPTS)
+            if contents.tags.count > 1 { carriage.faults.insert(.sharedPES) }
             for var tag in contents.tags {
                 if !packet.notes.isEmpty { tag.notes += packet.notes }
-                emit(.tag(TimedTag(tag: tag, pts: packet.pts, origin: place)))
+                emit(.tag(TimedTag(tag: tag, pts: packet.pts, origin: place, carriage: carriage)))
             }
             if let error = contents.error {
                 // Placed in the input: the offset inside the tag alone would say "byte 0" for most.
                 let placed = ID3ParseError(reason: "\(error.reason) (byte \(error.offset) of the tag)", offset: Int(packet.position))
                 emit(.malformed(placed, pts: packet.pts, origin: place))
             }
+        case .audioTime(let pts, let unit):
+            emit(.mediaTime(pts, origin: origin(unit)))
         case .damage(let damage, let unit):
             let place = origin(unit)
             let failure = InputFailure(source: place.source, segment: place.segment?.uri, reason: damage.description, cause: damage)

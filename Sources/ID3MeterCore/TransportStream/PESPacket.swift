@@ -30,12 +30,7 @@ struct PESPacket: Equatable {
         guard end >= 9, bytes[6] & 0xC0 == 0x80 else { return .failure(PESError(reason: "PES header is malformed")) }
         let payloadStart = 9 + Int(bytes[8])
         guard payloadStart <= end else { return .failure(PESError(reason: "PES header is longer than the packet")) }
-        var pts: Int64?
-        if bytes[7] & 0x80 != 0, bytes[8] >= 5 {
-            pts = Int64(bytes[9] & 0x0E) << 29 | Int64(bytes[10]) << 22 | Int64(bytes[11] & 0xFE) << 14
-                | Int64(bytes[12]) << 7 | Int64(bytes[13]) >> 1
-        }
-        return .success((bytes[payloadStart..<end], pts))
+        return .success((bytes[payloadStart..<end], PTS.inPESHeader(bytes[..<end])))
     }
 }
 

@@ -14,6 +14,16 @@ public enum PTS {
     /// Whether `a` comes before `b` on the 33-bit circle (the shorter way round).
     static func isBefore(_ a: Int64, _ b: Int64) -> Bool { distance(from: a, to: b) > 0 }
 
+    /// The PTS of the PES header at the start of `bytes` (its start code first), when it has one
+    /// (§2.4.3.6-7: the PTS_DTS_flags, then the 5-byte field with its marker bits).
+    static func inPESHeader<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Int64? where Bytes.Index == Int {
+        let start = bytes.startIndex
+        guard bytes.count >= 14, bytes[start] == 0, bytes[start + 1] == 0, bytes[start + 2] == 1,
+              bytes[start + 6] & 0xC0 == 0x80, bytes[start + 7] & 0x80 != 0, bytes[start + 8] >= 5 else { return nil }
+        func byte(_ index: Int) -> Int64 { Int64(bytes[start + index]) }
+        return (byte(9) & 0x0E) << 29 | byte(10) << 22 | (byte(11) & 0xFE) << 14 | byte(12) << 7 | byte(13) >> 1
+    }
+
     /// Ticks from `a` to `b`, taking the shorter way round the 33-bit wrap.
     public static func distance(from a: Int64, to b: Int64) -> Int64 {
         var delta = (b - a) % wrap

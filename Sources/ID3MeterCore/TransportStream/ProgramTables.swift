@@ -16,6 +16,10 @@ enum ProgramTables {
         var isTimedID3: Bool {
             (streamType == 0x15 && !declaresOtherMetadata) || declaresID3
         }
+
+        /// MPEG-1/2 audio, AAC (ADTS, LATM), AC-3 and E-AC-3 (ATSC), and their HLS SAMPLE-AES
+        /// forms (whose PES headers, and so their PTS, stay in the clear).
+        var isAudio: Bool { [0x03, 0x04, 0x0F, 0x11, 0x81, 0x87, 0xCF, 0xC1, 0xC2].contains(streamType) }
     }
 
     /// The PMT PIDs of a PAT section (program 0, the network PID, is not a PMT).

@@ -21,7 +21,7 @@ struct TagJoiner: Equatable {
     /// A PES with a PTS has been read: what a later PES without one is timed by.
     var hasTimed: Bool { lastPTS != nil }
 
-    mutating func accept(_ payload: ArraySlice<UInt8>, pts: Int64?, position: Int64, unit: Int,
+    mutating func accept(_ payload: ArraySlice<UInt8>, pts: Int64?, audioPTS: Int64? = nil, position: Int64, unit: Int,
                          emit: (TimedID3Packet) -> Void) {
         defer { if let pts { lastPTS = pts } }
         if var tag = pending, !ID3TagParser.hasHeader(Array(payload.prefix(3)), at: 0) {
@@ -33,9 +33,17 @@ struct TagJoiner: Equatable {
         }
         release(emit)
         var notes: [String] = []
-        if isUndeclared { notes.append("timed-ID3 PID \(Self.hex(pid)) has no metadata descriptor in the PMT") }
-        if pts == nil, lastPTS != nil { notes.append("PES without PTS: time taken from the previous PES on PID \(Self.hex(pid))") }
-        pending = TimedID3Packet(bytes: Array(payload), pts: pts ?? lastPTS, pid: pid, position: position, unit: unit, notes: notes)
+        var faults: Carriage.Faults = []
+        if isUndeclared {
+            notes.append("timed-ID3 PID \(Self.hex(pid)) has no metadata descriptor in the PMT")
+            faults.insert(.undeclaredStream)
+        }
+        if pts == nil {
+            if lastPTS != nil { notes.append("PES without PTS: time taken from the previous PES on PID \(Self.hex(pid))") }
+            faults.insert(.noPTS)
+        }
+        pending = TimedID3Packet(bytes: Array(payload), pts: pts ?? lastPTS, pid: pid, position: position, unit: unit, notes: notes,
+                                 faults: faults, audioPTS: audioPTS)
         pesCount = 1
         if Self.missingBytes(pending!.bytes) == 0 { release(emit) }
     }

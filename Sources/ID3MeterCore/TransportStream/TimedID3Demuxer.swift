@@ -14,11 +14,13 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     /// What the demuxer reports, in stream order.
     package enum Event: Sendable {
         case packet(TimedID3Packet)
+        /// The program's audio at `pts`: its first PES of the input, and at the end its last.
+        case audioTime(Int64, unit: Int)
         /// Damage, or an end cut short; `unit` is where it was found.
         case damage(StreamDamage, unit: Int)
     }
 
-    private enum Role: UInt8 { case other, pat, pmt, timedID3 }
+    private enum Role: UInt8 { case other, pat, pmt, timedID3, audio }
 
     private var roles = [Role](repeating: .other, count: 8192)
     /// Sections being gathered, by PID. (Not in tables of 8,192 like `roles`: a stream has a
@@ -38,6 +40,11 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     package var unit = 0
     /// A PMT declared at least one timed-ID3 PID.
     package private(set) var hasTimedID3Stream = false
+    /// The program's audio: the first audio PID its PMT lists. The Validator places each tag
+    /// against the audio PES PTS around it (its test 22).
+    private var audioPID: Int?
+    private var lastAudioPTS: Int64?
+    private var reportedFirstAudio = false
 
     /// What the PES and tags in progress may hold in all: one cap for the stream, not one a PID,
     /// since a PMT may declare thousands of timed-ID3 PIDs and leave each mid-PES. Four times the
@@ -48,7 +55,9 @@ package struct TimedID3Demuxer: Sendable, Equatable {
 
     /// It has read a program table naming a timed-ID3 PID, and a PES with a PTS on each: all it
     /// keeps from bytes further back, unless a tag or PES runs on from there.
-    package var hasSettled: Bool { hasTimedID3Stream && joiners.allValues.allSatisfy(\.hasTimed) }
+    package var hasSettled: Bool {
+        hasTimedID3Stream && joiners.allValues.allSatisfy(\.hasTimed) && (audioPID == nil || lastAudioPTS != nil)
+    }
 
     /// Demuxes the whole TS packets at the front of `bytes`, which start at `offset` in the input,
     /// and returns how many bytes it used; the caller passes the rest again with more bytes.
@@ -100,6 +109,7 @@ package struct TimedID3Demuxer: Sendable, Equatable {
             heldBytes -= joiners[pid]?.heldByteCount ?? 0
             joiners[pid]?.release { emit(.packet($0)) }
         }
+        if let lastAudioPTS { emit(.audioTime(lastAudioPTS, unit: unit)) }
     }
 
     /// At the end of one piece (an HLS segment): a PES of undeclared length is done when its
@@ -126,6 +136,13 @@ package struct TimedID3Demuxer: Sendable, Equatable {
         case .timedID3: collectPES(payload, pid: pid, startsPES: startsUnit, counter: packet[3] & 0x0F,
                                    discontinuityFlagged: control & 0x2 != 0 && packet[4] > 0 && packet[5] & 0x80 != 0,
                                    at: position, emit: emit)
+        case .audio:
+            guard startsUnit, let pts = PTS.inPESHeader(payload) else { return }
+            lastAudioPTS = pts
+            if !reportedFirstAudio {
+                reportedFirstAudio = true
+                emit(.audioTime(pts, unit: unit))
+            }
         case .other: break
         }
     }
@@ -153,7 +170,12 @@ package struct TimedID3Demuxer: Sendable, Equatable {
         if roles[pid] == .pat {
             for pmt in ProgramTables.pmtPIDs(inPAT: section) where roles[pmt] == .other { roles[pmt] = .pmt }
         } else {
-            for stream in ProgramTables.streams(inPMT: section) where stream.isTimedID3 && roles[stream.pid] == .other {
+            let streams = ProgramTables.streams(inPMT: section)
+            if audioPID == nil, let audio = streams.first(where: { $0.isAudio && roles[$0.pid] == .other }) {
+                audioPID = audio.pid
+                roles[audio.pid] = .audio
+            }
+            for stream in streams where stream.isTimedID3 && roles[stream.pid] == .other {
                 roles[stream.pid] = .timedID3
                 hasTimedID3Stream = true
                 var joiner = joiners[stream.pid] ?? TagJoiner(pid: stream.pid)
@@ -205,7 +227,7 @@ package struct TimedID3Demuxer: Sendable, Equatable {
         case .success(let (payload, pts)):
             var joiner = joiners[pid] ?? TagJoiner(pid: pid)
             heldBytes -= joiner.heldByteCount
-            joiner.accept(payload, pts: pts, position: packet.position, unit: packet.unit) { emit(.packet($0)) }
+            joiner.accept(payload, pts: pts, audioPTS: lastAudioPTS, position: packet.position, unit: packet.unit) { emit(.packet($0)) }
             // A tag awaiting more PES past the cap is handed over as far as it goes.
             if heldBytes + joiner.heldByteCount > Self.maximumHeldBytes { joiner.release { emit(.packet($0)) } }
             heldBytes += joiner.heldByteCount
@@ -224,7 +246,9 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     }
 
     /// The next offset after `index` where a sync byte is followed by another a packet later;
-    /// `nil` when more bytes are needed to tell.
+    /// `nil` when more bytes are needed to tell. A candidate is never taken unchecked before
+    /// the end: the bytes come in pieces of any size, and what is skipped must not depend on
+    /// where a piece ended (the fuzzer's chunking check found that it did).
     private static func nextSync(in bytes: UnsafeBufferPointer<UInt8>, after index: Int, isFinal: Bool) -> Int? {
         let size = TransportStreamSync.packetSize
         var candidate = index + 1
@@ -233,7 +257,7 @@ package struct TimedID3Demuxer: Sendable, Equatable {
                 if candidate + size < bytes.count {
                     if bytes[candidate + size] == 0x47 { return candidate }
                 } else {
-                    return isFinal ? candidate : (candidate > index + 1 ? candidate : nil)
+                    return isFinal ? candidate : nil
                 }
             }
             candidate += 1

@@ -11,4 +11,8 @@ package struct TimedID3Packet: Sendable, Equatable {
     package var unit: Int
     /// What was unusual about the way it was carried, for the tags' notes.
     package var notes: [String]
+    /// The same, for the QA report's structural tests.
+    package var faults: Carriage.Faults = []
+    /// The PTS of the program's last audio PES before it.
+    package var audioPTS: Int64?
 }

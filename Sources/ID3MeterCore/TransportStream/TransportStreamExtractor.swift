@@ -59,7 +59,10 @@ public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
             let used = held.withUnsafeBufferPointer { demux($0, isFinal: false, emit: emit) }
             let left = held.count - used
             guard left <= taken else {
+                // The held bytes still wait on more (a sync byte near their end not yet checked
+                // against the next packet's): the whole piece waits with them, none dropped.
                 carry.removeFirst(used)
+                carry.append(contentsOf: rest.dropFirst(taken))
                 return
             }
             carry.removeAll(keepingCapacity: true)

@@ -173,6 +173,7 @@ struct ChannelView: Encodable {
     var restarts: Int
     var stallSeconds: Double
     var alerts: [String]
+    var failingChecks: [String]
     /// `file` or `api`: where the channel came from.
     var source: String
     var timeline: TagTimeline?
@@ -192,12 +193,14 @@ struct ChannelView: Encodable {
         restarts = status.restarts
         stallSeconds = status.stallSeconds
         alerts = status.alerts.sorted().map(\.rawValue)
+        failingChecks = status.failingChecks
         source = status.source
     }
 
     enum CodingKeys: String, CodingKey {
         case name, state, lastTag = "last_tag", lastTagAgeSeconds = "last_tag_age_seconds", delivered, invalid, placeholder
         case segmentsRead = "segments_read", segmentsFailed = "segments_failed"
-        case playlistReloadFailures = "playlist_reload_failures", restarts, stallSeconds = "stall_seconds", alerts, source, timeline
+        case playlistReloadFailures = "playlist_reload_failures", restarts, stallSeconds = "stall_seconds", alerts
+        case failingChecks = "failing_checks", source, timeline
     }
 }

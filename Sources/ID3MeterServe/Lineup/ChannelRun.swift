@@ -21,6 +21,7 @@ public final class ChannelRun: Sendable {
         var watch: TagLossWatch
         var status: ChannelStatus
         var timeline: TimelineRecorder
+        var checks: ChannelChecks
         /// The last delivery: where a reopened stream resumes.
         var lastDelivery: ResumePoint?
     }
@@ -59,7 +60,8 @@ public final class ChannelRun: Sendable {
         var status = ChannelStatus(name: config.name)
         status.source = config.addedOverAPI ? "api" : "file"
         state = Mutex(State(watch: TagLossWatch(alertAfter: config.alertAfter), status: status,
-                            timeline: TimelineRecorder(details: .latest(Self.detailedTags), window: Self.timelineWindow)))
+                            timeline: TimelineRecorder(details: .latest(Self.detailedTags), window: Self.timelineWindow),
+                            checks: ChannelChecks(channel: config.name, at: 0)))
     }
 
     public var status: ChannelStatus { state.withLock { $0.status } }
@@ -160,8 +162,17 @@ public final class ChannelRun: Sendable {
         // On the page's axis: PROGRAM-DATE-TIME where the stream has it, else when the tag was read.
         var date: Date?
         if case .tag(let timed) = event, timed.programDateTime == nil { date = Date() }
-        state.withLock { state in
+        let checksChanged = state.withLock { state in
             state.timeline.add(event, date: date)
+            guard state.checks.add(event, at: at) else { return nil as [String]? }
+            defer {
+                state.status.failingChecks = state.checks.failing
+                state.status.alerts = state.watch.active.union(state.checks.failing.isEmpty ? [] : [.failingChecks])
+            }
+            return state.checks.failing
+        }
+        if let failing = checksChanged { checksFailing(failing, at: at) }
+        state.withLock { state in
             switch event {
             case .opened(let info):
                 state.watch.opened(isLive: info.isLive, targetDuration: info.targetDuration, at: at)
@@ -180,7 +191,7 @@ public final class ChannelRun: Sendable {
                     state.status.playlistReloadFailures += 1
                     metrics.reloadFailures.increment()
                 }
-            case .tag, .malformed, .warning, .resumed:
+            case .tag, .malformed, .warning, .resumed, .mediaTime:
                 break
             }
         }
@@ -236,7 +247,7 @@ public final class ChannelRun: Sendable {
         let at = now
         let changes = state.withLock { state in
             let changes = state.watch.check(at: at)
-            state.status.alerts = state.watch.active
+            state.status.alerts = state.watch.active.union(state.checks.failing.isEmpty ? [] : [.failingChecks])
             switch state.status.state {
             case .failed, .ended: break
             case _ where !state.watch.active.isEmpty: state.status.state = .stalled
@@ -257,12 +268,24 @@ public final class ChannelRun: Sendable {
         }
     }
 
+    /// The failing checks changed: the `failing_checks` alert starts, ends, or says which
+    /// checks fail now.
+    private func checksFailing(_ failing: [String], at: Double) {
+        let active = !failing.isEmpty
+        metrics.alerts[.failingChecks]?.record(active ? 1 : 0)
+        metrics.failingChecks.record(failing.count)
+        let message = active ? "failing the QA checks " + failing.joined(separator: ", ") : "every QA check passes"
+        log.log(active ? .warning : .notice, "channel \(config.name): alert failing_checks \(active ? "" : "ends: ")\(message)")
+        write(.alert(TagLossWatch.Change(alert: .failingChecks, active: active, at: at), channel: config.name, message: message, at: Date()))
+    }
+
     private static func words(_ alert: TagLossWatch.Alert, alertAfter: Double) -> String {
         let seconds = alertAfter == alertAfter.rounded() ? String(Int(alertAfter)) : String(alertAfter)
         return switch alert {
         case .noTags: "no Nielsen tag for \(seconds) s"
         case .onlyUncreditableTags: "only invalid or placeholder-CID tags for \(seconds) s"
         case .playlistStale: "the playlist has not advanced for three target durations"
+        case .failingChecks: "tags fail a QA check"
         }
     }
 }

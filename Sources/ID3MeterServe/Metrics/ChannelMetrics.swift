@@ -11,6 +11,8 @@ struct ChannelMetrics: Sendable {
     let reloadFailures: Counter
     let lastTagAge: Gauge
     let alerts: [TagLossWatch.Alert: Gauge]
+    /// How many of the QA report's checks the channel's tags fail.
+    let failingChecks: Gauge
     /// How late each `sendID3` came after its frame: a histogram.
     let pacing: Recorder
     let stall: FloatingPointCounter
@@ -25,6 +27,7 @@ struct ChannelMetrics: Sendable {
         segmentsFailed = Counter(label: "id3meter_segments_failed_total", dimensions: dimensions, factory: factory)
         reloadFailures = Counter(label: "id3meter_playlist_reload_failures_total", dimensions: dimensions, factory: factory)
         lastTagAge = Gauge(label: "id3meter_last_tag_age_seconds", dimensions: dimensions, factory: factory)
+        failingChecks = Gauge(label: "id3meter_channel_failing_checks", dimensions: dimensions, factory: factory)
         pacing = Recorder(label: Self.pacingLabel, dimensions: dimensions, aggregate: true, factory: factory)
         stall = FloatingPointCounter(label: "id3meter_stall_seconds_total", dimensions: dimensions, factory: factory)
         alerts = Dictionary(uniqueKeysWithValues: TagLossWatch.Alert.allCases.map { alert in
@@ -34,6 +37,7 @@ struct ChannelMetrics: Sendable {
         [delivered, invalid, placeholder, segmentsFailed, reloadFailures].forEach { $0.increment(by: 0) }
         stall.increment(by: 0)
         alerts.values.forEach { $0.record(0) }
+        failingChecks.record(0)
     }
 }
 
@@ -41,7 +45,7 @@ extension ChannelMetrics {
     /// Removes the channel's series: it has left the line-up.
     func destroy() {
         [delivered, invalid, placeholder, segmentsFailed, reloadFailures].forEach { $0.destroy() }
-        ([lastTagAge] + Array(alerts.values)).forEach { $0.destroy() }
+        ([lastTagAge, failingChecks] + Array(alerts.values)).forEach { $0.destroy() }
         pacing.destroy()
         stall.destroy()
     }

@@ -6,7 +6,8 @@ extension QAReport {
     /// was built without one show their summary alone).
     public func html(generated: Date = Date()) -> String {
         let page = Page(version: ID3MeterVersion.current, generated: ProgramDateTime.format(generated), total: total,
-                        failedChecks: failedChecks, sources: sources.map(Page.Source.init), incomplete: incomplete)
+                        failedChecks: failedChecks, checks: Page.CheckSummary.of(sources), sources: sources.map(Page.Source.init),
+                        incomplete: incomplete)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -19,6 +20,38 @@ extension QAReport {
 
     /// What the page's script draws: the JSON report's totals and, per source, its summary and timeline.
     private struct Page: Encodable {
+        /// One check over every source: what it judges once, and how many sources had each
+        /// status (a source's own row is sent only when it says something: 10,000 sources of
+        /// 27 rows each would triple the page).
+        struct CheckSummary: Encodable {
+            var name: String
+            var test: Int?
+            var basis: String
+            var pass = 0, fail = 0, noStatus = 0
+
+            enum CodingKeys: String, CodingKey { case name, test, basis, pass, fail, noStatus = "no_status" }
+
+            static func of(_ sources: [SourceReport]) -> [CheckSummary] {
+                var rows: [CheckSummary] = []
+                var index: [String: Int] = [:]
+                for source in sources {
+                    for check in source.checks {
+                        let at = index[check.name] ?? {
+                            rows.append(CheckSummary(name: check.name, test: check.test, basis: check.basis))
+                            index[check.name] = rows.count - 1
+                            return rows.count - 1
+                        }()
+                        switch check.status {
+                        case .pass: rows[at].pass += 1
+                        case .fail: rows[at].fail += 1
+                        case .noStatus: rows[at].noStatus += 1
+                        }
+                    }
+                }
+                return rows
+            }
+        }
+
         struct Source: Encodable {
             var source: String
             var readable: Bool
@@ -28,6 +61,8 @@ extension QAReport {
             var placeholderTags: Int
             var longestGapSeconds: Double?
             var failedChecks: [String]
+            /// `name: Fail <9/0/7>` for the rows that failed or found errors they tolerate.
+            var checkResults: [String]
             var failures: [String]
             var warnings: [String]
             var timeline: TagTimeline?
@@ -41,6 +76,8 @@ extension QAReport {
                 placeholderTags = report.total(.placeholderTags, kept: report.placeholderTags.count)
                 longestGapSeconds = report.longestGap?.seconds
                 failedChecks = report.failedChecks
+                checkResults = report.checks.filter { $0.status == .fail || ($0.tolerated != nil && ($0.count ?? 0) > 0) }
+                    .map { "\($0.name): \($0.result)" }
                 failures = report.failures
                 warnings = report.warnings
                 timeline = report.timeline
@@ -49,6 +86,7 @@ extension QAReport {
             enum CodingKeys: String, CodingKey {
                 case source, readable, nielsenTags = "nielsen_tags", validTags = "valid_tags", invalidByReason = "invalid_by_reason"
                 case placeholderTags = "placeholder_tags", longestGapSeconds = "longest_gap_seconds", failedChecks = "failed_checks"
+                case checkResults = "check_results"
                 case failures, warnings, timeline
             }
         }
@@ -57,9 +95,10 @@ extension QAReport {
         var generated: String
         var total: Totals
         var failedChecks: [String: [String]]
+        var checks: [CheckSummary]
         var sources: [Source]
         var incomplete: String?
 
-        enum CodingKeys: String, CodingKey { case version, generated, total, failedChecks = "failed_checks", sources, incomplete }
+        enum CodingKeys: String, CodingKey { case version, generated, total, failedChecks = "failed_checks", checks, sources, incomplete }
     }
 }

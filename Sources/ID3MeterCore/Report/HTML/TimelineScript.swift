@@ -248,6 +248,15 @@ enum TimelineScript {
       ...(report.incomplete ? [html("p", { class: "verdict fail" }, `Incomplete: ${report.incomplete}.`)] : []),
       html("p", { class: failed.length ? "verdict fail" : "verdict pass" }, failed.length ? `Checks failed: ${failed.map(name => name.replace(/_/g, " ")).join(", ")}.` : "Every check passed."),
       legend()));
+    // The checks in the Validator's terms: what each judges, and how the sources fared.
+    const checkTable = html("table", { class: "checks" },
+      html("caption", {}, "Checks, in the terms of Nielsen's ID3 Tag Validator (user guide 1.8F); results read errors / minimum / maximum tolerated"),
+      html("thead", {}, html("tr", {}, ...["Test", "Check", "Passed", "Failed", "No status", "What it judges"].map(name => html("th", { scope: "col" }, name)))),
+      html("tbody", {}, ...(report.checks || []).map(check => html("tr", { class: check.fail ? "fail" : "" },
+        html("td", { class: "number" }, check.test == null ? "\u2013" : String(check.test)), html("th", { scope: "row" }, check.name.replace(/_/g, " ")),
+        html("td", { class: "number" }, String(check.pass)), html("td", { class: "number" }, String(check.fail)),
+        html("td", { class: "number" }, String(check.no_status)), html("td", {}, check.basis)))));
+    root.append(html("div", { class: "table-wrap" }, checkTable));
     const table = html("table", { class: "summary" },
       html("caption", {}, "Sources (each links to its timeline)"),
       html("thead", {}, html("tr", {}, ...["Source", "Tags", "Valid", "Invalid by reason", "Placeholder", "Longest gap", "Checks"].map(name => html("th", { scope: "col" }, name)))));
@@ -279,6 +288,7 @@ enum TimelineScript {
       const section = html("section", { id: "source-" + index, class: "source", "data-source": source.source },
         html("h2", {}, source.source),
         html("p", {}, `${source.nielsen_tags} Nielsen tags, ${source.valid_tags} valid; longest gap ${seconds(source.longest_gap_seconds)}. Checks: `, checks(source.failed_checks)));
+      if ((source.check_results || []).length) section.append(html("p", { class: "checks" }, "Results: " + source.check_results.join("; ")));
       for (const line of source.failures.concat(source.warnings)) section.append(html("p", { class: "problem" }, line));
       if (source.timeline && source.timeline.tags + source.timeline.spans.length > 0) {
         const box = html("div", { class: "timeline-box" }), panel = html("div", { class: "detail", "aria-live": "polite" });

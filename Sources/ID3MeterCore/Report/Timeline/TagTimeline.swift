@@ -138,7 +138,7 @@ public final class TagDetail: Encodable, Sendable, Equatable {
         pcOffset = tag.pcOffset
         fdOffset = tag.fdOffset
         breakout = tag.breakout
-        notes = tag.issues.map(\.description) + timed.tag.notes
+        notes = tag.issues.map(\.description) + ((timed.carriage?.note).map { [$0] + timed.tag.notes } ?? timed.tag.notes)
     }
 
     enum CodingKeys: String, CodingKey {

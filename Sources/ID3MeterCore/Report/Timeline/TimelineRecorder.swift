@@ -49,7 +49,7 @@ public struct TimelineRecorder: Sendable {
             for tag in timed.nielsenTags { add(tag, timed, date: date ?? timed.programDateTime) }
         case .segment(let segment):
             add(segment)
-        case .opened, .malformed, .failure, .warning, .resumed:
+        case .opened, .malformed, .failure, .warning, .resumed, .mediaTime:
             break
         }
         if let window, let end = last?.t { trim(before: end - window) }

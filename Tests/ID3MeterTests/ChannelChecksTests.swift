@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import Prometheus
+import Testing
+@testable import ID3Meter
+@testable import ID3MeterServe
+import SampleGenerator
+
+/// `serve` judges each channel's tags with the QA report's checks: a channel whose tags lose
+/// their PMT descriptor or drift from their audio alerts as one without tags does.
+@Suite("serve: QA checks per channel", .timeLimit(.minutes(2)))
+struct ChannelChecksTests {
+    /// The events of a validator sample (independent writer, `scripts/validator_samples.py`).
+    static func events(_ sample: String) async -> [MediaEvent] { await Samples.scan(Samples.path("validator/\(sample).ts")) }
+
+    @Test func aCheckFailsForTheWindowItFailedInAndTheNextThenClears() async {
+        var checks = ChannelChecks(channel: "c", at: 0)
+        var changes: [(Double, [String])] = []
+        func feed(_ events: [MediaEvent], at start: Double) {
+            for (index, event) in events.enumerated() where checks.add(event, at: start + Double(index) * 0.01) {
+                changes.append((start, checks.failing))
+            }
+        }
+        feed(await Self.events("no_descriptor"), at: 0)
+        #expect(changes.map(\.1) == [["pmt_descriptor"]], "found at the first tag, once")
+        let clean = await Self.events("clean")
+        feed(clean, at: ChannelChecks.window)        // the next window: the last one still failed
+        #expect(checks.failing == ["pmt_descriptor"])
+        feed(clean, at: 2 * ChannelChecks.window)    // a whole clean window behind it: cleared
+        #expect(checks.failing == [])
+        #expect(changes.map(\.1) == [["pmt_descriptor"], []])
+    }
+
+    @Test func tagsOffTheirAudioFailPastTheGuidesTolerance() async {
+        var checks = ChannelChecks(channel: "c", at: 0)
+        var failing: [[String]] = []
+        for event in await Self.events("tags_off_audio") where checks.add(event, at: 1) { failing.append(checks.failing) }
+        // Twelve tags 30 s off: the eighth passes the 7 tolerated.
+        #expect(failing == [["tag_placement"]])
+    }
+
+    /// A line-up channel whose stream has no metadata descriptor: the status, the alert record
+    /// and the series say so.
+    @Test func aChannelFailingACheckAlertsInItsStatusRecordsAndMetrics() async throws {
+        let server = try LocalHTTPServer(serving: Samples.folder)
+        defer { server.stop() }
+        let registry = PrometheusCollectorRegistry()
+        let collected = CollectedRecords()
+        let config = try LineupConfig.parse("""
+            defaults: {vod: true}
+            channels:
+              - {name: bare, url: "\(server.url("validator/no_descriptor.ts"))"}
+            """, file: "lineup.yaml")
+        let lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: OutputSet([collected]),
+                            logger: Logger(label: "checks-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
+        await lineup.apply(config)
+        let deadline = ContinuousClock.now + .seconds(30)
+        var status = await lineup.statuses.first
+        while status?.failingChecks.isEmpty ?? true, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            status = await lineup.statuses.first
+        }
+        #expect(status?.failingChecks == ["pmt_descriptor"])
+        #expect(status?.alerts.contains(.failingChecks) == true)
+        let alert = collected.all.first { $0.type == .alert && $0.alert == "failing_checks" }
+        #expect(alert?.active == true && alert?.channel == "bare" && alert?.message == "failing the QA checks pmt_descriptor")
+        let metrics = ServeCommandTests.samples(registry.emitToString())
+        #expect(metrics[#"id3meter_channel_failing_checks{channel="bare"}"#] == 1)
+        #expect(metrics[#"id3meter_channel_alert{channel="bare",alert="failing_checks"}"#] == 1, "\(metrics.keys.sorted())")
+        await lineup.removeAll()
+    }
+}
