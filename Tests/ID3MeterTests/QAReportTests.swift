@@ -63,6 +63,18 @@ struct QAReportTests {
         #expect(report.discontinuities.isEmpty)
     }
 
+    /// A variant and its audio rendition are the same stretch of media: their segments' EXTINF
+    /// count once in the media's duration.
+    @Test func aVariantAndItsRenditionCountTheirMediaOnce() async throws {
+        let playlist = try String(contentsOfFile: Samples.path("spec/hls/index.m3u8"), encoding: .utf8)
+        let extinf = playlist.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }
+            .compactMap { Double($0.dropFirst("#EXTINF:".count).prefix { $0 != "," }) }.reduce(0, +)
+        let report = await Self.report(Samples.path("renditions/both-carry.m3u8"))
+        #expect(report.segments == 6, "the variant's three and the rendition's three")
+        #expect(report.mediaSeconds == extinf)
+        #expect(report.failedChecks == [])
+    }
+
     @Test func aDeclaredDiscontinuityIsNotAGap() async {
         let report = await Self.report(Samples.path("spec/hls/index.m3u8"))
         #expect(report.discontinuities.map(\.segment).map { $0.map(Location.name) } == ["part2.ts"])

@@ -68,6 +68,14 @@ struct ValidatorSampleTests {
         #expect(report.dataTags == 24 && report.infoTags == 0)
     }
 
+    /// The writer put INFO tags 300 s apart: the report says how far apart they came.
+    @Test func theIntervalBetweenINFOTagsIsReported() async {
+        var builder = SourceReportBuilder(source: "info_every_300s")
+        await Samples.scan(Samples.path("validator/info_every_300s.ts")).forEach { builder.add($0) }
+        #expect(builder.report.infoTagInterval == 300.0...300.0)
+        #expect(builder.report.infoTags == 2)
+    }
+
     /// A check's tolerance is the operator's to set: one long spacing, tolerated by the guide's
     /// 7, fails at 0.
     @Test func aToleranceCanBeSet() async {

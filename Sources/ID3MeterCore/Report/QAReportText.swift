@@ -44,7 +44,8 @@ extension SourceReport {
         lines.append("\(nielsenTags) Nielsen tags in \(id3Tags) ID3 tags: \(validTags) valid, "
                      + "\(nielsenTags - validTags) invalid\(QAReport.reasons(invalidByReason))"
                      + (segments > 0 ? "; \(segments) segments" : ""))
-        lines.append("\(dataTags) DATA tags, \(infoTags) INFO tags" + (streams.isEmpty ? "" : " on " + streams.joined(separator: ", ")))
+        lines.append("\(dataTags) DATA tags, \(infoTags) INFO tags" + (streams.isEmpty ? "" : " on " + streams.joined(separator: ", "))
+                     + (infoTagInterval.map { String(format: "; INFO tags %.1f to %.1f s apart", $0.lowerBound, $0.upperBound) } ?? ""))
         lines.append(longestGap.map { String(format: "longest DATA spacing %.3f s, ending at %@", $0.seconds, $0.at.place) }
                      ?? "longest DATA spacing: none")
         lines.append("checks, in the terms of Nielsen's ID3 Tag Validator (user guide 1.8F):")

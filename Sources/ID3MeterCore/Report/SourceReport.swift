@@ -79,6 +79,8 @@ public struct SourceReport: Encodable, Sendable {
     public var longestGap: Gap?
     /// More than `infoInterval` without an INFO tag on a stream.
     public var lateInfoTags: [Finding] = []
+    /// The shortest and the longest time between consecutive INFO tags of a stream.
+    public var infoTagInterval: ClosedRange<Double>?
     /// Null CIDs with a non-zero offset; PC offsets that drift from the PTS.
     public var offsetErrors: [Finding] = []
     /// How tags were carried and enveloped, against Nielsen's rules: the PMT descriptor, a PTS
@@ -109,7 +111,7 @@ public struct SourceReport: Encodable, Sendable {
         case dataTags = "data_tags", infoTags = "info_tags", streams, checks
         case invalidTags = "invalid_tags", placeholderTags = "placeholder_tags", placeholderRuns = "placeholder_runs", duplicates
         case shortGaps = "short_gaps", longGaps = "long_gaps", timeGaps = "time_gaps", longestGap = "longest_gap", discontinuities
-        case lateInfoTags = "late_info_tags", offsetErrors = "offset_errors", structure
+        case lateInfoTags = "late_info_tags", infoTagInterval = "info_tag_interval_seconds", offsetErrors = "offset_errors", structure
         case segments, segmentsWithoutTags = "segments_without_tags", mediaSeconds = "media_seconds", dataTagSpan = "data_tag_span"
     }
 
@@ -139,7 +141,9 @@ public struct SourceReportBuilder {
     private var recoveryNames: [String: (message: String, varied: Bool)] = [:]
     private var recoveryCounts: [String: Int] = [:]
     private var nielsenInSegment = 0
-    private var segmentSeconds = 0.0
+    /// Each media sequence's duration: a variant's and its audio rendition's segments of one
+    /// sequence are the same stretch of media, counted once.
+    private var segmentDurations: [Int: Double] = [:]
     /// The first and the latest media PTS of an input (`MediaEvent.mediaTime`).
     private var mediaTimes: (first: Int64, last: Int64)?
     /// Tags placed against the program's audio (test 22 is judged only when there are some).
@@ -201,7 +205,7 @@ public struct SourceReportBuilder {
             for nielsen in timed.nielsenTags { add(nielsen, timed) }
         case .segment(let segment):
             built.segments += 1
-            segmentSeconds += segment.duration ?? 0
+            if let duration = segment.duration { segmentDurations[segment.mediaSequence] = max(segmentDurations[segment.mediaSequence] ?? 0, duration) }
             // Listed, not a check: segments shorter than Nielsen's 10 s cadence are often without
             // one, and a tag missing for long is what the spacing checks judge.
             if nielsenInSegment == 0 {
@@ -292,7 +296,12 @@ public struct SourceReportBuilder {
         switch nielsen.kind {
         case .info:
             built.infoTags += 1
-            if let late = stream.info(at: pts, sequence: sequence) { lateInfo(late, here) }
+            let info = stream.info(at: pts, sequence: sequence)
+            if let interval = info.interval {
+                let known = built.infoTagInterval
+                built.infoTagInterval = min(known?.lowerBound ?? interval, interval)...max(known?.upperBound ?? interval, interval)
+            }
+            if let late = info.late { lateInfo(late, here) }
         case .data:
             built.dataTags += 1
             if nielsen.hasPlaceholderPCCID { keep(here("placeholder PC CID"), in: \.placeholderTags, .placeholderTags) }
@@ -394,7 +403,10 @@ public struct SourceReportBuilder {
     /// The media's duration: a playlist's segments, else an MPEG-TS file's audio from its first
     /// PTS to its last (unknown when that is negative or past a jump).
     private var mediaDuration: Double? {
-        if built.segments > 0 { return segmentSeconds > 0 ? segmentSeconds : nil }
+        if built.segments > 0 {
+            let seconds = segmentDurations.values.reduce(0, +)
+            return seconds > 0 ? seconds : nil
+        }
         guard let mediaTimes else { return nil }
         let seconds = PTS.seconds(PTS.distance(from: mediaTimes.first, to: mediaTimes.last))
         return seconds > 0 ? seconds : nil

@@ -18,6 +18,7 @@ struct TagStreamState {
     private var allTags = TagSpacing()
     /// `span` when the last INFO tag came (0 before the first).
     private var spanAtInfo = 0.0
+    private var sawInfo = false
     private var run: (start: Int64, last: Int64, sequence: Int?)?
     /// The last PC and FD offsets read, each with its CID and PTS.
     private var lastOffsets: [(cid: String, offset: Int, pts: Int64, sequence: Int?)?] = [nil, nil]
@@ -39,11 +40,12 @@ struct TagStreamState {
         if case .gap(let seconds) = dataTimes.step(pts: pts, discontinuitySequence: sequence), seconds > 0 { dataSpan += seconds }
     }
 
-    /// An INFO tag: the seconds since the one before (or the stream's start) when more than
-    /// `SourceReport.infoInterval`.
-    mutating func info(at pts: Int64?, sequence: Int?) -> Double? {
-        defer { spanAtInfo = span }
-        return span - spanAtInfo > SourceReport.infoInterval ? span - spanAtInfo : nil
+    /// An INFO tag: the seconds since the INFO tag before (`nil` for the first), and the
+    /// seconds since that one or the stream's start when more than `SourceReport.infoInterval`.
+    mutating func info(at pts: Int64?, sequence: Int?) -> (interval: Double?, late: Double?) {
+        defer { spanAtInfo = span; sawInfo = true }
+        let since = span - spanAtInfo
+        return (sawInfo ? since : nil, since > SourceReport.infoInterval ? since : nil)
     }
 
     /// The seconds since the last INFO tag at the stream's end, when too many.
