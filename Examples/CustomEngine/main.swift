@@ -36,7 +36,7 @@ for await event in TagSource(input: input, clock: ContinuousClock()) {
         nielsenInSegment = 0
     case .failure(let failure):
         print("error: \(failure)")
-    case .opened, .malformed, .warning, .resumed:
+    case .opened, .malformed, .warning, .resumed, .mediaTime:
         break
     }
 }

@@ -63,6 +63,23 @@ struct QAReportTests {
         #expect(report.discontinuities.isEmpty)
     }
 
+    /// Nielsen's envelope (test 2): 271 bytes, ID3v2.4, one PRIV frame ending in 'A'. A
+    /// packed-audio segment's first tag may hold its timestamp PRIV beside the Nielsen frame:
+    /// players read both, so that frame is not held against the tag.
+    @Test func theEnvelopeIsJudgedOnTheNielsenFrame() throws {
+        func tag(_ frames: [[UInt8]], version: UInt8 = 4) throws -> ID3Tag {
+            try ID3TagParser.parse(ID3Bytes.tag(version: version, body: frames.flatMap { $0 }), at: 0).get()
+        }
+        let nielsen = ID3Bytes.v24Frame("PRIV", Array(NielsenTagTests.sample.utf8) + [0, UInt8(ascii: "A")])
+        let stamp = ID3Bytes.v24Frame("PRIV", Array("com.apple.streaming.transportStreamTimestamp".utf8) + [0, 0, 0, 0, 0, 0, 0, 0x1F, 0x40])
+        let bare = ID3Bytes.v24Frame("PRIV", Array(NielsenTagTests.sample.utf8) + [0])
+        #expect(try tag([nielsen]).byteCount == 271)
+        #expect(SourceReportBuilder.envelopeProblems(try tag([nielsen])) == [])
+        #expect(SourceReportBuilder.envelopeProblems(try tag([stamp, nielsen])) == [], "the segment's timestamp beside it")
+        #expect(SourceReportBuilder.envelopeProblems(try tag([stamp, bare])) == ["no private byte after the owner (-3)"])
+        #expect(SourceReportBuilder.envelopeProblems(try tag([nielsen, nielsen])) == ["2 frames, not one PRIV", "532 bytes, not 271"])
+    }
+
     /// A variant and its audio rendition are the same stretch of media: their segments' EXTINF
     /// count once in the media's duration.
     @Test func aVariantAndItsRenditionCountTheirMediaOnce() async throws {

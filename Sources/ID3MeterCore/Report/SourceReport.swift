@@ -389,14 +389,18 @@ public struct SourceReportBuilder {
 
     /// Why `tag` is not the envelope Nielsen's tags come in: ID3v2.4, one PRIV frame whose private
     /// data is the one byte `A`, 271 bytes in all.
+    /// A packed-audio segment's first tag carries its timestamp PRIV; a Nielsen frame sharing
+    /// that tag reaches players all the same, so the timestamp frame is not held against it.
     static func envelopeProblems(_ tag: ID3Tag) -> [String] {
         var problems: [String] = []
+        let privs = tag.privFrames
+        let stamped = privs.contains { $0.owner == PackedAudioReader.timestampOwner }
         if tag.version != .v2_4 { problems.append("ID3v\(tag.version), not 2.4") }
-        if tag.frames.count != 1 { problems.append("\(tag.frames.count) frames, not one PRIV") }
-        if let data = tag.privFrames.first?.data, data != [UInt8(ascii: "A")] {
+        if tag.frames.count != (stamped ? 2 : 1) { problems.append("\(tag.frames.count) frames, not one PRIV") }
+        if let data = privs.first(where: { $0.owner.hasPrefix(NielsenTag.ownerPrefix) })?.data, data != [UInt8(ascii: "A")] {
             problems.append(data.isEmpty ? "no private byte after the owner (-3)" : "private data of \(data.count) bytes, not 'A' (-3)")
         }
-        if tag.byteCount != 271 { problems.append("\(tag.byteCount) bytes, not 271") }
+        if !stamped, tag.byteCount != 271 { problems.append("\(tag.byteCount) bytes, not 271") }
         return problems
     }
 
