@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
             seconds, when only invalid or placeholder-CID tags arrived for that long, or when its \
             live playlist has not advanced for three target durations; the alert ends when that \
             is over. Each channel's tags also go through the QA report's checks (as 'scan \
-            --report'), over 15-minute windows: a channel failing one has a failing_checks alert \
+            --report'), over 15-minute windows: a channel failing one gets a failing_checks record \
             naming them. A stream that cannot be opened is opened again, after a pause growing to a \
             minute; so is a live channel whose playlist shows EXT-X-ENDLIST (a packager's glitch \
             may), resuming after its last delivered tag so that nothing is delivered twice. A \

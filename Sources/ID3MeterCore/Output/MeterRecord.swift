@@ -85,8 +85,12 @@ public struct MeterRecord: Codable, Sendable, Equatable {
 
     /// The record of `change` on `channel`, at `date`, with `message` saying why in words.
     public static func alert(_ change: TagLossWatch.Change, channel: String, message: String, at date: Date) -> MeterRecord {
-        MeterRecord(type: .alert, sentAt: date.timeIntervalSince1970, message: message, channel: channel,
-                    alert: change.alert.rawValue, active: change.active)
+        alert(change.alert.rawValue, active: change.active, channel: channel, message: message, at: date)
+    }
+
+    /// The record of the alert `name` starting (`active`) or ending on `channel`.
+    public static func alert(_ name: String, active: Bool, channel: String, message: String, at date: Date) -> MeterRecord {
+        MeterRecord(type: .alert, sentAt: date.timeIntervalSince1970, message: message, channel: channel, alert: name, active: active)
     }
 }
 

@@ -21,7 +21,7 @@ struct TagJoiner: Equatable {
     /// A PES with a PTS has been read: what a later PES without one is timed by.
     var hasTimed: Bool { lastPTS != nil }
 
-    mutating func accept(_ payload: ArraySlice<UInt8>, pts: Int64?, audioPTS: Int64? = nil, position: Int64, unit: Int,
+    mutating func accept(_ payload: ArraySlice<UInt8>, pts: Int64?, audioPTS: Int64?, position: Int64, unit: Int,
                          emit: (TimedID3Packet) -> Void) {
         defer { if let pts { lastPTS = pts } }
         if var tag = pending, !ID3TagParser.hasHeader(Array(payload.prefix(3)), at: 0) {

@@ -12,10 +12,6 @@ public struct TagLossWatch: Sendable {
         case onlyUncreditableTags = "only_uncreditable_tags"
         /// A live playlist has not brought a new segment for three target durations.
         case playlistStale = "playlist_stale"
-        /// Tags arrive, but fail one of the QA report's checks (drifting from their audio,
-        /// carried without the PMT descriptor...): raised by `serve`'s checks of the channel,
-        /// not by this watch, which never sets it.
-        case failingChecks = "failing_checks"
 
         public static func < (lhs: Alert, rhs: Alert) -> Bool {
             allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

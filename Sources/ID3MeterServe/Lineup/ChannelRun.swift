@@ -165,13 +165,10 @@ public final class ChannelRun: Sendable {
         let checksChanged = state.withLock { state in
             state.timeline.add(event, date: date)
             guard state.checks.add(event, at: at) else { return nil as [String]? }
-            defer {
-                state.status.failingChecks = state.checks.failing
-                state.status.alerts = state.watch.active.union(state.checks.failing.isEmpty ? [] : [.failingChecks])
-            }
+            state.status.failingChecks = state.checks.failing
             return state.checks.failing
         }
-        if let failing = checksChanged { checksFailing(failing, at: at) }
+        if let failing = checksChanged { checksFailing(failing) }
         state.withLock { state in
             switch event {
             case .opened(let info):
@@ -247,7 +244,7 @@ public final class ChannelRun: Sendable {
         let at = now
         let changes = state.withLock { state in
             let changes = state.watch.check(at: at)
-            state.status.alerts = state.watch.active.union(state.checks.failing.isEmpty ? [] : [.failingChecks])
+            state.status.alerts = state.watch.active
             switch state.status.state {
             case .failed, .ended: break
             case _ where !state.watch.active.isEmpty: state.status.state = .stalled
@@ -268,15 +265,15 @@ public final class ChannelRun: Sendable {
         }
     }
 
-    /// The failing checks changed: the `failing_checks` alert starts, ends, or says which
-    /// checks fail now.
-    private func checksFailing(_ failing: [String], at: Double) {
+    /// The QA checks the channel fails changed: a `failing_checks` alert record starts, names
+    /// the checks failing now, or ends. (Not one of the watch's alerts: the tags still come, so
+    /// the channel is not stalled.)
+    private func checksFailing(_ failing: [String]) {
         let active = !failing.isEmpty
-        metrics.alerts[.failingChecks]?.record(active ? 1 : 0)
         metrics.failingChecks.record(failing.count)
         let message = active ? "failing the QA checks " + failing.joined(separator: ", ") : "every QA check passes"
-        log.log(active ? .warning : .notice, "channel \(config.name): alert failing_checks \(active ? "" : "ends: ")\(message)")
-        write(.alert(TagLossWatch.Change(alert: .failingChecks, active: active, at: at), channel: config.name, message: message, at: Date()))
+        log.log(active ? .warning : .notice, "channel \(config.name): \(message)")
+        write(.alert("failing_checks", active: active, channel: config.name, message: message, at: Date()))
     }
 
     private static func words(_ alert: TagLossWatch.Alert, alertAfter: Double) -> String {
@@ -285,7 +282,6 @@ public final class ChannelRun: Sendable {
         case .noTags: "no Nielsen tag for \(seconds) s"
         case .onlyUncreditableTags: "only invalid or placeholder-CID tags for \(seconds) s"
         case .playlistStale: "the playlist has not advanced for three target durations"
-        case .failingChecks: "tags fail a QA check"
         }
     }
 }

@@ -31,7 +31,8 @@ public struct ChannelStatus: Sendable, Equatable {
     /// How many times its stream was opened again after it failed or ended.
     public var restarts = 0
     public var alerts: Set<TagLossWatch.Alert> = []
-    /// The QA report's checks the channel's tags fail (over the last 15 to 30 minutes).
+    /// The QA report's checks the channel's tags fail (over the last 15 to 30 minutes); a
+    /// `failing_checks` alert record says when this changes.
     public var failingChecks: [String] = []
     /// `file` (the line-up file) or `api` (added over the API).
     public var source = "file"
