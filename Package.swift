@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Built anyway for Hummingbird: serve's signals and shutdown.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -57,6 +59,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // `serve`: many streams in one process, their config, alerts and HTTP API. A target of
@@ -73,7 +77,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
@@ -83,14 +87,17 @@ let package = Package(
                 "ID3Meter",
                 "ID3MeterServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(name: "id3-meter", dependencies: ["CID3MeterShim", "ID3MeterCommands"]),
         .target(
             name: "SampleGenerator",
-            dependencies: ["CLibAV", "ID3Meter"],
+            dependencies: ["CLibAV", "CID3MeterShim", "ID3Meter"],
             linkerSettings: libav
         ),
         .executableTarget(
@@ -102,7 +109,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "custom-engine-example",
-            dependencies: ["ID3Meter", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ID3Meter"],
             path: "Examples/CustomEngine"
         ),
         .executableTarget(
@@ -117,7 +124,8 @@ let package = Package(
         .testTarget(
             name: "ID3MeterTests",
             dependencies: [
-                "ID3MeterCore", "ID3Meter", "ID3MeterServe", "SampleGenerator",
+                "ID3MeterCore", "ID3Meter", "ID3MeterServe", "SampleGenerator", "CID3MeterShim",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Yams", package: "Yams"),
             ],

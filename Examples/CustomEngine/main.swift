@@ -6,7 +6,6 @@
 // that stands in for a backend's client of the Nielsen SDK.
 import Foundation
 import ID3Meter
-import Logging
 
 /// Prints each call; a real backend would forward them to the Nielsen App SDK.
 final class PrintingEngine: MeteringEngine {
@@ -21,8 +20,6 @@ final class PrintingEngine: MeteringEngine {
 }
 
 let input = CommandLine.arguments.dropFirst().first ?? "samples/hls/master.m3u8"
-// libav's own messages go to swift-log; only its errors by default.
-LibAVLog.route(to: Logger(label: "libav"), verbose: false)
 
 // 1. The tags, segment by segment, as fast as they can be read: a segment's `.segment` event
 // follows its tags.

@@ -19,7 +19,7 @@
 // functions are called through these pointers, typed from the headers built against.
 #define IDM_LIBAV_FUNCTIONS(X) \
     X(av_aes_alloc) X(av_aes_crypt) X(av_aes_init) X(av_dict_free) X(av_dict_set) X(av_dict_set_int) \
-    X(av_find_input_format) X(av_free) X(av_freep) X(av_gettime_relative) X(av_log_default_callback) \
+    X(av_find_input_format) X(av_free) X(av_freep) X(av_gettime_relative) \
     X(av_log_format_line2) X(av_log_get_level) X(av_log_set_callback) X(av_log_set_level) X(av_malloc) \
     X(av_mallocz) X(av_strerror) X(avformat_alloc_context) X(avformat_close_input) \
     X(avformat_find_stream_info) X(avformat_open_input) X(avio_alloc_context) X(avio_closep) \
@@ -39,7 +39,9 @@ static pthread_once_t idm_av_once = PTHREAD_ONCE_INIT;
 static char idm_av_failure[320];  // why libav could not be loaded
 static int idm_av_usable;
 static idm_log_handler idm_current_log_handler;
-static int idm_log_level = AV_LOG_INFO;
+// Until a handler is set, libav prints nothing (a library must not write to its host's stderr);
+// its error lines are still kept for the errors reported in their place.
+static int idm_log_level = AV_LOG_ERROR;
 static __thread char idm_last_error_line[512];
 static void idm_apply_log_handler(void);
 
@@ -279,12 +281,12 @@ void idm_stream_close(idm_stream **stream) {
 
 static void idm_log_callback(void *context, int level, const char *format, va_list arguments) {
     idm_log_handler handler = idm_current_log_handler;
-    if (!handler || level > AV(av_log_get_level)()) return;
+    if (level > AV(av_log_get_level)()) return;
     char line[1024];
     int print_prefix = 1;
     AV(av_log_format_line2)(context, level, format, arguments, line, sizeof line, &print_prefix);
     if (level <= AV_LOG_ERROR) snprintf(idm_last_error_line, sizeof idm_last_error_line, "%s", line);
-    handler(level, line);
+    if (handler) handler(level, line);
 }
 
 int idm_take_last_error(char *buffer, size_t size) {
@@ -296,7 +298,7 @@ int idm_take_last_error(char *buffer, size_t size) {
 
 static void idm_apply_log_handler(void) {
     AV(av_log_set_level)(idm_log_level);
-    AV(av_log_set_callback)(idm_current_log_handler ? idm_log_callback : idm_av.av_log_default_callback);
+    AV(av_log_set_callback)(idm_log_callback);
 }
 
 void idm_set_log_handler(idm_log_handler handler, int max_level) {

@@ -89,11 +89,12 @@ struct HTMLReportTests {
             }
             // Within one run of PTS, the distance on the axis is the distance in PTS.
             let run = defects.marks.prefix { !planted.discontinuities.contains($0.pts) }
+            #expect(run.count >= 2)
             for (before, after) in zip(run, run.dropFirst()) {
                 #expect(abs((after.t - before.t) - Double(after.pts - before.pts) / 90_000) < 0.001)
             }
             // One region per flagged gap, from the tag before to the tag that ends it, drawn there.
-            #expect(defects.spans.map(\.kind) == ["long", "short"])
+            #expect(defects.spans.map(\.kind) == ["long", "short"] && planted.longGaps.count + planted.shortGaps.count == 2)
             for (span, end) in zip(defects.spans, planted.longGaps + planted.shortGaps) {
                 let closing = try #require(defects.marks.firstIndex { $0.pts == end })
                 let opening = defects.marks[closing - 1]
@@ -204,7 +205,7 @@ struct HTMLReportTests {
         try await Self.open(qa, width: 1000, height: 800) { browser, session in
             try browser.waitUntil("document.querySelectorAll('table.summary tbody tr').length === \(sources)", session: session)
             // Following a link from the summary draws the timelines there.
-            try browser.evaluate("document.querySelector('a[href=\"#source-110\"]').click()", session: session)
+            _ = try browser.evaluate("document.querySelector('a[href=\"#source-110\"]').click()", session: session)
             try browser.waitUntil("document.querySelector('#source-110 svg.timeline') !== null", session: session)
             let onScreen = try browser.evaluate("document.querySelectorAll('svg.timeline').length", session: session) as? Int ?? 0
             #expect(onScreen < sources / 4, "only what is near the screen is drawn: \(onScreen)")
@@ -266,7 +267,7 @@ struct LivePageTests {
             defer { browser.close() }
             let session = try browser.open(api + "/")
             // Every alert the table ever shows, as the page updates.
-            try browser.evaluate("""
+            _ = try browser.evaluate("""
                 window.alertsSeen = new Set();
                 new MutationObserver(() => document.querySelectorAll("tr[data-channel] .badge.fail").forEach(badge =>
                   window.alertsSeen.add(badge.closest("tr").dataset.channel + ": " + badge.textContent))

@@ -97,7 +97,7 @@ struct HostileStreamTests {
         #expect(result.stderr.contains("refused 'file://\(Self.planted)': a playlist loaded over http(s) may reference only http(s) URLs"),
                 "\(result.stderr)")
         let planted = await Self.plantedPayloads()
-        #expect(planted.allSatisfy { !result.stdout.contains($0) })
+        #expect(!planted.isEmpty && planted.allSatisfy { !result.stdout.contains($0) })
         #expect(result.stdout.contains("\"type\":\"nielsen\""))
     }
 

@@ -63,7 +63,6 @@ struct MeterCommandTests {
     }
 
     @Test func badCommandLinesExit2BeforeAnyWork() throws {
-        let unwritable = "/proc/id3-meter-cannot-write-here"
         for arguments in [["--ad-model", "3", "x.m3u8"], ["--speed", "0", "x.m3u8"], ["--speed", "fast", "x.m3u8"],
                           ["--collector", "ftp://x", "x.m3u8"], ["--fps", "-1", "x.m3u8"], ["--output-max-size", "10", "x.m3u8"],
                           ["--spool-max-size", "0", "x.m3u8"], ["--output-keep", "0", "x.m3u8"],

@@ -79,7 +79,7 @@ struct OutputFaultTests {
 
         let text = try String(contentsOf: disk.folder.appendingPathComponent("records.jsonl"), encoding: .utf8)
         let fileRecords = text.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(fileRecords.allSatisfy { $0 != nil }, "every line of the records file is a whole record")
+        #expect(!fileRecords.isEmpty && fileRecords.allSatisfy { $0 != nil }, "every line of the records file is a whole record")
         #expect(text.hasSuffix("\n"))
         let lines = reader.records
         let stdoutSends = Self.sends(lines)
@@ -170,7 +170,7 @@ struct OutputFaultTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("ended in a torn line (\(torn.utf8.count) bytes, no newline): set aside as"), "\(result.stderr)")
         let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
-        #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil })
+        #expect(!lines.isEmpty && lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil })
         #expect(Command.Send.records(in: lines.joined(separator: "\n")) == result.sends)
         let aside = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("records.jsonl.torn-") }
         #expect(aside.count == 1)

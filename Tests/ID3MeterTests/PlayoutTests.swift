@@ -62,7 +62,7 @@ struct PlayoutTests {
         playout.append(Self.segment(sequence: 0, startPTS: nearWrap, tagOffsets: [1, 3, 5]), at: 0)
         playout.append(Self.segment(sequence: 1, startPTS: PTS.asCarried(nearWrap + 6 * 90_000), tagOffsets: [1, 3]), at: 0)
         let times = Self.run(&playout, to: 12).map(\.1)
-        #expect(zip(times, [1.0, 3, 5, 7, 9]).allSatisfy { abs($0 - $1) < Self.frame })
+        #expect(times.matches([1.0, 3, 5, 7, 9], within: Self.frame), "\(times)")
     }
 
     @Test func aDiscontinuityReanchorsWhereTheLastSegmentEnded() {
@@ -74,7 +74,7 @@ struct PlayoutTests {
         playout.append(Self.segment(sequence: 2, startPTS: 70_000_000, tagOffsets: [1], discontinuity: 1), at: 0)
         let times = Self.run(&playout, to: 20).map(\.1)
         #expect(times.count == 5)
-        #expect(zip(times, [2.0, 4, 7, 9, 13]).allSatisfy { abs($0 - $1) < Self.frame }, "\(times)")
+        #expect(times.matches([2.0, 4, 7, 9, 13], within: Self.frame), "\(times)")
     }
 
     @Test func aStallFreezesThePlayheadAndResumesWithoutABurst() {
@@ -89,14 +89,14 @@ struct PlayoutTests {
         #expect(!playout.isStalled(at: 5))
         deliveries += Self.run(&playout, from: 5, to: 9)
         let times = deliveries.map(\.1)
-        #expect(zip(times, [0.5, 1.5, 5.5, 6.5]).allSatisfy { abs($0 - $1) < Self.frame }, "\(times)")
+        #expect(times.matches([0.5, 1.5, 5.5, 6.5], within: Self.frame), "\(times)")
     }
 
     @Test func speedScalesWallTime() {
         var playout = Playout(frameRate: Self.fps, speed: 4)
         playout.append(Self.segment(sequence: 0, startPTS: 0, tagOffsets: [2, 4]), at: 0)
         let times = Self.run(&playout, to: 2).map(\.1)
-        #expect(zip(times, [0.5, 1.0]).allSatisfy { abs($0 - $1) < Self.frame / 4 }, "\(times)")
+        #expect(times.matches([0.5, 1.0], within: Self.frame / 4), "\(times)")
     }
 
     @Test func outOfOrderTagsPlayInPositionOrder() {

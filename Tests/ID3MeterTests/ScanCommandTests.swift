@@ -30,7 +30,7 @@ struct ScanCommandTests {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         // The loader takes this empty file for libavformat and refuses it.
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("libavformat.so.59").path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent("libavformat.so.59").path, contents: Data()))
         let result = try Command.run(["scan", "--timeout", "1", "udp://127.0.0.1:9", Samples.path("qa/defects.ts")],
                                      environment: ["LD_LIBRARY_PATH": folder.path])
         #expect(result.status == 1)

@@ -101,7 +101,7 @@ public struct HostRule: Sendable, Equatable {
         while let current = entry {
             var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             if getnameinfo(current.pointee.ai_addr, current.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 {
-                addresses.append(String(cString: text))
+                addresses.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
             }
             entry = current.pointee.ai_next
         }

@@ -23,8 +23,8 @@ final class APIConnections: Sendable {
 
     init(maximum: Int, registry: PrometheusCollectorRegistry) {
         self.maximum = max(maximum, 1)
-        open = registry.makeGauge(name: "id3meter_api_connections", help: "Connections open to the API.")
-        evicted = registry.makeCounter(name: "id3meter_api_connections_evicted_total",
+        open = registry.gauge("id3meter_api_connections", help: "Connections open to the API.")
+        evicted = registry.counter("id3meter_api_connections_evicted_total",
                                        help: "API connections closed, idle, to make room past --api-max-connections.")
     }
 

@@ -32,7 +32,7 @@ public struct LineupAPI: Sendable {
         process = ProcessMetrics(registry: registry)
         outputMetrics = outputs.map { OutputMetrics(outputs: $0, registry: registry) }
         // Which share of the line-up this instance meters, as an info series.
-        registry.makeGauge(name: "id3meter_shard_info", labels: [("shard", shard.map { String($0.index) } ?? "0"),
+        registry.gauge("id3meter_shard_info", labels: [("shard", shard.map { String($0.index) } ?? "0"),
                                                                 ("shards", shard.map { String($0.count) } ?? "1")]).set(1.0)
     }
 

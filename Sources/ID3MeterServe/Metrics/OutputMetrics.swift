@@ -31,11 +31,11 @@ final class OutputMetrics: Sendable {
                 ("id3meter_output_records_dead_lettered_total", "Records the collector refused for good, in the spool's dead-letter folder.",
                  health.recordsDeadLettered, before.recordsDeadLettered),
             ] {
-                registry.makeCounter(name: name, labels: labels, help: help).increment(by: Int64(max(0, now - then)))
+                registry.counter(name, labels: labels, help: help).increment(by: Int64(max(0, now - then)))
             }
-            registry.makeGauge(name: "id3meter_output_records_held", labels: labels,
+            registry.gauge("id3meter_output_records_held", labels: labels,
                                help: "Records held in memory until the output's storage takes them.").set(to: Double(health.recordsHeld))
-            registry.makeGauge(name: "id3meter_output_failing", labels: labels,
+            registry.gauge("id3meter_output_failing", labels: labels,
                                help: "1 while the output cannot be written.").set(to: health.failure == nil ? 0.0 : 1.0)
         }
     }

@@ -14,12 +14,12 @@ final class ProcessMetrics: Sendable {
     private let startTime: Gauge
 
     init(registry: PrometheusCollectorRegistry) {
-        cpu = registry.makeGauge(name: "process_cpu_seconds", help: "User and system CPU time, in seconds.")
-        residentMemory = registry.makeGauge(name: "process_resident_memory_bytes", help: "Resident memory, in bytes.")
-        virtualMemory = registry.makeGauge(name: "process_virtual_memory_bytes", help: "Virtual memory, in bytes.")
-        threads = registry.makeGauge(name: "process_threads", help: "Threads of the process.")
-        openFiles = registry.makeGauge(name: "process_open_fds", help: "Open file descriptors.")
-        startTime = registry.makeGauge(name: "process_start_time_seconds", help: "Start of the process, in Unix seconds.")
+        cpu = registry.gauge("process_cpu_seconds", help: "User and system CPU time, in seconds.")
+        residentMemory = registry.gauge("process_resident_memory_bytes", help: "Resident memory, in bytes.")
+        virtualMemory = registry.gauge("process_virtual_memory_bytes", help: "Virtual memory, in bytes.")
+        threads = registry.gauge("process_threads", help: "Threads of the process.")
+        openFiles = registry.gauge("process_open_fds", help: "Open file descriptors.")
+        startTime = registry.gauge("process_start_time_seconds", help: "Start of the process, in Unix seconds.")
         startTime.set(Date().timeIntervalSince1970 - ProcessInfo.processInfo.systemUptime + Self.startTicks() / Self.ticksPerSecond)
     }
 
