@@ -38,5 +38,8 @@ struct AudioRenditionTests {
             let expected = try Samples.expected(truth).filter(\.nielsen).map(Command.Send.init)
             #expect(run.sends == expected, "\(master)")
         }
+        // The variant's first segment decides, and is not fetched again to do so.
+        let segments = server.requests.map(\.path).filter { $0.hasSuffix(".ts") || $0.hasSuffix(".aac") }
+        #expect(!segments.isEmpty && Set(segments).count == segments.count, "\(segments)")
     }
 }

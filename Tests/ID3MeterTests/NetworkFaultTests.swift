@@ -117,6 +117,30 @@ struct NetworkFaultTests {
     }
 
     /// A reload that returns garbage (a truncated or broken playlist) is retried; the stream goes on.
+    /// The lost-segment rule of a live playlist: at `--max-lost-segments` in a row it says so,
+    /// once, and goes on following (a scan of a playlist that cannot change gives up instead).
+    @Test func aLiveStreamWhoseSegmentsFailIsStillFollowedAndSaysSoOnce() async throws {
+        let server = try LocalHTTPServer { request in
+            guard request.path == "live.m3u8" else { return .notFound }
+            let lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:0"] + (0..<5).flatMap { ["#EXTINF:1,", "s\($0).ts"] }
+            return LocalHTTPServer.Response(body: Array(lines.joined(separator: "\n").utf8))
+        }
+        defer { server.stop() }
+        var limits = FetchLimits()
+        limits.maximumConsecutiveLostSegments = 3
+        var failures: [String] = []
+        for await event in TagSource(input: server.url("live.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: .none, limits: limits)),
+                                     liveStart: 5, clock: ContinuousClock()) {
+            if case .failure(let failure) = event { failures.append(failure.reason) }
+            if failures.count == 6 { break }  // the five segments, and the one line at three
+        }
+        #expect(failures.count == 6, "\(failures)")
+        #expect(failures.filter { $0.contains("skipped") }.count == 5, "\(failures)")
+        #expect(failures.dropFirst(3).first?.hasPrefix("3 segments in a row could not be read (--max-lost-segments); still following") == true,
+                "\(failures)")
+        #expect(server.requests.map(\.path) == ["live.m3u8"] + (0..<5).map { "s\($0).ts" })
+    }
+
     @Test func anInvalidPlaylistReloadIsRetried() async throws {
         // Segments 0-1, then garbage, then 0-3 and the end.
         let server = try ScriptedPlaylistServer.start(stream: LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 6)) { load in

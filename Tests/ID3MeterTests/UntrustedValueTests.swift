@@ -131,7 +131,7 @@ struct TypedFailureTests {
         let server = try LocalHTTPServer { _ in .notFound }
         defer { server.stop() }
         do {
-            _ = try await Scanner(fetcher: Fetcher(retry: .none)).loadPlaylist(server.url("gone.m3u8"))
+            _ = try await PlaylistLoader(fetcher: Fetcher(retry: .none)).load(server.url("gone.m3u8"))
             Issue.record("a 404 was read as a playlist")
         } catch {
             guard case .fetch(let failure) = error.cause, case .http(let status, _) = failure.error else {
@@ -147,7 +147,7 @@ struct TypedFailureTests {
         let path = folder.appendingPathComponent("bad.m3u8").path
         try Data("#EXTM3U\n#EXT-X-TARGETDURATION:abc\n".utf8).write(to: URL(fileURLWithPath: path))
         do {
-            _ = try await Scanner().loadPlaylist(path)
+            _ = try await PlaylistLoader().load(path)
             Issue.record("a bad playlist was read")
         } catch {
             guard case .playlist(let playlistError) = error.cause else { Issue.record("\(error.cause)"); return }
@@ -187,7 +187,7 @@ struct TypedFailureTests {
 
     @Test func aRefusedReferenceSaysSo() async throws {
         do {
-            _ = try await Scanner().loadPlaylist("file:///etc/passwd", referencedBy: "https://cdn.example/master.m3u8")
+            _ = try await PlaylistLoader().load("file:///etc/passwd", referencedBy: "https://cdn.example/master.m3u8")
             Issue.record("a remote playlist reached a local file")
         } catch {
             guard case .refused = error.cause else { Issue.record("\(error.cause)"); return }

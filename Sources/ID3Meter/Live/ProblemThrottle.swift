@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Passes a source's events on, all but the problems past the first few of a kind
-/// (`ProblemTally`): those are summed up in one line per kind at each `summarise()` (the source
-/// calls it after each segment and at its end), and in between whenever ten times more have been
+/// (`ProblemTally`): those are summed up in one line per kind after each segment, at the
+/// source's end (`summarise()`), and in between whenever ten times more have been
 /// held back than at the last summary. A stream full of damage then costs neither memory (the
 /// events do not queue up ahead of the feeder) nor a flooded log.
 final class ProblemThrottle: Sendable {
@@ -31,6 +31,7 @@ final class ProblemThrottle: Sendable {
         case .opened, .tag, .segment, .resumed, .mediaTime: admitted = true
         }
         if admitted { yield(event) }
+        if case .segment = event { return summarise() }
         let due = state.withLock { state in
             guard state.held >= state.nextSummary else { return false }
             state.nextSummary = state.held * 10

@@ -41,7 +41,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
     private func produce(_ yield: @escaping @Sendable (MediaEvent) -> Void) async {
         let throttle = ProblemThrottle(source: input, yield: yield)
-        if Scanner.isPlaylist(input) {
+        if MediaForm.isPlaylist(input) {
             await produceHLS(throttle)
         } else {
             if resumeAt != nil {
@@ -52,92 +52,11 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         throttle.summarise()
     }
 
+    /// One playlist followed and played out: the variant's, or its audio rendition's when that
+    /// carries the tags; the first segment probed for a frame rate when the variant declares none.
     private func produceHLS(_ yield: ProblemThrottle) async {
-        var resolved: Scanner.ResolvedPlaylist
-        do {
-            // A live join needs the last few segments (a resume, those from its point on).
-            resolved = try await scanner.resolveMediaPlaylist(input, keeping: resumeAt == nil ? .liveEdge(Swift.max(liveStart, 1)) : .all)
-        } catch {
-            yield(.failure(InputFailure(source: input, reason: error.reason, cause: error)))
-            return
-        }
-        // Tags ride in the audio rendition when the variant's segments have no timed ID3.
-        if let audio = resolved.audio?.uri, let first = resolved.playlist.segments.first {
-            let reader = SegmentReader(source: input, playlist: resolved.location, targetDuration: resolved.playlist.targetDuration,
-                                       fetcher: scanner.fetcher)
-            if await reader.read(first, emit: { _ in })?.hasTimedID3 == false {
-                do {
-                    resolved.playlist = try await scanner.loadMediaPlaylist(audio, referencedBy: input,
-                                                                            keeping: resumeAt == nil ? .liveEdge(Swift.max(liveStart, 1)) : .all)
-                    resolved.location = audio
-                } catch {
-                    yield(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)", cause: error)))
-                }
-            }
-        }
-        let reader = SegmentReader(source: input, playlist: resolved.location, targetDuration: resolved.playlist.targetDuration,
-                                   fetcher: scanner.fetcher)
-        let lostLimit = scanner.fetcher.limits.maximumConsecutiveLostSegments
-        let input = input
-        let follower = PlaylistFollower(location: resolved.location, scanner: scanner, liveStart: liveStart, resumeAt: resumeAt,
-                                        clock: clock) { error in
-            yield(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)",
-                                         cause: PlaylistReloadError(error: error))))
-        }
-        var opened = false
-        var lostInARow = 0
-        await follower.follow(startingWith: resolved.playlist) { event in
-            switch event {
-            case .resumed(let resumption):
-                yield(.resumed(resumption))
-            case .gap(let sequences):
-                yield(.failure(InputFailure(source: input, reason:
-                    "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched",
-                    cause: SegmentsLost(sequences: sequences))))
-            case .sequenceWentBack(let from, let to):
-                yield(.warning(InputFailure(source: input, reason:
-                    "the media sequence went back from \(from) to \(to) (an encoder or origin restart?): reading on from segment \(to); "
-                    + "a tag already delivered is not delivered again")))
-            case .renumbered(let from, let to):
-                yield(.warning(InputFailure(source: input, reason:
-                    "the media sequence jumped from \(from) further than the stream could have gone, or to segments already read: "
-                    + "renumbered, nothing taken as lost; reading on from segment \(to)")))
-            case .discontinuityWentBack(let from, let to):
-                yield(.warning(InputFailure(source: input, reason: "EXT-X-DISCONTINUITY-SEQUENCE went back from \(from) to \(to)")))
-            case .segment(let segment):
-                // Probing the video touches decoder code and memory; only when the variant declares no rate.
-                let probe = !opened && !FrameRateChoice.allowedRates.contains(resolved.variant?.frameRate ?? 0)
-                // Held until the read ends: a retried segment's first attempt must not reach the feeder.
-                var events: [MediaEvent] = []
-                let read = await reader.read(segment, probeStreams: probe) { events.append($0) }
-                if !opened {
-                    opened = true
-                    let videoRate = read?.streams.first { $0.isVideo }?.frameRate?.framesPerSecond
-                    yield(.opened(SourceInfo(variantFrameRate: resolved.variant?.frameRate, videoFrameRate: videoRate,
-                                             isLive: !resolved.playlist.hasEndList,
-                                             targetDuration: resolved.playlist.targetDuration)))
-                }
-                events.forEach { yield($0) }
-                if read == nil { Self.closeFailedSegment(events, yield) }
-                lostInARow = read == nil ? lostInARow + 1 : 0
-                yield.summarise()
-                if lostInARow == lostLimit {
-                    // A live stream may come back: keep following, but say so once per run of losses.
-                    yield(.failure(InputFailure(source: input, reason:
-                        "\(lostInARow) segments in a row could not be read (--max-lost-segments); still following the playlist")))
-                }
-            }
-        }
-        reader.finish { yield($0) }
-    }
-
-    /// A segment that failed may still have completed a tag the segment before it started: that
-    /// tag is buffered now, as part of its own segment, adding no media time.
-    private static func closeFailedSegment(_ events: [MediaEvent], _ yield: ProblemThrottle) {
-        let completed = events.lazy.compactMap { event in if case .tag(let tag) = event { tag } else { nil } }
-        guard var segment = completed.first?.origin.segment else { return }
-        segment.duration = nil
-        yield(.segment(segment))
+        await PlaylistWalk(input: input, loader: scanner.loader, rule: .carrier, liveStart: liveStart, resumeAt: resumeAt,
+                           probesFrameRate: true, clock: clock).run { yield($0) }
     }
 
     /// Any other input (a file, an HTTP resource, a udp/srt stream): each tag is buffered as it

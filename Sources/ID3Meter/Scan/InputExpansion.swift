@@ -65,8 +65,8 @@ package enum InputExpansion {
             .filter { folderExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
             .sorted()
         var referenced = Set<String>()
-        for playlist in files where Scanner.isPlaylist(playlist) {
-            switch try? await scanner.loadPlaylist(playlist) {
+        for playlist in files where MediaForm.isPlaylist(playlist) {
+            switch try? await scanner.loader.load(playlist) {
             case .master(let master):
                 // Variants carry the same tags; only the rendition read with the chosen one is covered.
                 let rendition = scanner.variant.pick(from: master.variants).flatMap(master.audioRendition(for:))?.uri

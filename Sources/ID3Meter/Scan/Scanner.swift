@@ -37,18 +37,16 @@ public struct Scanner: Sendable {
         self.progress = progress
     }
 
-    /// Whether `location` names an HLS playlist, by its extension (`.m3u8`, `.m3u`), as players
-    /// and FFmpeg's `hls` demuxer tell them apart; a query string is ignored.
-    public static func isPlaylist(_ location: String) -> Bool {
-        let path = Location.hasScheme(location) ? (URL(string: location)?.path ?? location) : location
-        return ["m3u8", "m3u"].contains((path as NSString).pathExtension.lowercased())
-    }
+    /// Loads playlists through `fetcher` and picks `variant` of a master playlist.
+    public var loader: PlaylistLoader { PlaylistLoader(fetcher: fetcher, variant: variant) }
 
     /// Emits the events of `input` in stream order. `opened` gets its first
     /// `StreamProbe.prefixBytes` (for a probe of its streams) before any event, when it is not a playlist.
     public func scan(_ input: String, opened: (([UInt8]) -> Void)? = nil, emit: (MediaEvent) -> Void) async {
-        if Self.isPlaylist(input) {
-            await scanPlaylist(input, emit: emit)
+        if MediaForm.isPlaylist(input) {
+            // Every tag the variant or its audio rendition carries; a live playlist as it stands.
+            await PlaylistWalk(input: input, loader: loader, rule: .both, reloads: false, clock: ContinuousClock(), progress: progress)
+                .run(emit: emit)
         } else if Location.transport(of: input) == .stream {
             await scanStream(input, opened: opened, emit: emit)
         } else {
@@ -155,115 +153,5 @@ public struct Scanner: Sendable {
         }
         // Read, but nothing to meter: a warning (and a failed check in the QA report), not an error.
         if !extractor.hasTimedID3Stream { emit(.warning(InputFailure(source: input, reason: MediaForm.noTimedID3))) }
-    }
-
-    /// The chosen variant's segments and, when it has one, its audio rendition's, in turn; a tag
-    /// found in both (same PTS, same frames) is reported once.
-    private func scanPlaylist(_ input: String, emit: (MediaEvent) -> Void) async {
-        let resolved: ResolvedPlaylist
-        do {
-            resolved = try await resolveMediaPlaylist(input)
-        } catch {
-            emit(.failure(InputFailure(source: input, reason: error.reason, cause: error)))
-            return
-        }
-        var playlists = [(location: resolved.location, playlist: resolved.playlist)]
-        if let audio = resolved.audio?.uri {
-            do { playlists.append((audio, try await loadMediaPlaylist(audio, referencedBy: input))) } catch {
-                emit(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)", cause: error)))
-            }
-        }
-        var seen = Set<String>()
-        func emitOnce(_ event: MediaEvent) {
-            if playlists.count > 1, case .tag(let timed) = event, !seen.insert("\(timed.pts ?? -1) \(timed.tag.frames)").inserted { return }
-            emit(event)
-        }
-        let readers = playlists.map {
-            SegmentReader(source: input, playlist: $0.location, targetDuration: $0.playlist.targetDuration, fetcher: fetcher)
-        }
-        var lostInARow = playlists.map { _ in 0 }
-        let listed = playlists.map(\.playlist.segments.count).reduce(0, +)
-        var tried = 0
-        var segmentsRead = 0
-        var foundTimedID3 = false
-        var bytes: Int64 = 0
-        for index in 0..<(playlists.map(\.playlist.segments.count).max() ?? 0) {
-            for (number, (playlist, reader)) in zip(playlists, readers).enumerated()
-            where index < playlist.playlist.segments.count && lostInARow[number] < fetcher.limits.maximumConsecutiveLostSegments {
-                defer {
-                    tried += 1
-                    progress?.update(input, bytes: bytes, segments: (tried, listed))
-                }
-                guard let read = await reader.read(playlist.playlist.segments[index], emit: emitOnce) else {
-                    lostInARow[number] += 1
-                    if lostInARow[number] == fetcher.limits.maximumConsecutiveLostSegments {
-                        emit(.failure(InputFailure(source: input, reason: "gave up on \(playlist.location) after \(lostInARow[number]) "
-                            + "segments in a row could not be read (--max-lost-segments); "
-                            + "\(playlist.playlist.segments.count - index - 1) more not tried")))
-                    }
-                    continue
-                }
-                lostInARow[number] = 0
-                segmentsRead += 1
-                bytes += read.byteCount
-                if read.hasTimedID3 { foundTimedID3 = true }
-            }
-        }
-        readers.forEach { $0.finish(emit: emitOnce) }
-        if segmentsRead > 0, !foundTimedID3 {
-            emit(.warning(InputFailure(source: input, reason: "none of its segments has \(MediaForm.noTimedID3.dropFirst(3))")))
-        }
-    }
-
-    /// The media playlist at `location`; `parent`, the playlist that referenced it, if any, must be allowed to.
-    /// `keeping`: which segments are made (a live reload: those from the next one on), the others counted.
-    public func loadMediaPlaylist(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
-                                  keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> MediaPlaylist {
-        switch try await loadPlaylist(location, referencedBy: parent, targetDuration: targetDuration, keeping: window) {
-        case .media(let media): return media
-        case .master: throw SegmentLoadError(reason: "\(location) is a master playlist, not a media playlist")
-        }
-    }
-
-    /// A media playlist reached from what the user named.
-    public struct ResolvedPlaylist: Sendable {
-        public var location: String
-        /// The variant chosen, when `location` is a master playlist.
-        public var variant: Variant?
-        public var playlist: MediaPlaylist
-        /// The variant's audio rendition with a playlist of its own, which may carry the tags instead.
-        public var audio: Rendition?
-    }
-
-    /// Loads the playlist at `location` and, when it is a master playlist, the media playlist of
-    /// the chosen variant (`variant`) and notes its audio rendition.
-    /// `keeping` says which of the media playlist's segments are made.
-    public func resolveMediaPlaylist(_ location: String, keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError)
-        -> ResolvedPlaylist {
-        switch try await loadPlaylist(location, keeping: window) {
-        case .media(let media):
-            return ResolvedPlaylist(location: location, playlist: media)
-        case .master(let master):
-            guard let chosen = variant.pick(from: master.variants) else {
-                throw SegmentLoadError(reason: "master playlist has \(master.variants.count) variants; cannot pick \(variant)")
-            }
-            let media = try await loadMediaPlaylist(chosen.uri, referencedBy: location, keeping: window)
-            return ResolvedPlaylist(location: chosen.uri, variant: chosen, playlist: media, audio: master.audioRendition(for: chosen))
-        }
-    }
-
-    /// The playlist at `location`, read once (whoever follows a playlist tries again itself).
-    public func loadPlaylist(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
-                             keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> Playlist {
-        if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw SegmentLoadError(reason: refusal, cause: .refused) }
-        let bytes: [UInt8]
-        do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
-            throw SegmentLoadError(reason: "cannot fetch playlist \(location): \(error)", cause: .fetch(error))
-        }
-        do throws(PlaylistError) {
-            return try PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: location, keeping: window)
-        } catch {
-            throw SegmentLoadError(reason: "playlist \(location): \(error)", cause: .playlist(error))
-        }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a stream of bytes is, told from its first bytes, in one place and in this order: an ID3
 /// header means packed audio (whatever 0x47 bytes follow inside the tag); an ISO BMFF box type
 /// means fMP4; sync bytes at a 188-byte stride mean MPEG-TS; an audio frame header means packed
@@ -20,6 +22,13 @@ public enum MediaForm: Sendable, Equatable, CaseIterable {
         if TransportStreamSync.offset(in: prefix) != nil { return .transportStream }
         if AudioFrameHeader.parse(prefix, at: 0) != nil { return .packedAudio }
         return nil
+    }
+
+    /// Whether `location` names an HLS playlist, by its extension (`.m3u8`, `.m3u`), as players
+    /// and FFmpeg's `hls` demuxer tell them apart; a query string is ignored.
+    public static func isPlaylist(_ location: String) -> Bool {
+        let path = Location.hasScheme(location) ? (URL(string: location)?.path ?? location) : location
+        return ["m3u8", "m3u"].contains((path as NSString).pathExtension.lowercased())
     }
 
     /// The form a file name's extension promises, lower case, without the dot.

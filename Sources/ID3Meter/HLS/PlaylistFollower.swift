@@ -1,7 +1,7 @@
 import DequeModule
 
 /// What following a playlist yields, in media-sequence order.
-public enum PlaylistEvent: Sendable, Equatable {
+public enum PlaylistEvent: Sendable {
     /// A segment not seen before.
     case segment(Segment)
     /// Segments that left the sliding window before they could be fetched, by media sequence.
@@ -16,67 +16,113 @@ public enum PlaylistEvent: Sendable, Equatable {
     case renumbered(from: Int, to: Int)
     /// EXT-X-DISCONTINUITY-SEQUENCE went back from `from` to `to`.
     case discontinuityWentBack(from: Int, to: Int)
+    /// A reload failed; the follower waits and tries again.
+    case reloadFailed(SegmentLoadError)
 }
 
 /// Follows a media playlist the way RFC 8216 §6.3.4 asks of a client: reload no sooner than
 /// the target duration after the last load began, or half of it after a reload that brought
 /// nothing new; track the sliding window by media sequence so that no segment is yielded twice
-/// and a skipped one is reported; stop at EXT-X-ENDLIST.
+/// and a skipped one is reported; stop at EXT-X-ENDLIST. A VOD playlist is one that never
+/// reloads, and so is a live one read as it stands (`reloads: false`, a scan's snapshot).
 ///
 /// Packagers and origins break the rules, so the sequence numbers are checked against the
 /// segments' URIs and the clock: a sequence that went back is read on from the first segment not
 /// read yet (an older copy of the playlist brings none and is waited out); a jump forward is a
 /// gap only when it is no bigger than the time since the last load could have filled and its
 /// first segment is new, else the stream was renumbered and nothing is taken as lost.
-public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration {
-    /// The media playlist followed.
+///
+/// Its events are pulled: a reload waits until the segments before it were taken, as a player
+/// fetches the next playlist once it has queued the last one's segments.
+public struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
+    public typealias Element = PlaylistEvent
+
+    /// The media playlist followed, and its first load (made when the variant was chosen).
     public var location: String
-    public var scanner: Scanner
+    public var first: MediaPlaylist
+    public var loader: PlaylistLoader
     /// Segments back from the live edge to start with (a VOD starts at its first segment).
     public var liveStart: Int
     /// The media sequence of the segment to start at instead, when it is still listed (a
     /// meter restarted from a checkpoint); the live edge otherwise.
     public var resumeAt: Int?
+    /// `false` reads the segments `first` lists, from its first, and ends: a live playlist as
+    /// it stands.
+    public var reloads: Bool
     public var clock: C
-    /// Called with each reload failure before the next try.
-    public var onReloadFailure: @Sendable (SegmentLoadError) -> Void
 
     /// A follower of the media playlist at `location`, joining `liveStart` segments from a live end.
-    public init(location: String, scanner: Scanner, liveStart: Int = 3, resumeAt: Int? = nil, clock: C,
-                onReloadFailure: @escaping @Sendable (SegmentLoadError) -> Void = { _ in }) {
+    public init(location: String, first: MediaPlaylist, loader: PlaylistLoader, liveStart: Int = 3, resumeAt: Int? = nil,
+                reloads: Bool = true, clock: C) {
         self.location = location
-        self.scanner = scanner
+        self.first = first
+        self.loader = loader
         self.liveStart = liveStart
         self.resumeAt = resumeAt
+        self.reloads = reloads
         self.clock = clock
-        self.onReloadFailure = onReloadFailure
     }
 
-    /// Yields events until the playlist ends or the task is cancelled; `first` is the
-    /// playlist already loaded when the variant was chosen.
-    public func follow(startingWith first: MediaPlaylist, yield: (PlaylistEvent) async -> Void) async {
-        var playlist = first
-        var next: Int?
-        var resuming = resumeAt
-        var failures = 0
-        var read = RecentSegments()
-        var lastLoad = clock.now
-        var discontinuity: Int?
-        while !Task.isCancelled {
-            let loadStarted = clock.now
+    /// Whether it ends with the segments it lists now.
+    var isFinite: Bool { !reloads || first.hasEndList }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(self) }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        private let follower: PlaylistFollower
+        /// A playlist loaded and not yet looked at.
+        private var loaded: MediaPlaylist?
+        private var pending = Deque<PlaylistEvent>()
+        private var next: Int?
+        private var resuming: Int?
+        private var read = RecentSegments()
+        private var discontinuity: Int?
+        private var lastLoad: C.Instant
+        private var loadStarted: C.Instant
+        /// The last playlist's target duration, and whether it brought a segment.
+        private var target: Double
+        private var changed = false
+        private var ended = false
+        private var failures = 0
+
+        init(_ follower: PlaylistFollower) {
+            self.follower = follower
+            loaded = follower.first
+            resuming = follower.resumeAt
+            lastLoad = follower.clock.now
+            loadStarted = lastLoad
+            target = follower.first.targetDuration
+        }
+
+        public mutating func next() async -> PlaylistEvent? {
+            while true {
+                if let event = pending.popFirst() { return event }
+                if ended || Task.isCancelled { return nil }
+                if let playlist = loaded {
+                    loaded = nil
+                    take(playlist)
+                } else {
+                    await reload()
+                }
+            }
+        }
+
+        /// The events of a playlist just loaded.
+        private mutating func take(_ playlist: MediaPlaylist) {
+            loadStarted = follower.clock.now
             if next == nil {
                 let listed = playlist.skippedSegments + playlist.segments.count
-                let join = playlist.hasEndList ? playlist.mediaSequence : playlist.mediaSequence + max(0, listed - max(liveStart, 1))
-                next = join
+                let fromFirst = playlist.hasEndList || !follower.reloads
+                next = fromFirst ? playlist.mediaSequence : playlist.mediaSequence + Swift.max(0, listed - Swift.max(follower.liveStart, 1))
             }
             // Decided on the first playlist that lists a segment to tell by.
-            if let sequence = resuming, let resumption = Self.resumption(at: sequence, joining: next!, playlist) {
+            if let sequence = resuming, let resumption = PlaylistFollower.resumption(at: sequence, joining: next!, playlist) {
                 resuming = nil
                 if case .atSegment(let sequence) = resumption { next = sequence }
-                await yield(.resumed(resumption))
+                pending.append(.resumed(resumption))
             }
-            if let event = Self.renumbering(expected: next!, playlist, read: read, since: lastLoad.duration(to: loadStarted)) {
-                await yield(event)
+            if let event = PlaylistFollower.renumbering(expected: next!, playlist, read: read, since: lastLoad.duration(to: loadStarted)) {
+                pending.append(event)
                 switch event {
                 case .sequenceWentBack(_, let to), .renumbered(_, let to): next = to
                 case .gap(let sequences): next = sequences.upperBound + 1
@@ -84,38 +130,47 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
                 }
             }
             lastLoad = loadStarted
-            var changed = false
+            changed = false
             for segment in playlist.segments where segment.mediaSequence >= next! {
                 if let previous = discontinuity, segment.discontinuitySequence < previous {
-                    await yield(.discontinuityWentBack(from: previous, to: segment.discontinuitySequence))
+                    pending.append(.discontinuityWentBack(from: previous, to: segment.discontinuitySequence))
                 }
                 discontinuity = segment.discontinuitySequence
                 read.insert(segment)
-                await yield(.segment(segment))
+                pending.append(.segment(segment))
                 next = segment.mediaSequence + 1
                 changed = true
             }
-            if playlist.hasEndList { return }
-            let target = Duration.seconds(max(playlist.targetDuration, 0.5))
-            try? await clock.sleep(until: loadStarted.advanced(by: changed ? target : target / 2), tolerance: nil)
-            while !Task.isCancelled {
-                do {
-                    // Only what is new is made, once where to start is known; a sequence that
-                    // went back needs the whole list to find what was not read.
-                    let floor = resuming == nil ? next : nil
-                    playlist = try await scanner.loadMediaPlaylist(location, targetDuration: playlist.targetDuration,
+            target = playlist.targetDuration
+            if playlist.hasEndList || !follower.reloads { ended = true }
+        }
+
+        /// Waits for the next load's time, then loads once: a failure is an event, and the next
+        /// try comes after a back-off.
+        private mutating func reload() async {
+            let interval = Duration.seconds(Swift.max(target, 0.5))
+            let clock = follower.clock
+            if failures == 0 {
+                try? await clock.sleep(until: loadStarted.advanced(by: changed ? interval : interval / 2), tolerance: nil)
+            } else {
+                // Back off up to four target durations; a live window outlasts a short outage.
+                try? await clock.sleep(for: interval / 2 * Swift.min(1 << Swift.min(failures, 3), 8), tolerance: nil)
+            }
+            guard !Task.isCancelled else { return }
+            do {
+                // Only what is new is made, once where to start is known; a sequence that
+                // went back needs the whole list to find what was not read.
+                let floor = resuming == nil ? next : nil
+                var playlist = try await follower.loader.loadMedia(follower.location, targetDuration: target,
                                                                    keeping: floor.map { .from($0) } ?? .all)
-                    if let floor, playlist.skippedSegments > 0, let last = playlist.lastSequence, last < floor - 1 {
-                        playlist = try await scanner.loadMediaPlaylist(location, targetDuration: playlist.targetDuration)
-                    }
-                    failures = 0
-                    break
-                } catch {
-                    onReloadFailure(error)
-                    failures += 1
-                    // Back off up to four target durations; a live window outlasts a short outage.
-                    try? await clock.sleep(for: target / 2 * min(1 << min(failures, 3), 8), tolerance: nil)
+                if let floor, playlist.skippedSegments > 0, let last = playlist.lastSequence, last < floor - 1 {
+                    playlist = try await follower.loader.loadMedia(follower.location, targetDuration: target)
                 }
+                failures = 0
+                loaded = playlist
+            } catch {
+                failures += 1
+                pending.append(.reloadFailed(error))
             }
         }
     }
@@ -132,7 +187,7 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
         // Past the expected one, nothing was skipped: the first segment made is the first listed.
         guard playlist.mediaSequence > expected, let first = playlist.segments.first else { return nil }
         // A segment lasts at least its shortest EXTINF here; one more for the edge that moved as the load began.
-        let shortest = max(playlist.segments.map(\.duration).min() ?? playlist.targetDuration, 0.1)
+        let shortest = Swift.max(playlist.segments.map(\.duration).min() ?? playlist.targetDuration, 0.1)
         let possible = Int((elapsed.seconds / shortest).rounded(.up)) + playlist.segments.count + 1
         if first.mediaSequence - expected > possible || read.contains(first) {
             return .renumbered(from: expected - 1, to: unread?.mediaSequence ?? last + 1)
@@ -149,7 +204,7 @@ public struct PlaylistFollower<C: Clock>: Sendable where C.Duration == Duration 
         guard sequence + 1 < join else { return .atLiveEdge(lost: nil, seconds: 0) }
         let lost = (sequence + 1)...(join - 1)
         let listed = playlist.segments.filter { lost.contains($0.mediaSequence) }.reduce(0) { $0 + $1.duration }
-        let unlisted = Double(max(0, first - lost.lowerBound)) * playlist.targetDuration
+        let unlisted = Double(Swift.max(0, first - lost.lowerBound)) * playlist.targetDuration
         return .atLiveEdge(lost: lost, seconds: listed + unlisted)
     }
 }

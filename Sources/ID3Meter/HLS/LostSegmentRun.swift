@@ -1,0 +1,22 @@
+/// Segments lost in a row on one playlist, held to `FetchLimits.maximumConsecutiveLostSegments`:
+/// the one rule of every walk. At the limit a playlist that will not change is given up (the
+/// rest of it would most likely fail too); a live one is still followed, since the stream may
+/// come back, and the limit is told once per run of losses.
+struct LostSegmentRun {
+    enum Verdict: Equatable {
+        case goOn
+        case stillFollowing(lost: Int)
+        case giveUp(lost: Int)
+    }
+
+    let limit: Int
+    private var count = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    mutating func record(read: Bool, finite: Bool) -> Verdict {
+        count = read ? 0 : count + 1
+        guard count == limit else { return .goOn }
+        return finite ? .giveUp(lost: count) : .stillFollowing(lost: count)
+    }
+}

@@ -1,0 +1,65 @@
+/// Loads HLS playlists under `ReferenceRule`, and picks a master playlist's variant: what every
+/// walk through a presentation starts with, VOD or live, scan or meter.
+public struct PlaylistLoader: Sendable {
+    public var fetcher: Fetcher
+    /// Which variant of a master playlist is read.
+    public var variant: VariantChoice
+
+    public init(fetcher: Fetcher = Fetcher(), variant: VariantChoice = .lowestBandwidth) {
+        self.fetcher = fetcher
+        self.variant = variant
+    }
+
+    /// The playlist at `location`, read once (whoever follows a playlist tries again itself);
+    /// `parent`, the playlist that referenced it, if any, must be allowed to. `keeping`: which
+    /// segments are made (a live reload: those from the next one on), the others counted.
+    public func load(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
+                     keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> Playlist {
+        if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw SegmentLoadError(reason: refusal, cause: .refused) }
+        let bytes: [UInt8]
+        do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
+            throw SegmentLoadError(reason: "cannot fetch playlist \(location): \(error)", cause: .fetch(error))
+        }
+        do throws(PlaylistError) {
+            return try PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: location, keeping: window)
+        } catch {
+            throw SegmentLoadError(reason: "playlist \(location): \(error)", cause: .playlist(error))
+        }
+    }
+
+    /// The media playlist at `location` (see `load`).
+    public func loadMedia(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
+                          keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> MediaPlaylist {
+        switch try await load(location, referencedBy: parent, targetDuration: targetDuration, keeping: window) {
+        case .media(let media): return media
+        case .master: throw SegmentLoadError(reason: "\(location) is a master playlist, not a media playlist")
+        }
+    }
+
+    /// The playlist at `location` and, when it is a master playlist, the media playlist of the
+    /// chosen variant, with its audio rendition noted. `keeping` says which of the media
+    /// playlist's segments are made.
+    public func resolve(_ location: String, keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError)
+        -> ResolvedPlaylist {
+        switch try await load(location, keeping: window) {
+        case .media(let media):
+            return ResolvedPlaylist(location: location, playlist: media)
+        case .master(let master):
+            guard let chosen = variant.pick(from: master.variants) else {
+                throw SegmentLoadError(reason: "master playlist has \(master.variants.count) variants; cannot pick \(variant)")
+            }
+            let media = try await loadMedia(chosen.uri, referencedBy: location, keeping: window)
+            return ResolvedPlaylist(location: chosen.uri, variant: chosen, playlist: media, audio: master.audioRendition(for: chosen))
+        }
+    }
+}
+
+/// A media playlist reached from what the user named.
+public struct ResolvedPlaylist: Sendable {
+    public var location: String
+    /// The variant chosen, when what the user named is a master playlist.
+    public var variant: Variant?
+    public var playlist: MediaPlaylist
+    /// The variant's audio rendition with a playlist of its own, which may carry the tags instead.
+    public var audio: Rendition?
+}

@@ -1,0 +1,171 @@
+import ID3MeterCore
+
+/// The one walk through an HLS presentation, for a scan and for the meter, VOD or live: the
+/// variant chosen, the playlists `rule` reads each followed (`PlaylistFollower`: a VOD, or a
+/// playlist read as it stands, never reloads), their segments read in turn through a
+/// `SegmentReader` each, `LostSegmentRun` counting what fails. Events come out in the order a
+/// player would meet them: `.opened` before the first segment's, then each segment's as it is read.
+struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
+    var input: String
+    var loader: PlaylistLoader
+    var rule: RenditionRule
+    /// How many segments back from a live playlist's end to start, as players join.
+    var liveStart = 3
+    /// The media sequence to start at when the playlist still lists it (a checkpoint's).
+    var resumeAt: Int?
+    /// `false` reads what the playlists list now and stops (a scan of a live playlist).
+    var reloads = true
+    /// Probe the first segment's video for its frame rate when the variant declares none (the
+    /// frame clock needs it; it costs decoder code and memory, so only the meter asks).
+    var probesFrameRate = false
+    var clock: C
+    /// Told the bytes and segments read (a scan's progress line).
+    var progress: ScanProgress?
+
+    /// One playlist being read.
+    private struct Lane {
+        var location: String
+        var follower: PlaylistFollower<C>.Iterator
+        var reader: SegmentReader
+        var lost: LostSegmentRun
+        var isFinite: Bool
+        var listed: [Segment]
+    }
+
+    func run(emit: (MediaEvent) -> Void) async {
+        // A live join needs the last few segments (a resume, those from its point on).
+        let window: PlaylistParser.SegmentWindow = reloads && resumeAt == nil ? .liveEdge(max(liveStart, 1)) : .all
+        let resolved: ResolvedPlaylist
+        do { resolved = try await loader.resolve(input, keeping: window) } catch {
+            return emit(.failure(InputFailure(source: input, reason: error.reason, cause: error)))
+        }
+        var lanes = [lane(resolved.location, resolved.playlist)]
+        var rendition: String? = resolved.audio?.uri
+        if rule == .both, let audio = rendition {
+            rendition = nil
+            if let playlist = await loadRendition(audio, window: window, emit: emit) { lanes.append(lane(audio, playlist)) }
+        }
+        let listed = lanes.allSatisfy(\.isFinite) ? lanes.map(\.listed.count).reduce(0, +) : nil
+        var seen = Set<String>()
+        let both = lanes.count > 1
+        func deliver(_ event: MediaEvent) {
+            if both, case .tag(let timed) = event, !seen.insert("\(timed.pts ?? -1) \(timed.tag.frames)").inserted { return }
+            emit(event)
+        }
+        var opened = false
+        var tried = 0, segmentsRead = 0, bytes: Int64 = 0
+        var foundTimedID3 = false
+        var number = 0
+        while !lanes.isEmpty {
+            if number >= lanes.count { number = 0 }
+            // Up to this lane's next segment, read; then the next lane's turn.
+            guard let event = await lanes[number].follower.next() else {
+                lanes.remove(at: number).reader.finish(emit: deliver)
+                continue
+            }
+            guard case .segment(let segment) = event else {
+                playlistEvent(event, emit: emit)
+                continue
+            }
+            defer { number += 1 }
+            let probe = probesFrameRate && !opened && !FrameRateChoice.allowedRates.contains(resolved.variant?.frameRate ?? 0)
+            // Held while `.opened` must come first, or the segment may be dropped for the rendition.
+            let holding = !opened || rendition != nil
+            var held: [MediaEvent] = []
+            var completed: SegmentOrigin?
+            let read = await lanes[number].reader.read(segment, probeStreams: probe) { event in
+                if completed == nil, case .tag(let timed) = event { completed = timed.origin.segment }
+                if holding { held.append(event) } else { deliver(event) }
+            }
+            tried += 1
+            bytes += read?.byteCount ?? 0
+            progress?.update(input, bytes: bytes, segments: listed.map { (tried, $0) })
+            if let audio = rendition {
+                rendition = nil
+                // Tags ride in the audio rendition when the variant's segments have no timed ID3.
+                if read?.hasTimedID3 == false, let playlist = await loadRendition(audio, window: window, emit: emit) {
+                    lanes[number].reader.finish { _ in }
+                    lanes[number] = lane(audio, playlist)
+                    number -= 1
+                    continue
+                }
+            }
+            if !opened {
+                opened = true
+                let videoRate = read?.streams.first { $0.isVideo }?.frameRate?.framesPerSecond
+                emit(.opened(SourceInfo(variantFrameRate: resolved.variant?.frameRate, videoFrameRate: videoRate,
+                                        isLive: !resolved.playlist.hasEndList, targetDuration: resolved.playlist.targetDuration)))
+            }
+            held.forEach(deliver)
+            if let read {
+                segmentsRead += 1
+                if read.hasTimedID3 { foundTimedID3 = true }
+            } else if var completed {
+                // A tag the segment before started and this one completed belongs to a segment
+                // of its own, adding no media time.
+                completed.duration = nil
+                emit(.segment(completed))
+            }
+            switch lanes[number].lost.record(read: read != nil, finite: lanes[number].isFinite) {
+            case .goOn:
+                break
+            case .stillFollowing(let lost):
+                emit(.failure(InputFailure(source: input, reason:
+                    "\(lost) segments in a row could not be read (--max-lost-segments); still following the playlist")))
+            case .giveUp(let lost):
+                let untried = lanes[number].listed.count(where: { $0.mediaSequence > segment.mediaSequence })
+                emit(.failure(InputFailure(source: input, reason: "gave up on \(lanes[number].location) after \(lost) "
+                    + "segments in a row could not be read (--max-lost-segments); \(untried) more not tried")))
+                lanes.remove(at: number).reader.finish(emit: deliver)
+                number -= 1
+            }
+        }
+        if segmentsRead > 0, !foundTimedID3 {
+            emit(.warning(InputFailure(source: input, reason: "none of its segments has \(MediaForm.noTimedID3.dropFirst(3))")))
+        }
+    }
+
+    private func lane(_ location: String, _ playlist: MediaPlaylist) -> Lane {
+        let follower = PlaylistFollower(location: location, first: playlist, loader: loader, liveStart: liveStart, resumeAt: resumeAt,
+                                        reloads: reloads, clock: clock)
+        return Lane(location: location, follower: follower.makeAsyncIterator(),
+                    reader: SegmentReader(source: input, playlist: location, targetDuration: playlist.targetDuration, fetcher: loader.fetcher),
+                    lost: LostSegmentRun(limit: loader.fetcher.limits.maximumConsecutiveLostSegments),
+                    isFinite: follower.isFinite, listed: follower.isFinite ? playlist.segments : [])
+    }
+
+    private func loadRendition(_ location: String, window: PlaylistParser.SegmentWindow,
+                               emit: (MediaEvent) -> Void) async -> MediaPlaylist? {
+        do { return try await loader.loadMedia(location, referencedBy: input, keeping: window) } catch {
+            emit(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)", cause: error)))
+            return nil
+        }
+    }
+
+    /// What following a playlist says besides its segments, in words.
+    private func playlistEvent(_ event: PlaylistEvent, emit: (MediaEvent) -> Void) {
+        switch event {
+        case .segment:
+            break
+        case .resumed(let resumption):
+            emit(.resumed(resumption))
+        case .reloadFailed(let error):
+            emit(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)",
+                                       cause: PlaylistReloadError(error: error))))
+        case .gap(let sequences):
+            emit(.failure(InputFailure(source: input, reason:
+                "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched",
+                cause: SegmentsLost(sequences: sequences))))
+        case .sequenceWentBack(let from, let to):
+            emit(.warning(InputFailure(source: input, reason:
+                "the media sequence went back from \(from) to \(to) (an encoder or origin restart?): reading on from segment \(to); "
+                + "a tag already delivered is not delivered again")))
+        case .renumbered(let from, let to):
+            emit(.warning(InputFailure(source: input, reason:
+                "the media sequence jumped from \(from) further than the stream could have gone, or to segments already read: "
+                + "renumbered, nothing taken as lost; reading on from segment \(to)")))
+        case .discontinuityWentBack(let from, let to):
+            emit(.warning(InputFailure(source: input, reason: "EXT-X-DISCONTINUITY-SEQUENCE went back from \(from) to \(to)")))
+        }
+    }
+}
