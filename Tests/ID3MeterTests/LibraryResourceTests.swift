@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+@testable import ID3Meter
+import SampleGenerator
 
 /// What the library leaves to its host: its stderr, its threads, its sockets.
-@Suite("What a library user owns", .timeLimit(.minutes(2)))
+@Suite("What a library user owns", .serialized, .timeLimit(.minutes(2)))
 struct LibraryResourceTests {
     static let example = Command.binary.deletingLastPathComponent().appendingPathComponent("custom-engine-example")
 
@@ -15,5 +17,44 @@ struct LibraryResourceTests {
         #expect(!result.stderr.contains("tcp @") && !result.stderr.contains("Connection to"), "\(result.stderr)")
         #expect(result.stdout.contains("error: tcp://127.0.0.1:9: cannot open: ") && result.stdout.contains("Connection refused"),
                 "\(result.stdout)")
+    }
+
+    /// Threads of event loops (NIO names them "NIO-ELT-...") and sockets of this process.
+    static func eventLoopThreads() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.count { ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "").hasPrefix("NIO-ELT") }
+    }
+
+    static func sockets() -> Int {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.count { ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) ?? "").hasPrefix("socket:") }
+    }
+
+    /// A live follow through connections of its own, cancelled after two tags: once they are shut
+    /// down, their threads are gone and no socket is left open (the server's side closes too).
+    @Test func aCancelledFollowLeavesNoThreadOrSocketOnceItsConnectionsAreShutDown() async throws {
+        let server = try LiveServer(preroll: 3) { LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 3, startDate: $0) }
+        defer { server.stop() }
+        let before = (threads: Self.eventLoopThreads(), sockets: Self.sockets())
+        let connections = HTTPConnections(ioTimeout: 5, threads: 2)
+        var tags = 0
+        var during = (threads: 0, sockets: 0)
+        for await event in TagSource(input: server.url("master.m3u8"), scanner: Scanner(fetcher: Fetcher(connections: connections)),
+                                     liveStart: 2, clock: ContinuousClock()) {
+            guard case .tag = event else { continue }
+            tags += 1
+            during = (Self.eventLoopThreads(), Self.sockets())
+            if tags == 2 { break }
+        }
+        #expect(tags == 2)
+        #expect(during.threads == before.threads + 2 && during.sockets > before.sockets, "\(before) -> \(during)")
+        await connections.shutdown()
+        let deadline = Date().addingTimeInterval(10)
+        var after = (threads: Self.eventLoopThreads(), sockets: Self.sockets())
+        while (after.threads > before.threads || after.sockets > before.sockets) && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            after = (Self.eventLoopThreads(), Self.sockets())
+        }
+        #expect(after.threads == before.threads && after.sockets <= before.sockets, "\(before) -> \(after)")
     }
 }

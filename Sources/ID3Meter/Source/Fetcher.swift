@@ -35,9 +35,13 @@ public struct Fetcher: Sendable {
     /// over `serve`'s API); `nil`: anywhere.
     public var hostRule: HostRule?
 
+    /// The HTTP connections to fetch through; `nil`: the process's, shared and never shut down.
+    public var connections: HTTPConnections?
+
     /// The defaults are the command line's: 10 s without a byte, four tries, the size limits of `FetchLimits`.
     public init(ioTimeout: Double = 10, interrupt: Interrupt = Interrupt(), retry: RetryPolicy = RetryPolicy(),
-                limits: FetchLimits = FetchLimits(), headers: [HTTPHeader] = []) {
+                limits: FetchLimits = FetchLimits(), headers: [HTTPHeader] = [], connections: HTTPConnections? = nil) {
+        self.connections = connections
         self.ioTimeout = ioTimeout
         self.interrupt = interrupt
         self.retry = retry
@@ -87,7 +91,8 @@ public struct Fetcher: Sendable {
         let deadline = limits.deadline(for: resource, targetDuration: targetDuration)
         switch Location.transport(of: location) {
         case .http:
-            try await HTTPTransport(ioTimeout: ioTimeout, headers: headers, hostRule: hostRule)
+            try await HTTPTransport(ioTimeout: ioTimeout, headers: headers, hostRule: hostRule,
+                                    connections: connections ?? .shared(ioTimeout: ioTimeout))
                 .read(location, range: range, limit: limit, resource: resource, deadline: deadline, consume: consume)
         case .file:
             try LocalFile.read(location, range: range, limit: limit, resource: resource, interrupt: interrupt, consume: consume)

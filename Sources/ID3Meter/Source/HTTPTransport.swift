@@ -15,26 +15,7 @@ struct HTTPTransport: Sendable {
     var headers: [HTTPHeader]
     /// Checked for every host a request goes to, redirects included.
     var hostRule: HostRule?
-
-    /// One client per idle timeout, for the life of the process: its pool is what is shared,
-    /// and a client that is never released needs no shutdown.
-    private static let clients = Mutex<[Int64: HTTPClient]>([:])
-
-    private static func client(ioTimeout: Double) -> HTTPClient {
-        let nanoseconds = Int64(min(max(bounded(ioTimeout), 0.001), 1e6) * 1e9)
-        return clients.withLock { clients in
-            if let client = clients[nanoseconds] { return client }
-            var configuration = HTTPClient.Configuration(
-                redirectConfiguration: .disallow,
-                timeout: .init(connect: .nanoseconds(nanoseconds), read: .nanoseconds(nanoseconds)))
-            configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
-            // A refused connection is reported at once; `Fetcher.RetryPolicy` decides what is tried again.
-            configuration.connectionPool.retryConnectionEstablishment = false
-            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-            clients[nanoseconds] = client
-            return client
-        }
-    }
+    var connections: HTTPConnections
 
     /// Hands the body of `url` (its `range`) to `consume`, at most `limit` bytes, by `deadline`.
     func read(_ url: String, range: ByteRange?, limit: Int, resource: FetchLimits.Resource, deadline seconds: Double?,
@@ -43,7 +24,7 @@ struct HTTPTransport: Sendable {
         // waits ending after `ioTimeout`, so a trickle ends within that of its deadline.
         // A library caller's value may be anything: a Duration of an infinite or NaN value traps.
         let deadline = seconds.map { ContinuousClock.now + .seconds(Self.bounded($0)) }
-        let client = Self.client(ioTimeout: ioTimeout)
+        let client = connections.client
         var location = url
         var headers = self.headers
         for hop in 0...Self.maximumRedirects {
@@ -143,7 +124,7 @@ struct HTTPTransport: Sendable {
             let seconds = min(max(bounded(timeout), 0.001), 1e6)
             var answer: PostAnswer
             do {
-                let response = try await client(ioTimeout: timeout).execute(request, timeout: .nanoseconds(Int64(seconds * 1e9)))
+                let response = try await HTTPConnections.shared(ioTimeout: timeout).client.execute(request, timeout: .nanoseconds(Int64(seconds * 1e9)))
                 let status = Int(response.status.code)
                 if (300..<400).contains(status), let target = response.headers.first(name: "location") {
                     try follow(target, hop: hop, from: &location, headers: &headers)
