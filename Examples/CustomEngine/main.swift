@@ -24,7 +24,10 @@ let input = CommandLine.arguments.dropFirst().first ?? "samples/hls/master.m3u8"
 // 1. The tags, segment by segment, as fast as they can be read: a segment's `.segment` event
 // follows its tags.
 var nielsenInSegment = 0
-for await event in TagSource(input: input, clock: ContinuousClock()) {
+// Connections of its own, shut down at the end: the program leaves no socket or thread behind.
+let connections = HTTPConnections(ioTimeout: 10)
+let scanner = Scanner(fetcher: Fetcher(connections: connections))
+for await event in TagSource(input: input, scanner: scanner, clock: ContinuousClock()) {
     switch event {
     case .tag(let timed):
         nielsenInSegment += timed.nielsenTags.count
@@ -56,3 +59,4 @@ let reference = ReferenceEngine(appInfo: AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXX
 await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: Feeder(clock: InstantClock()), engine: reference)
 await outputs.finish()
 print("\(reference.delivered) deliveries recorded in \(file), \(outputs.recordsLost) lost")
+await connections.shutdown()

@@ -104,6 +104,9 @@ public final class LocalHTTPServer: @unchecked Sendable {
     /// The TCP connections accepted so far.
     public var connections: Int { lock.withLock { accepted } }
 
+    /// The connections open now: one ends when its client closes it.
+    public var openConnections: Int { lock.withLock { open.count } }
+
     /// Ends the accept loop and every open connection, as a server that goes away does. The
     /// threads close the sockets themselves: closing one here could hand its descriptor number to
     /// a new server while the old thread still uses it.

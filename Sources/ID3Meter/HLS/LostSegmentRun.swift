@@ -3,7 +3,7 @@
 /// rest of it would most likely fail too); a live one is still followed, since the stream may
 /// come back, and the limit is told once per run of losses.
 struct LostSegmentRun {
-    enum Verdict: Equatable {
+    enum Verdict {
         case goOn
         case stillFollowing(lost: Int)
         case giveUp(lost: Int)

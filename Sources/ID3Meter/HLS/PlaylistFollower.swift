@@ -1,7 +1,7 @@
 import DequeModule
 
 /// What following a playlist yields, in media-sequence order.
-public enum PlaylistEvent: Sendable {
+enum PlaylistEvent: Sendable {
     /// A segment not seen before.
     case segment(Segment)
     /// Segments that left the sliding window before they could be fetched, by media sequence.
@@ -34,25 +34,25 @@ public enum PlaylistEvent: Sendable {
 ///
 /// Its events are pulled: a reload waits until the segments before it were taken, as a player
 /// fetches the next playlist once it has queued the last one's segments.
-public struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
-    public typealias Element = PlaylistEvent
+struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
+    typealias Element = PlaylistEvent
 
     /// The media playlist followed, and its first load (made when the variant was chosen).
-    public var location: String
-    public var first: MediaPlaylist
-    public var loader: PlaylistLoader
+    var location: String
+    var first: MediaPlaylist
+    var loader: PlaylistLoader
     /// Segments back from the live edge to start with (a VOD starts at its first segment).
-    public var liveStart: Int
+    var liveStart: Int
     /// The media sequence of the segment to start at instead, when it is still listed (a
     /// meter restarted from a checkpoint); the live edge otherwise.
-    public var resumeAt: Int?
+    var resumeAt: Int?
     /// `false` reads the segments `first` lists, from its first, and ends: a live playlist as
     /// it stands.
-    public var reloads: Bool
-    public var clock: C
+    var reloads: Bool
+    var clock: C
 
     /// A follower of the media playlist at `location`, joining `liveStart` segments from a live end.
-    public init(location: String, first: MediaPlaylist, loader: PlaylistLoader, liveStart: Int = 3, resumeAt: Int? = nil,
+    init(location: String, first: MediaPlaylist, loader: PlaylistLoader, liveStart: Int = 3, resumeAt: Int? = nil,
                 reloads: Bool = true, clock: C) {
         self.location = location
         self.first = first
@@ -66,9 +66,9 @@ public struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Durati
     /// Whether it ends with the segments it lists now.
     var isFinite: Bool { !reloads || first.hasEndList }
 
-    public func makeAsyncIterator() -> Iterator { Iterator(self) }
+    func makeAsyncIterator() -> Iterator { Iterator(self) }
 
-    public struct Iterator: AsyncIteratorProtocol {
+    struct Iterator: AsyncIteratorProtocol {
         private let follower: PlaylistFollower
         /// A playlist loaded and not yet looked at.
         private var loaded: MediaPlaylist?
@@ -94,7 +94,7 @@ public struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Durati
             target = follower.first.targetDuration
         }
 
-        public mutating func next() async -> PlaylistEvent? {
+        mutating func next() async -> PlaylistEvent? {
             while true {
                 if let event = pending.popFirst() { return event }
                 if ended || Task.isCancelled { return nil }

@@ -1,11 +1,11 @@
 /// Loads HLS playlists under `ReferenceRule`, and picks a master playlist's variant: what every
 /// walk through a presentation starts with, VOD or live, scan or meter.
-public struct PlaylistLoader: Sendable {
-    public var fetcher: Fetcher
+struct PlaylistLoader: Sendable {
+    var fetcher: Fetcher
     /// Which variant of a master playlist is read.
-    public var variant: VariantChoice
+    var variant: VariantChoice
 
-    public init(fetcher: Fetcher = Fetcher(), variant: VariantChoice = .lowestBandwidth) {
+    init(fetcher: Fetcher = Fetcher(), variant: VariantChoice = .lowestBandwidth) {
         self.fetcher = fetcher
         self.variant = variant
     }
@@ -13,7 +13,7 @@ public struct PlaylistLoader: Sendable {
     /// The playlist at `location`, read once (whoever follows a playlist tries again itself);
     /// `parent`, the playlist that referenced it, if any, must be allowed to. `keeping`: which
     /// segments are made (a live reload: those from the next one on), the others counted.
-    public func load(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
+    func load(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
                      keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> Playlist {
         if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw SegmentLoadError(reason: refusal, cause: .refused) }
         let bytes: [UInt8]
@@ -28,7 +28,7 @@ public struct PlaylistLoader: Sendable {
     }
 
     /// The media playlist at `location` (see `load`).
-    public func loadMedia(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
+    func loadMedia(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
                           keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> MediaPlaylist {
         switch try await load(location, referencedBy: parent, targetDuration: targetDuration, keeping: window) {
         case .media(let media): return media
@@ -39,7 +39,7 @@ public struct PlaylistLoader: Sendable {
     /// The playlist at `location` and, when it is a master playlist, the media playlist of the
     /// chosen variant, with its audio rendition noted. `keeping` says which of the media
     /// playlist's segments are made.
-    public func resolve(_ location: String, keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError)
+    func resolve(_ location: String, keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError)
         -> ResolvedPlaylist {
         switch try await load(location, keeping: window) {
         case .media(let media):
@@ -55,11 +55,11 @@ public struct PlaylistLoader: Sendable {
 }
 
 /// A media playlist reached from what the user named.
-public struct ResolvedPlaylist: Sendable {
-    public var location: String
+struct ResolvedPlaylist: Sendable {
+    var location: String
     /// The variant chosen, when what the user named is a master playlist.
-    public var variant: Variant?
-    public var playlist: MediaPlaylist
+    var variant: Variant?
+    var playlist: MediaPlaylist
     /// The variant's audio rendition with a playlist of its own, which may carry the tags instead.
-    public var audio: Rendition?
+    var audio: Rendition?
 }

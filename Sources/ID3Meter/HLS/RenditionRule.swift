@@ -1,6 +1,6 @@
 /// Which playlists of the chosen variant are read for tags, when the master playlist gives it
 /// an audio rendition with a playlist of its own (packagers put timed ID3 in either, or both).
-public enum RenditionRule: Sendable {
+enum RenditionRule: Sendable {
     /// The variant's and the rendition's, a segment of each in turn, a tag found in both (same
     /// PTS, same frames) once: every tag either carries, as a QA scan wants.
     case both

@@ -38,7 +38,7 @@ public struct Scanner: Sendable {
     }
 
     /// Loads playlists through `fetcher` and picks `variant` of a master playlist.
-    public var loader: PlaylistLoader { PlaylistLoader(fetcher: fetcher, variant: variant) }
+    var loader: PlaylistLoader { PlaylistLoader(fetcher: fetcher, variant: variant) }
 
     /// Emits the events of `input` in stream order. `opened` gets its first
     /// `StreamProbe.prefixBytes` (for a probe of its streams) before any event, when it is not a playlist.

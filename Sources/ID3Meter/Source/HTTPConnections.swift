@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Dispatch
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -34,8 +35,23 @@ public final class HTTPConnections: Sendable {
     /// Closes every connection, then ends the threads. A fetch through these connections after
     /// this fails.
     public func shutdown() async {
+        let first = shutDown.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
         try? await client.shutdown()
         try? await group?.shutdownGracefully()
+    }
+
+    private let shutDown = Mutex(false)
+
+    /// Released without `shutdown()`: async-http-client and NIO trap in debug builds on a client
+    /// or a group released running, so they are shut down here, without waiting.
+    deinit {
+        guard !shutDown.withLock({ $0 }) else { return }
+        let group = group
+        client.shutdown { _ in group?.shutdownGracefully(queue: .global()) { _ in } }
     }
 
     /// A caller's value may be anything: NaN or infinity would trap in a `TimeAmount`.
