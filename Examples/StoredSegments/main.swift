@@ -24,8 +24,8 @@ for path in CommandLine.arguments.dropFirst() {
                 print("\(path): pts \(timed.pts.map(String.init) ?? "-") \(nielsen.payload.prefix(40))... "
                       + (nielsen.issues.isEmpty ? "valid" : nielsen.issues.map(\.description).joined(separator: ", ")))
             }
-        case .malformed(let error, _, _): print("\(path): malformed tag: \(error.reason)")
-        case .failure(let failure), .warning(let failure): print("\(path): \(failure.reason)")
+        case .malformed(let error, _, _): print("\(path): malformed tag: \(error)")
+        case .failure(let failure), .warning(let failure): print("\(path): \(failure.kind)")
         case .opened, .segment, .resumed, .mediaTime: break
         }
     }

@@ -117,17 +117,17 @@ struct MeterCommand: AsyncParsableCommand {
         nonisolated(unsafe) var failures = 0
         let playback = { @Sendable [logger] (event: PlaybackEvent) in
             guard case .frameRate(let choice) = event else { return }
-            let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin.rawValue))"
+            let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin == .option ? "--fps" : "\(choice.origin)"))"
             choice.rejected.forEach { Console.warning("\(input): \($0); not used") }
             if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
         }
         nonisolated(unsafe) let problem = { (event: MediaEvent) in
             switch event {
             case .warning(let warning):
-                Console.warning("\(warning)")
+                Console.warning(FlagHint.words(warning))
             case .failure(let failure):
                 failures += 1
-                Console.error("\(failure)")
+                Console.error(FlagHint.words(failure))
             case .malformed(let error, let pts, let origin):
                 logger.warning("malformed ID3 in \(origin.segment?.uri ?? origin.source) at pts \(pts.map(String.init) ?? "none"): \(error)")
             case .resumed(let resumption):

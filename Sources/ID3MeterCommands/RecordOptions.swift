@@ -83,8 +83,8 @@ struct RecordOptions: ParsableArguments {
         var recovered: ResumePoints?
         if let state {
             let directory: StateDirectory
-            do { directory = try StateDirectory(directory: URL(fileURLWithPath: state)) } catch {
-                Console.error("\(error)")
+            do throws(StateError) { directory = try StateDirectory(directory: URL(fileURLWithPath: state)) } catch {
+                Console.error("--state \(error.directory): \(error.reason)")
                 throw ExitCode.failure
             }
             let recovery = directory.recover(recordsFile: output, spool: collector == nil ? nil : spoolDirectory)

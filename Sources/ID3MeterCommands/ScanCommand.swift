@@ -151,8 +151,8 @@ struct ScanCommand: AsyncParsableCommand {
         let results = ScanResults()
         let expansion = await InputExpansion.expand(inputs, scanner: scanner)
         for failure in expansion.failures {
-            Console.error("\(failure)")
-            var builder = SourceReportBuilder(source: failure.source, tolerances: tolerances)
+            Console.error(FlagHint.words(failure))
+            var builder = SourceReportBuilder(source: failure.source, tolerances: tolerances, describing: FlagHint.words)
             builder.add(.failure(failure))
             var counted = ScanSummary()
             counted.count(.failure(failure))
@@ -277,7 +277,8 @@ struct InputCollector: ScanCollector {
         self.writer = writer
         self.allFrames = allFrames
         self.output = output
-        report = SourceReportBuilder(source: input, timeline: timeline, listingFindings: listingFindings, tolerances: tolerances)
+        report = SourceReportBuilder(source: input, timeline: timeline, listingFindings: listingFindings, tolerances: tolerances,
+                                     describing: FlagHint.words)
         outcome = Outcome(report: report.report)
         outcome.summary.inputs = 1
     }

@@ -145,7 +145,7 @@ struct BoundedMemoryTests {
         _ = await reader.read(playlist.segments[0]) { event in
             switch event {
             case .tag: tags += 1
-            case .failure(let failure): failures.append(failure.reason)
+            case .failure(let failure): failures.append(failure.kind.description)
             default: break
             }
         }

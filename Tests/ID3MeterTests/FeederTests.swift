@@ -88,12 +88,12 @@ struct FeederTests {
         let engine = ClockedEngine(clock: clock)
         let chunks = (0..<20).map { PlayoutTests.segment(sequence: $0, startPTS: 90_000 * 6 * Int64($0), tagOffsets: [1, 3, 5]) }
         var problems: [String] = []
-        let events = chunks.flatMap(Self.events) + [.failure(InputFailure(source: "s", reason: "r"))]
+        let events = chunks.flatMap(Self.events) + [.failure(InputFailure(source: "s", .empty))]
         await Feeder(clock: clock).run(Self.source(events), engine: engine, problem: { event in
             if case .failure(let failure) = event { problems.append(failure.description) }
         })
         #expect(engine.sends.map(\.payload) == (0..<20).flatMap { segment in (0..<3).map { "www.nielsen.com/\(segment)/\($0)" } })
-        #expect(problems == ["s: r"])
+        #expect(problems == ["s: cannot read: it is empty"], "passed on as it came")
     }
 
     /// A tag whose segment never ends (the last segment failed after completing it) is still

@@ -66,7 +66,7 @@ struct FragmentedMP4Tests {
             events.append($0)
         }
         #expect(events.tags.map(\.pts) == [180_000])
-        #expect(events.malformed.map(\.reason) == ["emsg box: truncated version 0 fields", "emsg box: unknown version 7"])
+        #expect(events.malformed.map(\.reason) == [.emsgTruncated(version: 0), .emsgUnknownVersion(7)])
     }
 
     @Test func theMeterPlaysEmsgTagsOverHTTP() throws {

@@ -34,8 +34,9 @@ struct NetworkFaultTests {
         defer { server.stop() }
         let events = await Samples.scan(server.url("spec/hls/index.m3u8"))
         #expect(events.failures.count == 1)
-        let reason = try #require(events.failures.first?.reason)
-        #expect(reason.contains("404") && reason.contains("after 3 attempts"), "\(reason)")
+        let fetch = try #require(events.failures.first?.fetchFailure)
+        guard case .http(404, _) = fetch.error else { Issue.record("\(fetch)"); return }
+        #expect(fetch.attempts == 3)
         #expect(server.requests.filter { $0.path == "spec/hls/part1.ts" }.count == 3)
     }
 
@@ -62,7 +63,8 @@ struct NetworkFaultTests {
         let started = Date()
         let events = await Samples.scan(url)
         #expect(Date().timeIntervalSince(started) < 2)
-        #expect(events.failures.first?.reason.contains("Connection refused") == true, "\(events.failures)")
+        guard case .connection(let why)? = events.failures.first?.fetchFailure?.error else { Issue.record("\(events.failures)"); return }
+        #expect(why.contains("Connection refused"), "\(why)")
     }
 
     /// The server goes away for two seconds mid-stream and comes back on the same port; its
@@ -89,7 +91,7 @@ struct NetworkFaultTests {
         #expect(events.segments.map(\.mediaSequence) == Array(join..<8))
         #expect(events.tags.flatMap(\.nielsenTags).map(\.payload) == (join..<8).flatMap { stream.tags(inSegment: $0).map(\.owner) })
         let failures = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
-        #expect(!failures.isEmpty && failures.allSatisfy { $0.reason.hasPrefix("playlist reload failed, retrying") }, "\(failures)")
+        #expect(!failures.isEmpty && failures.allSatisfy { if case .reloadFailed = $0.kind { true } else { false } }, "\(failures)")
     }
 
     @Test func aTLSFailureIsReportedWithItsReason() async throws {
@@ -99,8 +101,8 @@ struct NetworkFaultTests {
         let started = Date()
         let events = await Samples.scan(url, fetcher: Fetcher(ioTimeout: 2, retry: .none))
         #expect(Date().timeIntervalSince(started) < 5)
-        let reason = try #require(events.failures.first?.reason)
-        #expect(reason.hasPrefix("cannot open: "), "\(reason)")
+        let failure = try #require(events.failures.first)
+        guard case .cannotOpen = failure.kind, case .connection? = failure.fetchFailure?.error else { Issue.record("\(failure)"); return }
         #expect(events.tags.isEmpty)
     }
 
@@ -111,8 +113,8 @@ struct NetworkFaultTests {
         }
         defer { server.stop() }
         let events = await Samples.scan(server.url("loop.ts"), fetcher: Fetcher(ioTimeout: 2, retry: .none))
-        let reason = try #require(events.failures.first?.reason)
-        #expect(reason.contains("redirected more than 8 times"), "\(reason)")
+        guard case .redirect(let why)? = events.failures.first?.fetchFailure?.error else { Issue.record("\(events.failures)"); return }
+        #expect(why.contains("redirected more than 8 times"), "\(why)")
         #expect(server.requests.count > 8)
     }
 
@@ -128,16 +130,15 @@ struct NetworkFaultTests {
         defer { server.stop() }
         var limits = FetchLimits()
         limits.maximumConsecutiveLostSegments = 3
-        var failures: [String] = []
+        var failures: [InputFailure.Kind] = []
         for await event in TagSource(input: server.url("live.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: .none, limits: limits)),
                                      liveStart: 5, clock: ContinuousClock()) {
-            if case .failure(let failure) = event { failures.append(failure.reason) }
+            if case .failure(let failure) = event { failures.append(failure.kind) }
             if failures.count == 6 { break }  // the five segments, and the one line at three
         }
         #expect(failures.count == 6, "\(failures)")
-        #expect(failures.filter { $0.contains("skipped") }.count == 5, "\(failures)")
-        #expect(failures.dropFirst(3).first?.hasPrefix("3 segments in a row could not be read (--max-lost-segments); still following") == true,
-                "\(failures)")
+        #expect(failures.filter { if case .segmentSkipped = $0 { true } else { false } }.count == 5, "\(failures)")
+        guard case .lostInARow(3)? = failures.dropFirst(3).first else { Issue.record("\(failures)"); return }
         #expect(server.requests.map(\.path) == ["live.m3u8"] + (0..<5).map { "s\($0).ts" })
     }
 
@@ -155,8 +156,9 @@ struct NetworkFaultTests {
         for await event in TagSource(input: server.url("live.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: Samples.quickRetry)),
                                      liveStart: 5, clock: ContinuousClock()) { events.append(event) }
         #expect(events.segments.map(\.mediaSequence) == Array(0..<4))
-        let failures = events.compactMap { if case .failure(let failure) = $0 { failure.reason } else { nil } }
+        let failures = events.compactMap { if case .failure(let failure) = $0 { failure.kind } else { nil } }
         #expect(failures.count == 1, "\(failures)")
-        #expect(failures.first?.hasPrefix("playlist reload failed, retrying") == true, "\(failures)")
+        guard case .reloadFailed(SegmentLoadError.unreadablePlaylist(_, let error))? = failures.first else { Issue.record("\(failures)"); return }
+        #expect(error == PlaylistError(.notHLS, line: 1))
     }
 }

@@ -103,7 +103,7 @@ struct QAReportTests {
         await qa.add(Self.report(Samples.path("qa/defects.ts")))
         await qa.add(Self.report(Samples.path("spec/standard-60.ts")))
         var unreadable = SourceReportBuilder(source: "missing.ts")
-        unreadable.add(.failure(InputFailure(source: "missing.ts", reason: "cannot open")))
+        unreadable.add(.failure(InputFailure(source: "missing.ts", .cannotOpen(FetchError.file(errno: ENOENT)))))
         qa.add(unreadable.report)
         #expect(qa.total.sources == 3)
         #expect(qa.total.nielsenTags == 9 + 4)

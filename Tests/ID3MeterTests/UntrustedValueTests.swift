@@ -64,15 +64,16 @@ struct UntrustedValueTests {
     }
 
     @Test(arguments: [
-        ("#EXTM3U\n#EXT-X-TARGETDURATION:86401\n", "bad EXT-X-TARGETDURATION '86401' (0 to 86400 s)"),
-        ("#EXTM3U\n#EXT-X-PROGRAM-DATE-TIME:1969-12-31T23:59:59Z\n", "from 1970 to 9999"),
-        ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=99999999999999999999\nv.m3u8\n", "BANDWIDTH '99999999999999999999' is too large"),
-        ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1e3\nv.m3u8\n", "BANDWIDTH '1e3' is not a decimal integer"),
-    ])
-    func valuesOutOfBoundsAreNamed(text: String, message: String) {
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:86401\n", .badTargetDuration("86401"), "(0 to 86400 s)"),
+        ("#EXTM3U\n#EXT-X-PROGRAM-DATE-TIME:1969-12-31T23:59:59Z\n", .badProgramDateTime("1969-12-31T23:59:59Z"), "from 1970 to 9999"),
+        ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=99999999999999999999\nv.m3u8\n", .badBandwidth("99999999999999999999"), "is too large"),
+        ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1e3\nv.m3u8\n", .badBandwidth("1e3"), "is not a decimal integer"),
+    ] as [(String, PlaylistError.Reason, String)])
+    func valuesOutOfBoundsAreNamed(text: String, reason: PlaylistError.Reason, words: String) {
         #expect(throws: PlaylistError.self) { try PlaylistParser.parse(text, location: "/x/index.m3u8") }
         do { _ = try PlaylistParser.parse(text, location: "/x/index.m3u8") } catch {
-            #expect(error.reason.contains(message), "\(error)")
+            #expect(error.reason == reason, "\(error)")
+            #expect("\(error.reason)".contains(words), "the bound is said: \(error)")
         }
     }
 
@@ -134,8 +135,8 @@ struct TypedFailureTests {
             _ = try await PlaylistLoader(fetcher: Fetcher(retry: .none)).load(server.url("gone.m3u8"))
             Issue.record("a 404 was read as a playlist")
         } catch {
-            guard case .fetch(let failure) = error.cause, case .http(let status, _) = failure.error else {
-                Issue.record("\(error.cause)"); return
+            guard case .fetch(let failure, .playlist) = error, case .http(let status, _) = failure.error else {
+                Issue.record("\(error)"); return
             }
             #expect(status == 404)
         }
@@ -150,8 +151,8 @@ struct TypedFailureTests {
             _ = try await PlaylistLoader().load(path)
             Issue.record("a bad playlist was read")
         } catch {
-            guard case .playlist(let playlistError) = error.cause else { Issue.record("\(error.cause)"); return }
-            #expect(playlistError.line == 2)
+            guard case .unreadablePlaylist(_, let playlistError) = error else { Issue.record("\(error)"); return }
+            #expect(playlistError == PlaylistError(.badTargetDuration("abc"), line: 2))
         }
     }
 
@@ -165,8 +166,9 @@ struct TypedFailureTests {
         let events = await Samples.scan(server.url("p.m3u8"), fetcher: Fetcher(retry: .none))
         let failure = try #require(events.failures.first)
         #expect(failure.segment?.hasSuffix("gone.ts") == true)
-        let error = try #require(failure.cause as? SegmentLoadError)
-        guard case .fetch(let fetch) = error.cause, case .http(let status, _) = fetch.error else { Issue.record("\(error.cause)"); return }
+        guard case .segmentSkipped(1, SegmentLoadError.fetch(let fetch, .segment)) = failure.kind, case .http(let status, _) = fetch.error else {
+            Issue.record("\(failure)"); return
+        }
         #expect(status == 404)
         #expect(events.segments.map(\.mediaSequence) == [0], "the segment read, and only it")
     }
@@ -190,7 +192,8 @@ struct TypedFailureTests {
             _ = try await PlaylistLoader().load("file:///etc/passwd", referencedBy: "https://cdn.example/master.m3u8")
             Issue.record("a remote playlist reached a local file")
         } catch {
-            guard case .refused = error.cause else { Issue.record("\(error.cause)"); return }
+            guard case .refused(let refusal, .playlist) = error else { Issue.record("\(error)"); return }
+            #expect(refusal == ReferenceRule.Refusal(reference: "file:///etc/passwd", scheme: nil))
         }
     }
 }

@@ -15,15 +15,15 @@ struct PlaylistLoader: Sendable {
     /// segments are made (a live reload: those from the next one on), the others counted.
     func load(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
                      keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> Playlist {
-        if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw SegmentLoadError(reason: refusal, cause: .refused) }
+        if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw .refused(refusal, .playlist(location)) }
         let bytes: [UInt8]
         do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
-            throw SegmentLoadError(reason: "cannot fetch playlist \(location): \(error)", cause: .fetch(error))
+            throw .fetch(error, .playlist(location))
         }
         do throws(PlaylistError) {
             return try PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: location, keeping: window)
         } catch {
-            throw SegmentLoadError(reason: "playlist \(location): \(error)", cause: .playlist(error))
+            throw .unreadablePlaylist(location, error)
         }
     }
 
@@ -32,7 +32,7 @@ struct PlaylistLoader: Sendable {
                           keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> MediaPlaylist {
         switch try await load(location, referencedBy: parent, targetDuration: targetDuration, keeping: window) {
         case .media(let media): return media
-        case .master: throw SegmentLoadError(reason: "\(location) is a master playlist, not a media playlist")
+        case .master: throw .masterPlaylist(location)
         }
     }
 
@@ -46,7 +46,7 @@ struct PlaylistLoader: Sendable {
             return ResolvedPlaylist(location: location, playlist: media)
         case .master(let master):
             guard let chosen = variant.pick(from: master.variants) else {
-                throw SegmentLoadError(reason: "master playlist has \(master.variants.count) variants; cannot pick \(variant)")
+                throw .noSuchVariant(variant, count: master.variants.count)
             }
             let media = try await loadMedia(chosen.uri, referencedBy: location, keeping: window)
             return ResolvedPlaylist(location: chosen.uri, variant: chosen, playlist: media, audio: master.audioRendition(for: chosen))

@@ -37,7 +37,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         let window: PlaylistParser.SegmentWindow = reloads && resumeAt == nil ? .liveEdge(max(liveStart, 1)) : .all
         let resolved: ResolvedPlaylist
         do { resolved = try await loader.resolve(input, keeping: window) } catch {
-            return emit(.failure(InputFailure(source: input, reason: error.reason, cause: error)))
+            return emit(.failure(InputFailure(source: input, .playlist(error))))
         }
         var lanes = [lane(resolved.location, resolved.playlist)]
         var rendition: String? = resolved.audio?.uri
@@ -110,18 +110,16 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             case .goOn:
                 break
             case .stillFollowing(let lost):
-                emit(.failure(InputFailure(source: input, reason:
-                    "\(lost) segments in a row could not be read (--max-lost-segments); still following the playlist")))
+                emit(.failure(InputFailure(source: input, .lostInARow(lost))))
             case .giveUp(let lost):
                 let untried = lanes[number].listed.count(where: { $0.mediaSequence > segment.mediaSequence })
-                emit(.failure(InputFailure(source: input, reason: "gave up on \(lanes[number].location) after \(lost) "
-                    + "segments in a row could not be read (--max-lost-segments); \(untried) more not tried")))
+                emit(.failure(InputFailure(source: input, .gaveUp(playlist: lanes[number].location, lostInARow: lost, untried: untried))))
                 lanes.remove(at: number).reader.finish(emit: deliver)
                 number -= 1
             }
         }
         if segmentsRead > 0, !foundTimedID3 {
-            emit(.warning(InputFailure(source: input, reason: "none of its segments has \(MediaForm.noTimedID3.dropFirst(3))")))
+            emit(.warning(InputFailure(source: input, .noSegmentHasTimedID3)))
         }
     }
 
@@ -137,35 +135,22 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
     private func loadRendition(_ location: String, window: PlaylistParser.SegmentWindow,
                                emit: (MediaEvent) -> Void) async -> MediaPlaylist? {
         do { return try await loader.loadMedia(location, referencedBy: input, keeping: window) } catch {
-            emit(.failure(InputFailure(source: input, reason: "audio rendition: \(error.reason)", cause: error)))
+            emit(.failure(InputFailure(source: input, .audioRendition(error))))
             return nil
         }
     }
 
-    /// What following a playlist says besides its segments, in words.
+    /// What following a playlist says besides its segments.
     private func playlistEvent(_ event: PlaylistEvent, emit: (MediaEvent) -> Void) {
         switch event {
-        case .segment:
-            break
-        case .resumed(let resumption):
-            emit(.resumed(resumption))
-        case .reloadFailed(let error):
-            emit(.failure(InputFailure(source: input, reason: "playlist reload failed, retrying: \(error.reason)",
-                                       cause: PlaylistReloadError(error: error))))
-        case .gap(let sequences):
-            emit(.failure(InputFailure(source: input, reason:
-                "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched",
-                cause: SegmentsLost(sequences: sequences))))
-        case .sequenceWentBack(let from, let to):
-            emit(.warning(InputFailure(source: input, reason:
-                "the media sequence went back from \(from) to \(to) (an encoder or origin restart?): reading on from segment \(to); "
-                + "a tag already delivered is not delivered again")))
-        case .renumbered(let from, let to):
-            emit(.warning(InputFailure(source: input, reason:
-                "the media sequence jumped from \(from) further than the stream could have gone, or to segments already read: "
-                + "renumbered, nothing taken as lost; reading on from segment \(to)")))
+        case .segment: break
+        case .resumed(let resumption): emit(.resumed(resumption))
+        case .reloadFailed(let error): emit(.failure(InputFailure(source: input, .reloadFailed(error))))
+        case .gap(let sequences): emit(.failure(InputFailure(source: input, .leftLiveWindow(sequences))))
+        case .sequenceWentBack(let from, let to): emit(.warning(InputFailure(source: input, .mediaSequenceWentBack(from: from, to: to))))
+        case .renumbered(let from, let to): emit(.warning(InputFailure(source: input, .renumbered(from: from, to: to))))
         case .discontinuityWentBack(let from, let to):
-            emit(.warning(InputFailure(source: input, reason: "EXT-X-DISCONTINUITY-SEQUENCE went back from \(from) to \(to)")))
+            emit(.warning(InputFailure(source: input, .discontinuitySequenceWentBack(from: from, to: to))))
         }
     }
 }

@@ -1,29 +1,5 @@
 import CID3MeterShim
 
-/// Why a playlist, or a segment's bytes, could not be had: `reason` in words, `cause` as a
-/// value to match on.
-public struct SegmentLoadError: Error, Sendable {
-    /// What kind of failure it was, with the value that says more.
-    public enum Cause: Sendable {
-        /// The fetch failed: its `FetchError` says how (HTTP status, connection, limit, ...).
-        case fetch(FetchFailure)
-        case playlist(PlaylistError)
-        /// `ReferenceRule` refused the reference.
-        case refused
-        /// The bytes or the playlist were there but not usable (a key of the wrong size, a
-        /// failed decryption, a master playlist where a media one was due).
-        case unusable
-    }
-
-    public var reason: String
-    public var cause: Cause
-
-    init(reason: String, cause: Cause = .unusable) {
-        self.reason = reason
-        self.cause = cause
-    }
-}
-
 /// Fetches a segment's bytes as they arrive and undoes AES-128 (RFC 8216 §5.2), caching keys
 /// and initialisation sections (`EXT-X-MAP`) by URI. Every reference is checked against
 /// `ReferenceRule` first, from the playlist that made it.
@@ -46,7 +22,7 @@ package struct SegmentLoader: Sendable {
     /// segment is read again from the start: `restart` is called first.
     mutating func load(_ segment: Segment, restart: () -> Void,
                        consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(SegmentLoadError) {
-        if let refusal = ReferenceRule.refusal(of: segment.uri, from: playlist) { throw SegmentLoadError(reason: refusal, cause: .refused) }
+        if let refusal = ReferenceRule.refusal(of: segment.uri, from: playlist) { throw .refused(refusal, .segment) }
         var key: SegmentDecryptor?
         if let declared = segment.key {
             key = SegmentDecryptor(key: try await self.key(at: declared.uri), iv: declared.iv ?? Self.sequenceIV(segment.mediaSequence))
@@ -62,11 +38,11 @@ package struct SegmentLoader: Sendable {
                 decryptor = running
             }
         } catch {
-            throw SegmentLoadError(reason: "cannot fetch: \(error)", cause: .fetch(error))
+            throw .fetch(error, .segment)
         }
         guard var running = decryptor else { return }
         guard let last = running.finish() else {
-            throw SegmentLoadError(reason: "AES-128 decryption failed (wrong key or IV, or the segment is not encrypted)")
+            throw .decryptionFailed
         }
         last.withUnsafeBufferPointer(consume)
     }
@@ -75,10 +51,10 @@ package struct SegmentLoader: Sendable {
     mutating func initSegment(at uri: String, range: ByteRange? = nil) async throws(SegmentLoadError) -> [UInt8] {
         let key = range.map { "\(uri) \($0)" } ?? uri
         if let bytes = initSegments[key] { return bytes }
-        if let refusal = ReferenceRule.refusal(of: uri, from: playlist) { throw SegmentLoadError(reason: refusal, cause: .refused) }
+        if let refusal = ReferenceRule.refusal(of: uri, from: playlist) { throw .refused(refusal, .initSection(uri)) }
         let bytes: [UInt8]
         do throws(FetchFailure) { bytes = try await fetcher.fetch(uri, range: range, as: .initSection, targetDuration: targetDuration) } catch {
-            throw SegmentLoadError(reason: "cannot fetch its initialisation segment \(uri): \(error)", cause: .fetch(error))
+            throw .fetch(error, .initSection(uri))
         }
         initSegments[key] = bytes
         return bytes
@@ -86,13 +62,13 @@ package struct SegmentLoader: Sendable {
 
     private mutating func key(at uri: String) async throws(SegmentLoadError) -> [UInt8] {
         if let key = keys[uri] { return key }
-        if let refusal = ReferenceRule.refusal(of: uri, from: playlist) { throw SegmentLoadError(reason: "AES-128 key \(refusal)", cause: .refused) }
+        if let refusal = ReferenceRule.refusal(of: uri, from: playlist) { throw .refused(refusal, .key(uri)) }
         let key: [UInt8]
         do throws(FetchFailure) { key = try await fetcher.fetch(uri, as: .key, targetDuration: targetDuration) } catch {
-            throw SegmentLoadError(reason: "cannot fetch its AES-128 key \(uri): \(error)", cause: .fetch(error))
+            throw .fetch(error, .key(uri))
         }
         guard key.count == 16 else {
-            throw SegmentLoadError(reason: "AES-128 key \(uri) is \(key.count) bytes, expected 16")
+            throw .keySize(uri, bytes: key.count)
         }
         keys[uri] = key
         return key

@@ -45,8 +45,7 @@ public final class SegmentReader {
         /// The events, and a failure for those dropped.
         func takeEvents(source: String, segment: String) -> [MediaEvent] {
             guard dropped > 0 else { return events }
-            return events + [.failure(InputFailure(source: source, segment: segment, reason:
-                "more than \(Self.maximumEvents) timed-ID3 events in one segment; the \(dropped) after them were dropped"))]
+            return events + [.failure(InputFailure(source: source, segment: segment, .eventsDropped(kept: Self.maximumEvents, dropped: dropped)))]
         }
     }
 
@@ -80,10 +79,9 @@ public final class SegmentReader {
             finish(emit: emit)
         }
         previous = segment
-        if let note = segment.note { emit(.warning(InputFailure(source: source, segment: segment.uri, reason: note))) }
+        if let note = segment.note { emit(.warning(InputFailure(source: source, segment: segment.uri, .segmentNote(note)))) }
         let failed = { (error: SegmentLoadError) in
-            InputFailure(source: self.source, segment: segment.uri,
-                         reason: "media sequence \(segment.mediaSequence) skipped: \(error.reason)", cause: error)
+            InputFailure(source: self.source, segment: segment.uri, .segmentSkipped(mediaSequence: segment.mediaSequence, error))
         }
         var initSegment: [UInt8]?
         if let uri = segment.mapURI {

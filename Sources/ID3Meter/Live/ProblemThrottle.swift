@@ -25,8 +25,8 @@ final class ProblemThrottle: Sendable {
     func callAsFunction(_ event: MediaEvent) {
         let admitted: Bool
         switch event {
-        case .failure(let failure): admitted = admit(failure.reason, \.failures)
-        case .warning(let warning): admitted = admit(warning.reason, \.warnings)
+        case .failure(let failure): admitted = admit(failure.kind.description, \.failures)
+        case .warning(let warning): admitted = admit(warning.kind.description, \.warnings)
         case .malformed(let error, _, _): admitted = admit("malformed ID3: \(error)", \.warnings)
         case .opened, .tag, .segment, .resumed, .mediaTime: admitted = true
         }
@@ -44,10 +44,10 @@ final class ProblemThrottle: Sendable {
     func summarise(resettingHeld: Bool = true) {
         let (failures, warnings) = state.withLock { state in
             if resettingHeld { (state.held, state.nextSummary) = (0, 1_000) }
-            return (state.failures.summaries(), state.warnings.summaries())
+            return (state.failures.heldBack(), state.warnings.heldBack())
         }
-        failures.forEach { yield(.failure(InputFailure(source: source, reason: $0))) }
-        warnings.forEach { yield(.warning(InputFailure(source: source, reason: $0))) }
+        failures.forEach { yield(.failure(InputFailure(source: source, .heldBack(count: $0.count, last: $0.last)))) }
+        warnings.forEach { yield(.warning(InputFailure(source: source, .heldBack(count: $0.count, last: $0.last)))) }
     }
 
     private func admit(_ message: String, _ tally: WritableKeyPath<State, ProblemTally>) -> Bool {

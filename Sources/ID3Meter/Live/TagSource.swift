@@ -45,7 +45,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             await produceHLS(throttle)
         } else {
             if resumeAt != nil {
-                throttle(.warning(InputFailure(source: input, reason: "only an HLS playlist can be resumed; read from its start")))
+                throttle(.warning(InputFailure(source: input, .notResumable)))
             }
             await produceInput(throttle)
         }

@@ -27,22 +27,22 @@ public final class StateDirectory: @unchecked Sendable {
 
     /// Opens (creating) the folder and takes its lock; throws `StateError` when another meter
     /// holds it or it cannot be written.
-    public init(directory: URL) throws {
+    public init(directory: URL) throws(StateError) {
         self.directory = directory
-        saving = Mutex((OutputHealth(output: "--state \(directory.path)"), []))
+        saving = Mutex((OutputHealth(output: "state folder \(directory.path)"), []))
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw StateError(directory: directory.path, reason: "cannot create it: \(error.localizedDescription)")
+            throw StateError(directory: directory.path, reason: .cannotCreate(error.localizedDescription))
         }
         let lockPath = directory.appendingPathComponent("lock").path
         lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lockDescriptor >= 0 else {
-            throw StateError(directory: directory.path, reason: "cannot open \(lockPath): \(String(cString: strerror(errno)))")
+            throw StateError(directory: directory.path, reason: .cannotOpenLock(lockPath, errno: errno))
         }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(lockDescriptor)
-            throw StateError(directory: directory.path, reason: "another id3-meter is using it")
+            throw StateError(directory: directory.path, reason: .inUse)
         }
     }
 
@@ -204,9 +204,24 @@ public final class StateDirectory: @unchecked Sendable {
     }
 }
 
-/// A `--state` folder that cannot be used.
-public struct StateError: Error, CustomStringConvertible {
+/// A state folder that cannot be used.
+public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Reason: Sendable, Equatable, CustomStringConvertible {
+        case cannotCreate(String)
+        case cannotOpenLock(String, errno: Int32)
+        /// Another meter holds its lock.
+        case inUse
+
+        public var description: String {
+            switch self {
+            case .cannotCreate(let why): "cannot create it: \(why)"
+            case .cannotOpenLock(let path, let code): "cannot open \(path): \(String(cString: strerror(code)))"
+            case .inUse: "another id3-meter is using it"
+            }
+        }
+    }
+
     public var directory: String
-    public var reason: String
-    public var description: String { "--state \(directory): \(reason)" }
+    public var reason: Reason
+    public var description: String { "state folder \(directory): \(reason)" }
 }

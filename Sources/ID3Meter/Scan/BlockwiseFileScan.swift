@@ -112,7 +112,7 @@ struct BlockwiseFileScan {
         // As a scan read in one pass says it: what was read is reported, then the error.
         if let failure = inOrder.failure {
             let cause = FetchFailure(error: failure, attempts: 1)
-            emit(.failure(InputFailure(source: input, reason: "read error after \(inOrder.bytes) bytes: \(cause)", cause: cause)))
+            emit(.failure(InputFailure(source: input, .readFailed(afterBytes: Int64(inOrder.bytes), cause))))
         }
         return inOrder.outcome
     }

@@ -19,7 +19,7 @@ package enum InputExpansion {
             if !Location.hasScheme(argument), !FileManager.default.fileExists(atPath: argument),
                argument.contains(where: { "*?[".contains($0) }) {
                 let matches = glob(argument)
-                if matches.isEmpty { failures.append(InputFailure(source: argument, reason: "no file matches this pattern")) }
+                if matches.isEmpty { failures.append(InputFailure(source: argument, .noMatch)) }
                 let expanded = await expand(matches, scanner: scanner, standardInput: standardInput)
                 inputs += expanded.inputs
                 failures += expanded.failures
@@ -30,8 +30,7 @@ package enum InputExpansion {
                isDirectory.boolValue {
                 let found = await folderInputs(argument, scanner: scanner)
                 if found.isEmpty {
-                    failures.append(InputFailure(source: argument, reason: "no file id3-meter reads in this folder (."
-                                                 + folderExtensions.joined(separator: ", .") + ")"))
+                    failures.append(InputFailure(source: argument, .nothingReadable(extensions: folderExtensions)))
                 }
                 inputs += found
             } else {

@@ -86,10 +86,10 @@ public struct Scanner: Sendable {
                 if held!.count >= StreamProbe.prefixBytes { release() }
             }
         } catch {
-            guard bytes > 0 else { return emit(.failure(InputFailure(source: input, reason: "cannot open: \(error)", cause: error))) }
+            guard bytes > 0 else { return emit(.failure(InputFailure(source: input, .cannotOpen(error)))) }
             release()
             extractor.finish(emit: emit)
-            return emit(.failure(InputFailure(source: input, reason: "read error after \(bytes) bytes: \(error)", cause: error)))
+            return emit(.failure(InputFailure(source: input, .readFailed(afterBytes: bytes, error))))
         }
         release()
         extractor.finish(emit: emit)
@@ -148,10 +148,10 @@ public struct Scanner: Sendable {
                                            progress: { progress?.update(input, bytes: $0) }, emit: emit)
         } catch {
             // udp and srt report a silence as long as the timeout as an I/O error.
-            let silent = ["udp:", "srt:"].contains { input.hasPrefix($0) } ? " (no data for \(fetcher.ioTimeout) s)" : ""
-            emit(.failure(InputFailure(source: input, reason: "read error: \(error)\(silent)", cause: error)))
+            let silence = ["udp:", "srt:"].contains { input.hasPrefix($0) } ? fetcher.ioTimeout : nil
+            emit(.failure(InputFailure(source: input, .readFailed(afterBytes: nil, error, silentFor: silence))))
         }
         // Read, but nothing to meter: a warning (and a failed check in the QA report), not an error.
-        if !extractor.hasTimedID3Stream { emit(.warning(InputFailure(source: input, reason: MediaForm.noTimedID3))) }
+        if !extractor.hasTimedID3Stream { emit(.warning(InputFailure(source: input, .noTimedID3(.transportStream)))) }
     }
 }

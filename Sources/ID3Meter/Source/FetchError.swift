@@ -8,7 +8,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case http(status: Int, reason: String)
     /// No connection, or it broke: refused, reset, TLS, DNS, closed early.
     case connection(String)
-    /// Nothing came for this many seconds (`--timeout`).
+    /// Nothing came for this many seconds (the fetcher's `ioTimeout`).
     case idle(Double)
     /// A redirect that was not followed: off http(s), or too many.
     case redirect(String)
@@ -26,7 +26,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case shortRange(ByteRange, got: Int)
     case cancelled
 
-    var isCancelled: Bool {
+    public var isCancelled: Bool {
         switch self {
         case .cancelled: true
         case .libav(let error): error.isCancelled
@@ -38,7 +38,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// connection, a stall. Not a cancel, a refused redirect, a local file, a size over the limit
     /// or a deadline (a trickle tried again would take it again); not EINVAL, libavformat's
     /// answer to a URL it refuses.
-    var isWorthRetrying: Bool {
+    public var isWorthRetrying: Bool {
         switch self {
         case .http, .connection, .idle, .shortRange: true
         case .libav(let error): !error.isCancelled && !error.isInvalidArgument
@@ -50,15 +50,15 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .http(let status, let reason): "HTTP \(status)\(reason.isEmpty ? "" : " \(reason)")"
         case .connection(let reason): reason
-        case .idle(let seconds): "no data for \(Self.seconds(seconds)) s (--timeout)"
+        case .idle(let seconds): "no data for \(Self.seconds(seconds)) s"
         case .redirect(let reason), .refused(let reason): reason
         case .file(let code): String(cString: strerror(code))
         case .libav(let error) where error.isInvalidArgument && error.detail == nil:
             "\(error) (libavformat refused to open it)"
         case .libav(let error): "\(error)"
         case .tooLarge(let resource, let limit, let declared):
-            (declared.map { "declares \($0) bytes, " } ?? "") + "more than the \(Self.size(limit)) allowed for \(resource.article) \(resource.name) (\(resource.option))"
-        case .deadline(let seconds): "not complete after \(Self.seconds(seconds)) s, its deadline (--fetch-deadline)"
+            (declared.map { "declares \($0) bytes, " } ?? "") + "more than the \(Self.size(limit)) allowed for \(resource.article) \(resource.name)"
+        case .deadline(let seconds): "not complete after \(Self.seconds(seconds)) s, its deadline"
         case .shortRange(let range, let got): "the resource ends \(got) bytes into the sub-range \(range) (EXT-X-BYTERANGE)"
         case .cancelled: "cancelled"
         }
@@ -78,5 +78,22 @@ public struct FetchFailure: Error, Sendable, CustomStringConvertible {
     public var error: FetchError
     public var attempts: Int
 
+    public init(error: FetchError, attempts: Int = 1) {
+        self.error = error
+        self.attempts = attempts
+    }
+
     public var description: String { attempts > 1 ? "\(error) (after \(attempts) attempts)" : "\(error)" }
+}
+
+extension InputFailure {
+    /// The failed fetch underneath, however deep: a bare one, or a playlist's or segment's.
+    public var fetchFailure: FetchFailure? {
+        switch kind.cause {
+        case let failure as FetchFailure: failure
+        case let error as SegmentLoadError: error.fetchFailure
+        case let error as FetchError: FetchFailure(error: error)
+        default: nil
+        }
+    }
 }

@@ -17,17 +17,6 @@ public struct FetchLimits: Sendable, Equatable {
         }
 
         var article: String { self == .input || self == .initSection ? "an" : "a" }
-
-        /// The flag that sets its limit.
-        var option: String {
-            switch self {
-            case .input: ""
-            case .playlist: "--max-playlist-size"
-            case .segment: "--max-segment-size"
-            case .key: "--max-key-size"
-            case .initSection: "--max-init-size"
-            }
-        }
     }
 
     public var maximumPlaylistBytes = 16 << 20

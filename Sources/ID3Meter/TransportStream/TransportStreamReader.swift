@@ -11,12 +11,11 @@ enum TransportStreamReader {
             stream = try ByteStream(url: url, interrupt: fetcher.interrupt, ioTimeout: fetcher.ioTimeout)
             prefix = try stream.read(upTo: prefixBytes, keepingBytesBeforeAnError: true)
         } catch {
-            throw InputFailure(source: url, reason: "cannot open: \(error)", cause: error)
+            throw InputFailure(source: url, .cannotOpen(error))
         }
-        if prefix.isEmpty { throw InputFailure(source: url, reason: "cannot read: it is empty") }
+        if prefix.isEmpty { throw InputFailure(source: url, .empty) }
         guard MediaForm.sniff(prefix) == .transportStream else {
-            throw InputFailure(source: url, reason:
-                "cannot read: not MPEG-TS (no sync byte every 188 bytes)")
+            throw InputFailure(source: url, .notTransportStream)
         }
         return (stream, prefix)
     }

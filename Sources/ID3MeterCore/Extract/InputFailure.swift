@@ -1,25 +1,125 @@
-/// An input, or one segment of it, that could not be read, or was read only leniently (a
-/// warning): named, with the reason in words and, when one was caught, the error it came from
-/// (`FetchError`, `SegmentLoadError`, `PlaylistError`, `StreamDamage`...) for callers that
-/// act on the kind.
+/// An input, or one of its segments, that could not be read as it should: a value a caller
+/// matches on (`kind`), put in words by `description` for a log or a report. Flag names are
+/// not in the words: what a limit is called is the command line's business.
 public struct InputFailure: Error, Sendable, CustomStringConvertible {
     /// The input as the user or caller named it.
     public var source: String
     /// The segment's URI, when the failure is one segment's.
     public var segment: String?
-    /// What happened, in words for a log or a report.
-    public var reason: String
-    /// The error value it came from, when there was one.
-    public var cause: (any Error & Sendable)?
+    public var kind: Kind
 
-    public init(source: String, segment: String? = nil, reason: String, cause: (any Error & Sendable)? = nil) {
+    public init(source: String, segment: String? = nil, _ kind: Kind) {
         self.source = source
         self.segment = segment
-        self.reason = reason
-        self.cause = cause
+        self.kind = kind
     }
 
+    /// What went wrong, with the value that says more.
+    public enum Kind: Sendable, CustomStringConvertible {
+        /// The input could not be opened or fetched.
+        case cannotOpen(any Error & Sendable)
+        /// It holds no bytes.
+        case empty
+        /// Its first bytes are of no form id3-meter reads.
+        case unknownForm
+        /// A stream libavformat reads that is not MPEG-TS.
+        case notTransportStream
+        /// Reading stopped on an error after `afterBytes` bytes (`nil`: not counted), what came
+        /// before read. `silentFor`: a udp or srt stream, whose silence is reported as an error.
+        case readFailed(afterBytes: Int64?, any Error & Sendable, silentFor: Double? = nil)
+        /// Bytes of the stream lost or mangled.
+        case damage(StreamDamage)
+        /// Read, but without anything that could carry a tag in this form.
+        case noTimedID3(MediaForm)
+        /// Segments of its playlist were read, none with anything that could carry a tag.
+        case noSegmentHasTimedID3
+        /// The playlist (or the variant's) could not be had.
+        case playlist(any Error & Sendable)
+        /// The audio rendition's playlist could not be had.
+        case audioRendition(any Error & Sendable)
+        /// A live playlist's reload failed; it is tried again.
+        case reloadFailed(any Error & Sendable)
+        /// Segments of a live playlist left its window before they could be fetched.
+        case leftLiveWindow(ClosedRange<Int>)
+        /// The media sequence went back (an encoder or origin restart).
+        case mediaSequenceWentBack(from: Int, to: Int)
+        /// The media sequence jumped further than the stream could have gone.
+        case renumbered(from: Int, to: Int)
+        case discontinuitySequenceWentBack(from: Int, to: Int)
+        /// What the playlist says of the segment that is wrong but readable.
+        case segmentNote(String)
+        /// The segment could not be had; the walk goes on with the next.
+        case segmentSkipped(mediaSequence: Int, any Error & Sendable)
+        /// A segment with more timed-ID3 events than are kept for one segment.
+        case eventsDropped(kept: Int, dropped: Int)
+        /// Segments in a row could not be read; a live playlist is still followed.
+        case lostInARow(Int)
+        /// A playlist that cannot change was given up after `lostInARow` segments could not
+        /// be read; `untried` more were listed after them.
+        case gaveUp(playlist: String, lostInARow: Int, untried: Int)
+        /// Asked to resume an input that is not an HLS playlist: read from its start.
+        case notResumable
+        /// A file pattern that matches nothing.
+        case noMatch
+        /// A folder with no file of these extensions.
+        case nothingReadable(extensions: [String])
+        /// Problems of one kind past the first few: how many, and the last of them.
+        case heldBack(count: Int, last: String)
+
+        /// The error value underneath, when there is one.
+        public var cause: (any Error & Sendable)? {
+            switch self {
+            case .cannotOpen(let error), .readFailed(_, let error, _), .playlist(let error), .audioRendition(let error),
+                 .reloadFailed(let error), .segmentSkipped(_, let error):
+                error
+            case .damage(let damage): damage
+            default: nil
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .cannotOpen(let error): "cannot open: \(error)"
+            case .empty: "cannot read: it is empty"
+            case .unknownForm:
+                "cannot read: not MPEG-TS (no sync byte every 188 bytes), packed audio, fragmented MP4 or an HLS playlist"
+            case .notTransportStream: "cannot read: not MPEG-TS (no sync byte every 188 bytes)"
+            case .readFailed(let bytes, let error, let silence):
+                "read error" + (bytes.map { " after \($0) bytes" } ?? "") + ": \(error)" + (silence.map { " (no data for \($0) s)" } ?? "")
+            case .damage(let damage): damage.description
+            case .noTimedID3(let form): form.noTagReason
+            case .noSegmentHasTimedID3: "none of its segments has \(MediaForm.noTimedID3.dropFirst(3))"
+            case .playlist(let error): "\(error)"
+            case .audioRendition(let error): "audio rendition: \(error)"
+            case .reloadFailed(let error): "playlist reload failed, retrying: \(error)"
+            case .leftLiveWindow(let sequences):
+                "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched"
+            case .mediaSequenceWentBack(let from, let to):
+                "the media sequence went back from \(from) to \(to) (an encoder or origin restart?): reading on from segment \(to); "
+                    + "a tag already delivered is not delivered again"
+            case .renumbered(let from, let to):
+                "the media sequence jumped from \(from) further than the stream could have gone, or to segments already read: "
+                    + "renumbered, nothing taken as lost; reading on from segment \(to)"
+            case .discontinuitySequenceWentBack(let from, let to): "EXT-X-DISCONTINUITY-SEQUENCE went back from \(from) to \(to)"
+            case .segmentNote(let note): note
+            case .segmentSkipped(let sequence, let error): "media sequence \(sequence) skipped: \(error)"
+            case .eventsDropped(let kept, let dropped):
+                "more than \(kept) timed-ID3 events in one segment; the \(dropped) after them were dropped"
+            case .lostInARow(let lost): "\(lost) segments in a row could not be read; still following the playlist"
+            case .gaveUp(let playlist, let lost, let untried):
+                "gave up on \(playlist) after \(lost) segments in a row could not be read; \(untried) more not tried"
+            case .notResumable: "only an HLS playlist can be resumed; read from its start"
+            case .noMatch: "no file matches this pattern"
+            case .nothingReadable(let extensions): "no file id3-meter reads in this folder (.\(extensions.joined(separator: ", .")))"
+            case .heldBack(let count, let last): "\(count) more like this (not listed): \(last)"
+            }
+        }
+    }
+
+    /// The error value underneath, when there is one.
+    public var cause: (any Error & Sendable)? { kind.cause }
+
     public var description: String {
-        segment.map { "\(source): segment \($0): \(reason)" } ?? "\(source): \(reason)"
+        segment.map { "\(source): segment \($0): \(kind)" } ?? "\(source): \(kind)"
     }
 }

@@ -39,7 +39,7 @@ public struct MediaExtractor: TagExtractor {
         if found { foundTimedID3 = true }
         if let ts = running as? TransportStreamExtractor, ts.hasTimedID3Stream { foundTimedID3 = true }
         if !refused, !foundTimedID3, let form {
-            emit(.warning(InputFailure(source: origin.source, reason: form.noTagReason)))
+            emit(.warning(InputFailure(source: origin.source, .noTimedID3(form))))
         }
     }
 
@@ -48,12 +48,11 @@ public struct MediaExtractor: TagExtractor {
         prefix = []
         guard !held.isEmpty else {
             refused = true
-            return emit(.failure(InputFailure(source: origin.source, reason: "cannot read: it is empty")))
+            return emit(.failure(InputFailure(source: origin.source, .empty)))
         }
         guard let form = MediaForm.sniff(held) else {
             refused = true
-            return emit(.failure(InputFailure(source: origin.source, reason:
-                "cannot read: not MPEG-TS (no sync byte every 188 bytes), packed audio, fragmented MP4 or an HLS playlist")))
+            return emit(.failure(InputFailure(source: origin.source, .unknownForm)))
         }
         self.form = form
         extractor = form.makeExtractor(origin: origin)

@@ -1,13 +1,30 @@
 /// The frame clock's rate, from the best declaration the stream makes (DOMAIN.md): the
-/// variant's FRAME-RATE, else the video stream's average frame rate, else the user's `--fps`,
+/// variant's FRAME-RATE, else the video stream's average frame rate, else the caller's option,
 /// else 30000/1001 with a warning.
 public struct FrameRateChoice: Sendable, Equatable {
     /// Where the rate came from, in the order they are tried.
-    public enum Origin: String, Sendable {
-        case variant = "the variant's FRAME-RATE"
-        case video = "the video stream's average frame rate"
-        case option = "--fps"
-        case fallback = "no declared frame rate; assuming 30000/1001"
+    public enum Origin: Sendable, CustomStringConvertible {
+        case variant, video
+        /// The rate the caller gave for a stream that declares none (the command line's `--fps`).
+        case option
+        case fallback
+
+        public var description: String {
+            switch self {
+            case .variant: "the variant's FRAME-RATE"
+            case .video: "the video stream's average frame rate"
+            case .option: "the frame rate given"
+            case .fallback: "no declared frame rate; assuming 30000/1001"
+            }
+        }
+    }
+
+    /// A declared rate passed over.
+    public struct Rejection: Sendable, Equatable, CustomStringConvertible {
+        public var origin: Origin
+        public var framesPerSecond: Double
+
+        public var description: String { "\(origin) \(framesPerSecond) is not from 1 to 300 fps" }
     }
 
     /// When nothing declares a rate: NTSC's 29.97.
@@ -19,10 +36,10 @@ public struct FrameRateChoice: Sendable, Equatable {
     public var framesPerSecond: Double
     public var origin: Origin
     /// Declared rates passed over because they were out of `allowedRates`.
-    public var rejected: [String] = []
+    public var rejected: [Rejection] = []
 
     /// The first allowed rate of: the variant's `FRAME-RATE`, the video's probed rate, `option`
-    /// (`--fps`); else `fallbackRate`.
+    /// (the caller's); else `fallbackRate`.
     public init(info: SourceInfo?, option: Double?) {
         let candidates: [(Double?, Origin)] = [(info?.variantFrameRate, .variant), (info?.videoFrameRate, .video), (option, .option)]
         for case let (rate?, origin) in candidates {
@@ -30,7 +47,7 @@ public struct FrameRateChoice: Sendable, Equatable {
                 (framesPerSecond, self.origin) = (rate, origin)
                 return
             }
-            rejected.append("\(origin.rawValue) \(rate) is not from 1 to 300 fps")
+            rejected.append(Rejection(origin: origin, framesPerSecond: rate))
         }
         (framesPerSecond, origin) = (Self.fallbackRate, .fallback)
     }

@@ -25,26 +25,26 @@ struct EventMessage: Equatable {
 
     /// Reads the content of an `emsg` box, or says why it is malformed.
     static func parse(_ bytes: [UInt8], box: Box) -> Result<EventMessage, ID3ParseError> {
-        func fail(_ reason: String) -> Result<EventMessage, ID3ParseError> {
-            .failure(ID3ParseError(reason: "emsg box: \(reason)", offset: box.content.lowerBound))
+        func fail(_ reason: ID3ParseError.Reason) -> Result<EventMessage, ID3ParseError> {
+            .failure(ID3ParseError(reason, offset: box.content.lowerBound))
         }
-        guard case (let version, var reader)? = box.fullBoxFields(in: bytes) else { return fail("truncated header") }
+        guard case (let version, var reader)? = box.fullBoxFields(in: bytes) else { return fail(.emsgTruncated(version: nil)) }
         switch version {
         case 0:
             guard let scheme = reader.readCString(), let value = reader.readCString(),
                   let timescale = reader.readInt(4), let delta = reader.readInt(4),
-                  let duration = reader.readInt(4), let id = reader.readInt(4) else { return fail("truncated version 0 fields") }
+                  let duration = reader.readInt(4), let id = reader.readInt(4) else { return fail(.emsgTruncated(version: 0)) }
             return .success(EventMessage(schemeIDURI: scheme, value: value, timescale: timescale, time: .delta(delta),
                                          eventDuration: duration, id: id, messageData: Array(reader.rest())))
         case 1:
             guard let timescale = reader.readInt(4), let time = reader.readInt(8), let duration = reader.readInt(4),
                   let id = reader.readInt(4), let scheme = reader.readCString(), let value = reader.readCString() else {
-                return fail("truncated version 1 fields")
+                return fail(.emsgTruncated(version: 1))
             }
             return .success(EventMessage(schemeIDURI: scheme, value: value, timescale: timescale, time: .absolute(time),
                                          eventDuration: duration, id: id, messageData: Array(reader.rest())))
         default:
-            return fail("unknown version \(version)")
+            return fail(.emsgUnknownVersion(Int(version)))
         }
     }
 }

@@ -97,8 +97,8 @@ struct FragmentReader: TagExtractor {
                 continue
             }
             if kept {
-                emit(.malformed(ID3ParseError(reason: "\(header.type) box of \(size) bytes skipped (over \(Self.maximumBoxBytes) bytes)",
-                                              offset: position), pts: nil, origin: origin))
+                emit(.malformed(ID3ParseError(.boxTooLarge(type: header.type, size: size, maximum: Self.maximumBoxBytes), offset: position),
+                                pts: nil, origin: origin))
             }
             if pending.count >= size {
                 pending.removeFirst(size)

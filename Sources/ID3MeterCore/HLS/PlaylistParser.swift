@@ -2,10 +2,59 @@ import Foundation
 
 /// Why a playlist could not be read, with its line number.
 public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var reason: String
+    public var reason: Reason
     public var line: Int?
 
-    public var description: String { line.map { "line \($0): \(reason)" } ?? reason }
+    public init(_ reason: Reason, line: Int?) {
+        self.reason = reason
+        self.line = line
+    }
+
+    /// What is wrong; the texts are the playlist's own values.
+    public enum Reason: Sendable, Equatable, CustomStringConvertible {
+        /// No `#EXTM3U` on the first line.
+        case notHLS
+        case variantWithoutBandwidth
+        case badBandwidth(String)
+        case badTargetDuration(String)
+        case badMediaSequence(String)
+        case badDiscontinuitySequence(String)
+        case badDuration(String)
+        case badMapByteRange(String)
+        /// A segment URI without an `EXTINF` before it.
+        case segmentWithoutDuration(String)
+        case badByteRange(String)
+        case badProgramDateTime(String)
+        case keyWithoutURI
+        case badKeyIV(String)
+        /// `EXT-X-KEY` with a method other than NONE and AES-128 (`nil`: none given).
+        case unsupportedKeyMethod(String?)
+
+        public var description: String {
+            switch self {
+            case .notHLS: "not an HLS playlist (no #EXTM3U on the first line)"
+            case .variantWithoutBandwidth: "EXT-X-STREAM-INF without BANDWIDTH"
+            case .badBandwidth(let text):
+                "EXT-X-STREAM-INF BANDWIDTH '\(text)' "
+                    + (!text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } ? "is too large (over 2^63 - 1)" : "is not a decimal integer")
+            case .badTargetDuration(let text): "bad EXT-X-TARGETDURATION '\(text)' (0 to \(Int(PlaylistParser.maximumTargetDuration)) s)"
+            case .badMediaSequence(let text): "bad EXT-X-MEDIA-SEQUENCE '\(text)'"
+            case .badDiscontinuitySequence(let text): "bad EXT-X-DISCONTINUITY-SEQUENCE '\(text)'"
+            case .badDuration(let text): "bad EXTINF duration '\(text)'"
+            case .badMapByteRange(let text): "bad EXT-X-MAP BYTERANGE '\(text)'"
+            case .segmentWithoutDuration(let uri): "segment '\(uri)' has no EXTINF"
+            case .badByteRange(let text):
+                "bad EXT-X-BYTERANGE '\(text)'" + (text.contains("@") ? "" : " (without an offset it must follow a sub-range of the same resource)")
+            case .badProgramDateTime(let text):
+                "bad EXT-X-PROGRAM-DATE-TIME '\(text)' (an ISO 8601 date from 1970 to 9999 with a time zone)"
+            case .keyWithoutURI: "EXT-X-KEY AES-128 without URI"
+            case .badKeyIV(let text): "EXT-X-KEY IV '\(text)' is not 128 bits of hex"
+            case .unsupportedKeyMethod(let method): "EXT-X-KEY METHOD=\(method ?? "(missing)") is not supported (only NONE and AES-128)"
+            }
+        }
+    }
+
+    public var description: String { line.map { "line \($0): \(reason)" } ?? "\(reason)" }
 }
 
 /// Parses RFC 8216 playlists. URIs come out resolved against the playlist's own location.
@@ -20,7 +69,7 @@ public enum PlaylistParser {
     public static func parse(_ text: String, location: String, keeping window: SegmentWindow = .all) throws(PlaylistError) -> Playlist {
         let lines = Lines(text: text[...]).lazy.map(Self.trimmed)
         guard lines.first(where: { _ in true })?.hasPrefix("#EXTM3U") == true else {
-            throw PlaylistError(reason: "not an HLS playlist (no #EXTM3U on the first line)", line: 1)
+            throw PlaylistError(.notHLS, line: 1)
         }
         if lines.contains(where: { $0.hasPrefix("#EXT-X-STREAM-INF") }) {
             return .master(try parseMaster(Array(lines), location: location))
@@ -104,12 +153,10 @@ public enum PlaylistParser {
                                             isDefault: attributes["DEFAULT"] == "YES"))
             } else if !line.isEmpty, !line.hasPrefix("#"), let (attributes, tagLine) = pending {
                 guard let text = attributes["BANDWIDTH"] else {
-                    throw PlaylistError(reason: "EXT-X-STREAM-INF without BANDWIDTH", line: tagLine)
+                    throw PlaylistError(.variantWithoutBandwidth, line: tagLine)
                 }
                 guard let bandwidth = Int(text), bandwidth >= 0 else {
-                    let tooLarge = !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber }
-                    throw PlaylistError(reason: "EXT-X-STREAM-INF BANDWIDTH '\(text)' " + (tooLarge ? "is too large (over 2^63 - 1)" : "is not a decimal integer"),
-                                        line: tagLine)
+                    throw PlaylistError(.badBandwidth(text), line: tagLine)
                 }
                 variants.append(Variant(uri: Location.resolve(String(line), against: location), bandwidth: bandwidth,
                                         frameRate: attributes.decimal("FRAME-RATE"), resolution: attributes["RESOLUTION"],
@@ -140,18 +187,18 @@ public enum PlaylistParser {
             let lineNumber = index + 1
             if let value = line.tagValue("#EXT-X-TARGETDURATION") {
                 guard let target = Self.seconds(value), target <= Self.maximumTargetDuration else {
-                    throw PlaylistError(reason: "bad EXT-X-TARGETDURATION '\(value)' (0 to \(Int(Self.maximumTargetDuration)) s)", line: lineNumber)
+                    throw PlaylistError(.badTargetDuration(String(value)), line: lineNumber)
                 }
                 playlist.targetDuration = target
             } else if let value = line.tagValue("#EXT-X-MEDIA-SEQUENCE") {
-                guard let sequence = Self.sequenceNumber(value) else { throw PlaylistError(reason: "bad EXT-X-MEDIA-SEQUENCE '\(value)'", line: lineNumber) }
+                guard let sequence = Self.sequenceNumber(value) else { throw PlaylistError(.badMediaSequence(String(value)), line: lineNumber) }
                 playlist.mediaSequence = sequence
             } else if let value = line.tagValue("#EXT-X-DISCONTINUITY-SEQUENCE") {
-                guard let sequence = Self.sequenceNumber(value) else { throw PlaylistError(reason: "bad EXT-X-DISCONTINUITY-SEQUENCE '\(value)'", line: lineNumber) }
+                guard let sequence = Self.sequenceNumber(value) else { throw PlaylistError(.badDiscontinuitySequence(String(value)), line: lineNumber) }
                 playlist.discontinuitySequence = sequence
             } else if let value = line.tagValue("#EXTINF") {
                 let seconds = value.prefix { $0 != "," }
-                guard let parsed = Self.seconds(seconds) else { throw PlaylistError(reason: "bad EXTINF duration '\(seconds)'", line: lineNumber) }
+                guard let parsed = Self.seconds(seconds) else { throw PlaylistError(.badDuration(String(seconds)), line: lineNumber) }
                 extinf = (parsed, lineNumber)
             } else if line == "#EXT-X-DISCONTINUITY" {
                 discontinuities += 1
@@ -168,7 +215,7 @@ public enum PlaylistParser {
                 if let text = attributes["BYTERANGE"] {
                     // An init section's range without an offset starts at 0: there is no previous one to follow.
                     guard let range = ByteRange(Substring(text), following: 0) else {
-                        throw PlaylistError(reason: "bad EXT-X-MAP BYTERANGE '\(text)'", line: lineNumber)
+                        throw PlaylistError(.badMapByteRange(String(text)), line: lineNumber)
                     }
                     mapByteRange = range
                 }
@@ -179,7 +226,7 @@ public enum PlaylistParser {
             } else if line == "#EXT-X-ENDLIST" {
                 playlist.hasEndList = true
             } else if !line.isEmpty, !line.hasPrefix("#") {
-                guard let (segmentDuration, extinfLine) = extinf else { throw PlaylistError(reason: "segment '\(line)' has no EXTINF", line: lineNumber) }
+                guard let (segmentDuration, extinfLine) = extinf else { throw PlaylistError(.segmentWithoutDuration(String(line)), line: lineNumber) }
                 let sequence = playlist.mediaSequence + listed
                 listed += 1
                 let kept = floor.map { sequence >= $0 } ?? true
@@ -197,8 +244,7 @@ public enum PlaylistParser {
                 var range: ByteRange?
                 if let (text, rangeLine) = byteRange {
                     guard let parsed = ByteRange(text, following: rangeEnds[uri]) else {
-                        throw PlaylistError(reason: "bad EXT-X-BYTERANGE '\(text)'" + (text.contains("@") ? ""
-                            : " (without an offset it must follow a sub-range of the same resource)"), line: rangeLine)
+                        throw PlaylistError(.badByteRange(String(text)), line: rangeLine)
                     }
                     range = parsed
                     rangeEnds[uri] = parsed.end
@@ -238,8 +284,7 @@ public enum PlaylistParser {
             case .date(let date): return date
             case .text(let value, let line):
                 guard let date = ProgramDateTime.parse(value) else {
-                    throw PlaylistError(reason: "bad EXT-X-PROGRAM-DATE-TIME '\(value)' (an ISO 8601 date from 1970 to 9999 with a time zone)",
-                                        line: line)
+                    throw PlaylistError(.badProgramDateTime(String(value)), line: line)
                 }
                 return date
             }
@@ -251,17 +296,17 @@ public enum PlaylistParser {
         case "NONE":
             return nil
         case "AES-128":
-            guard let uri = attributes["URI"] else { throw PlaylistError(reason: "EXT-X-KEY AES-128 without URI", line: line) }
+            guard let uri = attributes["URI"] else { throw PlaylistError(.keyWithoutURI, line: line) }
             var iv: [UInt8]?
             if let text = attributes["IV"] {
                 guard let bytes = hexBytes(text), bytes.count == 16 else {
-                    throw PlaylistError(reason: "EXT-X-KEY IV '\(text)' is not 128 bits of hex", line: line)
+                    throw PlaylistError(.badKeyIV(String(text)), line: line)
                 }
                 iv = bytes
             }
             return EncryptionKey(uri: Location.resolve(uri, against: location), iv: iv)
         case let method:
-            throw PlaylistError(reason: "EXT-X-KEY METHOD=\(method ?? "(missing)") is not supported (only NONE and AES-128)", line: line)
+            throw PlaylistError(.unsupportedKeyMethod(method.map { String($0) }), line: line)
         }
     }
 

@@ -5,15 +5,24 @@
 /// input: it must never make us read a local file or open a socket. Inputs the user names are
 /// theirs to choose and are not subject to it.
 public enum ReferenceRule {
+    /// A reference the rule does not let a playlist follow.
+    public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        public var reference: String
+        /// The scheme refused; `nil` for a local file named by a playlist loaded over http(s).
+        public var scheme: String?
+
+        public var description: String {
+            scheme.map { "refused '\(reference)': a playlist may not reference \($0): URLs (only http(s), and local files from a local playlist)" }
+                ?? "refused '\(reference)': a playlist loaded over http(s) may reference only http(s) URLs"
+        }
+    }
+
     /// Why `reference` (resolved) may not be followed from the playlist at `playlist`; `nil` when it may.
-    public static func refusal(of reference: String, from playlist: String) -> String? {
+    public static func refusal(of reference: String, from playlist: String) -> Refusal? {
         switch (Place(playlist), Place(reference)) {
-        case (_, .remote), (.local, .local):
-            return nil
-        case (_, .local):
-            return "refused '\(reference)': a playlist loaded over http(s) may reference only http(s) URLs"
-        case (_, .other(let scheme)):
-            return "refused '\(reference)': a playlist may not reference \(scheme): URLs (only http(s), and local files from a local playlist)"
+        case (_, .remote), (.local, .local): nil
+        case (_, .local): Refusal(reference: reference, scheme: nil)
+        case (_, .other(let scheme)): Refusal(reference: reference, scheme: scheme)
         }
     }
 

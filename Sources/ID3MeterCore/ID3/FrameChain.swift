@@ -40,13 +40,13 @@ enum FrameChain {
             let frameOffset = reader.offset
             guard let idBytes = reader.read(layout.idLength), idBytes.allSatisfy(isFrameIDByte) else {
                 return FrameChainReading(frames: frames, problem: ID3ParseError(
-                    reason: "invalid frame identifier in ID3v\(layout.version)", offset: frameOffset))
+                    .invalidFrameID(version: layout.version), offset: frameOffset))
             }
             let size = layout.syncSafeSizes ? reader.readSyncSafe(layout.sizeLength) : reader.readUInt(layout.sizeLength)
             let flags = reader.readUInt(layout.flagsLength) ?? 0
             let id = String(decoding: idBytes, as: UTF8.self)
             guard let size, size <= UInt64(reader.remaining) else {
-                return FrameChainReading(frames: frames, problem: ID3ParseError(reason: "frame \(id) overruns the tag", offset: frameOffset))
+                return FrameChainReading(frames: frames, problem: ID3ParseError(.frameOverruns(id), offset: frameOffset))
             }
             let dataStart = reader.offset
             _ = reader.skip(Int(size))
@@ -54,9 +54,8 @@ enum FrameChain {
         }
         let rest = reader.rest()
         if let garbage = rest.firstIndex(where: { $0 != 0 }) {
-            let reason = garbage == rest.startIndex ? "bytes after the last frame that are neither a frame nor padding"
-                : "non-zero bytes in the padding"
-            return FrameChainReading(frames: frames, problem: ID3ParseError(reason: reason, offset: garbage))
+            let reason: ID3ParseError.Reason = garbage == rest.startIndex ? .bytesAfterLastFrame : .nonZeroPadding
+            return FrameChainReading(frames: frames, problem: ID3ParseError(reason, offset: garbage))
         }
         return FrameChainReading(frames: frames, problem: nil)
     }

@@ -16,7 +16,7 @@ public enum ID3PacketParser {
         var offset = 0
         if !ID3TagParser.hasHeader(packet, at: 0) {
             guard CutHeaderRepair.looksCut(packet), let (restored, tag) = CutHeaderRepair.restore(packet) else {
-                return ID3PacketContents(tags: [], error: ID3ParseError(reason: "packet does not start with an ID3 tag", offset: 0))
+                return ID3PacketContents(tags: [], error: ID3ParseError(.packetDoesNotStartWithTag, offset: 0))
             }
             bytes = restored
             tags.append(tag)
@@ -30,7 +30,7 @@ public enum ID3PacketParser {
                 offset += tag.byteCount
             case .failure(let error):
                 let shift = bytes.count - packet.count
-                return ID3PacketContents(tags: tags, error: ID3ParseError(reason: error.reason, offset: error.offset - shift))
+                return ID3PacketContents(tags: tags, error: error.shifted(by: -shift))
             }
         }
         return ID3PacketContents(tags: tags, error: nil)

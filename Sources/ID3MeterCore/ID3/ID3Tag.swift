@@ -55,10 +55,68 @@ public struct ID3Frame: Sendable, Equatable {
     }
 }
 
-/// Why a tag could not be decoded, and where in its packet.
+/// Why a tag, or the bytes that should hold one, could not be decoded, and where.
 public struct ID3ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var reason: String
+    public var reason: Reason
+    /// Where in the packet, box or input.
     public var offset: Int
+    /// Where in the tag, when `offset` places the tag in its input.
+    public var offsetInTag: Int?
 
-    public var description: String { "\(reason) (at byte \(offset))" }
+    public init(_ reason: Reason, offset: Int, offsetInTag: Int? = nil) {
+        self.reason = reason
+        self.offset = offset
+        self.offsetInTag = offsetInTag
+    }
+
+    public enum Reason: Sendable, Equatable, CustomStringConvertible {
+        case noHeader
+        /// The ID3v2 major version byte (2, 3 and 4 are read).
+        case unsupportedVersion(UInt8)
+        case headerTruncatedOrSizeNotSyncSafe
+        /// ID3v2.2 with its compression flag: no scheme was ever defined.
+        case compressedVersion2_2
+        case truncated(declared: Int, present: Int)
+        case extendedHeaderDoesNotFit
+        case packetDoesNotStartWithTag
+        case invalidFrameID(version: ID3Version)
+        case frameOverruns(String)
+        case bytesAfterLastFrame
+        case nonZeroPadding
+        /// An `emsg` box too short for its header (`version` nil) or its version's fields.
+        case emsgTruncated(version: Int?)
+        case emsgUnknownVersion(Int)
+        /// A box past the size an fMP4 box is read with, skipped.
+        case boxTooLarge(type: String, size: Int, maximum: Int)
+        /// Packed audio: bytes that are neither audio frames nor ID3 tags, skipped.
+        case strayBytes(Int)
+        /// Packed audio: a tag past the size one is read with, skipped.
+        case tagTooLarge(declared: Int, maximum: Int)
+
+        public var description: String {
+            switch self {
+            case .noHeader: "no ID3 header"
+            case .unsupportedVersion(let major): "unsupported ID3 version 2.\(major)"
+            case .headerTruncatedOrSizeNotSyncSafe: "tag header truncated or its size is not sync-safe"
+            case .compressedVersion2_2: "ID3v2.2 compressed tag (no scheme defined)"
+            case .truncated(let declared, let present): "tag declares \(declared) bytes but only \(present) are present"
+            case .extendedHeaderDoesNotFit: "extended header size does not fit the tag"
+            case .packetDoesNotStartWithTag: "packet does not start with an ID3 tag"
+            case .invalidFrameID(let version): "invalid frame identifier in ID3v\(version)"
+            case .frameOverruns(let id): "frame \(id) overruns the tag"
+            case .bytesAfterLastFrame: "bytes after the last frame that are neither a frame nor padding"
+            case .nonZeroPadding: "non-zero bytes in the padding"
+            case .emsgTruncated(let version): "emsg box: truncated " + (version.map { "version \($0) fields" } ?? "header")
+            case .emsgUnknownVersion(let version): "emsg box: unknown version \(version)"
+            case .boxTooLarge(let type, let size, let maximum): "\(type) box of \(size) bytes skipped (over \(maximum) bytes)"
+            case .strayBytes(let count): "\(count) bytes that are neither audio frames nor ID3 tags skipped"
+            case .tagTooLarge(let declared, let maximum):
+                "tag declares \(declared) bytes, more than the \(maximum) a packed audio tag is read with; skipped"
+            }
+        }
+    }
+
+    public var description: String {
+        "\(reason)" + (offsetInTag.map { " (byte \($0) of the tag)" } ?? "") + " (at byte \(offset))"
+    }
 }

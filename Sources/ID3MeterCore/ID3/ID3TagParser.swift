@@ -35,17 +35,17 @@ enum ID3TagParser {
     static func parse(_ bytes: [UInt8], at offset: Int, tolerant: Bool = true) -> Result<ID3Tag, ID3ParseError> {
         var header = ByteReader(bytes, from: offset)
         guard hasHeader(bytes, at: offset), header.skip(3) else {
-            return .failure(ID3ParseError(reason: "no ID3 header", offset: offset))
+            return .failure(ID3ParseError(.noHeader, offset: offset))
         }
         guard let major = header.readByte(), let version = ID3Version(rawValue: major),
               let revision = header.readByte(), revision != 0xFF else {
-            return .failure(ID3ParseError(reason: "unsupported ID3 version 2.\(bytes[min(offset + 3, bytes.count - 1)])", offset: offset + 3))
+            return .failure(ID3ParseError(.unsupportedVersion(bytes[min(offset + 3, bytes.count - 1)]), offset: offset + 3))
         }
         guard let flags = header.readByte(), let size = header.readSyncSafe(4) else {
-            return .failure(ID3ParseError(reason: "tag header truncated or its size is not sync-safe", offset: offset + 5))
+            return .failure(ID3ParseError(.headerTruncatedOrSizeNotSyncSafe, offset: offset + 5))
         }
         if version == .v2_2, flags & HeaderFlag.extendedHeader != 0 {
-            return .failure(ID3ParseError(reason: "ID3v2.2 compressed tag (no scheme defined)", offset: offset))
+            return .failure(ID3ParseError(.compressedVersion2_2, offset: offset))
         }
         let footerLength = version == .v2_4 && flags & HeaderFlag.footer != 0 ? 10 : 0
         let declared = headerLength + Int(size) + footerLength
@@ -55,7 +55,7 @@ enum ID3TagParser {
         var cut: ID3ParseError?
         if declared > bytes.count - offset {
             // Cut short (a recording or packet that ends early): the frames that are whole still count.
-            cut = ID3ParseError(reason: "tag declares \(declared) bytes but only \(bytes.count - offset) are present", offset: offset)
+            cut = ID3ParseError(.truncated(declared: declared, present: bytes.count - offset), offset: offset)
             guard tolerant else { return .failure(cut!) }
             byteCount = bytes.count - offset
         }
@@ -82,7 +82,7 @@ enum ID3TagParser {
             if chain.frames.count > best?.chain.frames.count ?? 0 { best = (reading, chain) }
         }
         guard let (reading, chain) = best else {
-            let first = firstProblem ?? ID3ParseError(reason: "extended header size does not fit the tag", offset: 0)
+            let first = firstProblem ?? ID3ParseError(.extendedHeaderDoesNotFit, offset: 0)
             return .failure(cut ?? first.shifted(by: bodyStart))
         }
         notes += reading.notes
@@ -105,7 +105,7 @@ enum ID3TagParser {
         // v2.3's size excludes its own 4 bytes and is a plain integer; v2.4's includes them and is sync-safe.
         let length = version == .v2_3 ? reader.readUInt(4).map { $0 + 4 } : reader.readSyncSafe(4)
         guard let length, length >= 6, length <= UInt64(body.count) else {
-            return .failure(ID3ParseError(reason: "extended header size does not fit the tag", offset: 0))
+            return .failure(ID3ParseError(.extendedHeaderDoesNotFit, offset: 0))
         }
         return .success(Int(length))
     }
@@ -115,5 +115,5 @@ enum ID3TagParser {
 }
 
 extension ID3ParseError {
-    func shifted(by delta: Int) -> ID3ParseError { ID3ParseError(reason: reason, offset: offset + delta) }
+    func shifted(by delta: Int) -> ID3ParseError { ID3ParseError(reason, offset: offset + delta) }
 }

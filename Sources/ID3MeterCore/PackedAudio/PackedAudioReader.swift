@@ -30,7 +30,7 @@ struct PackedAudioReader: TagExtractor {
     mutating func finish(emit: (MediaEvent) -> Void) {
         walk(isFinal: true, emit: emit)
         if skipped > 0 {
-            emit(.malformed(ID3ParseError(reason: "\(skipped) bytes that are neither audio frames nor ID3 tags skipped", offset: 0),
+            emit(.malformed(ID3ParseError(.strayBytes(skipped), offset: 0),
                             pts: nil, origin: origin))
         }
     }
@@ -55,8 +55,8 @@ struct PackedAudioReader: TagExtractor {
                 let size = ID3TagParser.declaredByteCount(pending, at: offset)
                 if let size, size > Self.maximumTagBytes {
                     // Not waited for, and told the same way however the bytes came.
-                    let reason = "tag declares \(size) bytes, more than the \(Self.maximumTagBytes) a packed audio tag is read with; skipped"
-                    emit(.malformed(ID3ParseError(reason: reason, offset: position + offset), pts: pts, origin: origin))
+                    emit(.malformed(ID3ParseError(.tagTooLarge(declared: size, maximum: Self.maximumTagBytes), offset: position + offset),
+                                    pts: pts, origin: origin))
                     offset += 3
                     continue
                 }

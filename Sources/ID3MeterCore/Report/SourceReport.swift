@@ -149,6 +149,8 @@ public struct SourceReportBuilder {
     /// Tags placed against the program's audio (test 22 is judged only when there are some).
     private var tagsPlacedOnAudio = 0
     private let tolerances: QATolerances
+    /// A failure or warning in the report's words (the command line adds its flags).
+    private let words: @Sendable (InputFailure) -> String
     /// The source's tags in time, for the HTML report; `nil` when not asked for.
     public private(set) var timeline: TimelineRecorder?
 
@@ -158,9 +160,12 @@ public struct SourceReportBuilder {
     private let listed: Int
 
     /// A builder for the report on `source`; with `timeline`, it also records the tags' timeline.
-    /// Without `listingFindings`, findings are counted but not listed.
-    public init(source: String, timeline: TimelineRecorder? = nil, listingFindings: Bool = true, tolerances: QATolerances = QATolerances()) {
+    /// Without `listingFindings`, findings are counted but not listed. `describing` puts a failure
+    /// or warning in words.
+    public init(source: String, timeline: TimelineRecorder? = nil, listingFindings: Bool = true, tolerances: QATolerances = QATolerances(),
+                describing: @escaping @Sendable (InputFailure) -> String = { "\($0)" }) {
         built = SourceReport(source: source)
+        words = describing
         self.timeline = timeline
         self.tolerances = tolerances
         listed = listingFindings ? SourceReport.keptFindings : 0
@@ -218,10 +223,10 @@ public struct SourceReportBuilder {
                  in: \.malformedPackets, .malformedPackets)
         case .failure(let failure):
             count("read_errors")
-            if failures.admit(failure.description) { built.failures.append(failure.description) }
+            if failures.admit(failure.description) { built.failures.append(words(failure)) }
             if failure.segment == nil { built.readable = false }
         case .warning(let warning):
-            if warnings.admit(warning.description) { built.warnings.append(warning.description) }
+            if warnings.admit(warning.description) { built.warnings.append(words(warning)) }
         }
     }
 

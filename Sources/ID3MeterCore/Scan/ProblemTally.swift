@@ -25,16 +25,18 @@ package struct ProblemTally: Sendable {
         return false
     }
 
-    /// One line per kind held back since the last call: "N more like this (not listed): <the last of them>".
-    package mutating func summaries() -> [String] {
+    /// For each kind held back since the last call, how many and the last of them.
+    package mutating func heldBack() -> [(count: Int, last: String)] {
         defer {
             held.removeAll()
             heldOrder.removeAll()
         }
-        return heldOrder.map { kind in
-            let (count, last) = held[kind]!
-            return "\(count) more like this (not listed): \(last)"
-        }
+        return heldOrder.map { held[$0]! }
+    }
+
+    /// `heldBack()`, a line per kind.
+    package mutating func summaries() -> [String] {
+        heldBack().map { "\(InputFailure.Kind.heldBack(count: $0.count, last: $0.last))" }
     }
 
     static func kind(of message: String) -> String {

@@ -14,14 +14,14 @@ extension TimedID3Demuxer.Event {
             }
             if let error = contents.error {
                 // Placed in the input: the offset inside the tag alone would say "byte 0" for most.
-                let placed = ID3ParseError(reason: "\(error.reason) (byte \(error.offset) of the tag)", offset: Int(packet.position))
+                let placed = ID3ParseError(error.reason, offset: Int(packet.position), offsetInTag: error.offset)
                 emit(.malformed(placed, pts: packet.pts, origin: place))
             }
         case .audioTime(let pts, let unit):
             emit(.mediaTime(pts, origin: origin(unit)))
         case .damage(let damage, let unit):
             let place = origin(unit)
-            let failure = InputFailure(source: place.source, segment: place.segment?.uri, reason: damage.description, cause: damage)
+            let failure = InputFailure(source: place.source, segment: place.segment?.uri, .damage(damage))
             emit(damage.lostBytes ? .failure(failure) : .warning(failure))
         }
     }

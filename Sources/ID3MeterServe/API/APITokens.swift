@@ -20,7 +20,7 @@ public struct APITokens: Sendable {
 
     /// The tokens in the file at `path`.
     public static func load(_ path: String) throws(ConfigError) -> APITokens {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ConfigError(file: path, reason: "cannot be read") }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ConfigError(file: path, reason: .unreadable(nil)) }
         return try APITokens(text, source: path)
     }
 
@@ -32,18 +32,18 @@ public struct APITokens: Sendable {
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count == 3, let access = Access(rawValue: String(fields[1])) else {
-                throw ConfigError(file: source, line: index + 1, field: nil, reason: "must be 'NAME read|write TOKEN'")
+                throw ConfigError(file: source, line: index + 1, field: nil, reason: .mustBe("'NAME read|write TOKEN'"))
             }
             guard fields[2].utf8.count >= Self.minimumLength else {
                 throw ConfigError(file: source, line: index + 1, field: nil,
-                                  reason: "token '\(fields[0])' is shorter than \(Self.minimumLength) characters")
+                                  reason: .tokenTooShort(String(fields[0]), minimum: Self.minimumLength))
             }
             guard !tokens.contains(where: { $0.name == fields[0] }) else {
-                throw ConfigError(file: source, line: index + 1, field: nil, reason: "token name '\(fields[0])' is given twice")
+                throw ConfigError(file: source, line: index + 1, field: nil, reason: .tokenNameTwice(String(fields[0])))
             }
             tokens.append(Token(name: String(fields[0]), access: access, secret: Array(fields[2].utf8)))
         }
-        guard !tokens.isEmpty else { throw ConfigError(file: source, reason: "holds no token") }
+        guard !tokens.isEmpty else { throw ConfigError(file: source, reason: .noToken) }
     }
 
     /// The token `presented` is, compared in constant time with every token (how long it takes

@@ -31,12 +31,12 @@ public struct LineupConfig: Sendable, Equatable {
     public static func load(_ path: String) throws(ConfigError) -> LineupConfig {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw ConfigError(file: path, reason: "cannot read: \(error.localizedDescription)")
+            throw ConfigError(file: path, reason: .unreadable(error.localizedDescription))
         }
         guard data.count <= maximumBytes else {
-            throw ConfigError(file: path, reason: "is \(data.count) bytes; at most \(maximumBytes) are read")
+            throw ConfigError(file: path, reason: .tooLarge(bytes: data.count, maximum: maximumBytes))
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw ConfigError(file: path, reason: "is not UTF-8 text") }
+        guard let text = String(data: data, encoding: .utf8) else { throw ConfigError(file: path, reason: .notUTF8) }
         return try parse(text, file: path)
     }
 
@@ -48,10 +48,10 @@ public struct LineupConfig: Sendable, Equatable {
         if let node = fields["defaults"] {
             try reader.apply(node, to: &defaults, path: "defaults", allowingIdentity: false)
         }
-        guard let list = fields["channels"] else { throw reader.error(root, "channels", "is missing") }
-        guard case .sequence(let sequence) = list else { throw reader.error(list, "channels", "must be a list of channels") }
+        guard let list = fields["channels"] else { throw reader.error(root, "channels", .missing) }
+        guard case .sequence(let sequence) = list else { throw reader.error(list, "channels", .mustBe("a list of channels")) }
         guard sequence.count <= maximumChannels else {
-            throw reader.error(list, "channels", "has \(sequence.count) entries; at most \(maximumChannels)")
+            throw reader.error(list, "channels", .tooManyChannels(sequence.count, maximum: maximumChannels))
         }
         var channels: [ChannelConfig] = []
         var lines: [String: Int] = [:]
@@ -59,17 +59,17 @@ public struct LineupConfig: Sendable, Equatable {
             let path = "channels[\(index)]"
             let channel = try reader.channel(node, over: defaults, path: path)
             if let first = lines[channel.name] {
-                throw reader.error(node, "\(path).name", "'\(channel.name)' is already the name of the channel on line \(first)")
+                throw reader.error(node, "\(path).name", .nameTaken(channel.name, line: first))
             }
             lines[channel.name] = node.mark?.line ?? 0
             channels.append(channel)
         }
         var config = LineupConfig(channels: channels, defaults: defaults)
         if let node = fields["api_hosts"] {
-            guard case .sequence(let hosts) = node else { throw reader.error(node, "api_hosts", "must be a list of hosts or networks") }
+            guard case .sequence(let hosts) = node else { throw reader.error(node, "api_hosts", .mustBe("a list of hosts or networks")) }
             for (index, host) in hosts.enumerated() {
-                guard let entry = host.string else { throw reader.error(host, "api_hosts[\(index)]", "must be a host or a network") }
-                if let problem = HostRule.problem(with: entry) { throw reader.error(host, "api_hosts[\(index)]", problem) }
+                guard let entry = host.string else { throw reader.error(host, "api_hosts[\(index)]", .mustBe("a host or a network")) }
+                if let problem = HostRule.problem(with: entry) { throw reader.error(host, "api_hosts[\(index)]", .refused(problem)) }
                 config.apiHosts.append(entry)
             }
         }
@@ -113,33 +113,33 @@ private struct FieldReader {
     static let channelFields: Set<String> = ["name", "url", "headers", "variant", "fps", "ad_model", "app_id", "app_name",
                                              "app_version", "alert_after", "live_start", "vod"]
 
-    func error(_ node: Node?, _ field: String?, _ reason: String) -> ConfigError {
+    func error(_ node: Node?, _ field: String?, _ reason: ConfigError.Reason) -> ConfigError {
         ConfigError(file: file, line: node?.mark?.line, field: field, reason: reason)
     }
 
     func document(_ text: String) throws(ConfigError) -> Node {
         do {
-            guard let node = try Yams.compose(yaml: text) else { throw error(nil, nil, "is empty") }
+            guard let node = try Yams.compose(yaml: text) else { throw error(nil, nil, .empty) }
             return node
         } catch let failure as ConfigError {
             throw failure
         } catch let failure as YamlError {
-            throw ConfigError(file: file, line: Self.line(of: failure), field: nil, reason: "is not valid YAML: \(Self.problem(failure))")
+            throw ConfigError(file: file, line: Self.line(of: failure), field: nil, reason: .notYAML(Self.problem(failure)))
         } catch {
-            throw ConfigError(file: file, reason: "is not valid YAML: \(error)")
+            throw ConfigError(file: file, reason: .notYAML("\(error)"))
         }
     }
 
     func mapping(_ node: Node, path: String?, allowed: Set<String>) throws(ConfigError) -> [String: Node] {
-        guard case .mapping(let mapping) = node else { throw error(node, path, "must be a mapping of fields") }
+        guard case .mapping(let mapping) = node else { throw error(node, path, .mustBe("a mapping of fields")) }
         var fields: [String: Node] = [:]
         for (key, value) in mapping {
-            guard let name = key.string else { throw error(key, path, "has a key that is not text") }
+            guard let name = key.string else { throw error(key, path, .mustBe("a mapping with text keys")) }
             let field = path.map { "\($0).\(name)" } ?? name
             guard allowed.contains(name) else {
-                throw error(key, field, "is not a field here (fields: \(allowed.sorted().joined(separator: ", ")))")
+                throw error(key, field, .notAField(allowed: allowed.sorted()))
             }
-            guard fields[name] == nil else { throw error(key, field, "is given twice") }
+            guard fields[name] == nil else { throw error(key, field, .givenTwice) }
             fields[name] = value
         }
         return fields
@@ -148,7 +148,7 @@ private struct FieldReader {
     func channel(_ node: Node, over defaults: ChannelConfig, path: String?) throws(ConfigError) -> ChannelConfig {
         let fields = try mapping(node, path: path, allowed: Self.channelFields)
         for required in ["name", "url"] where fields[required] == nil {
-            throw error(node, path.map { "\($0).\(required)" } ?? required, "is missing")
+            throw error(node, path.map { "\($0).\(required)" } ?? required, .missing)
         }
         var channel = defaults
         try apply(node, to: &channel, path: path, allowingIdentity: true)
@@ -161,12 +161,12 @@ private struct FieldReader {
         for (name, value) in try mapping(node, path: path, allowed: allowed) {
             let field = path.map { "\($0).\(name)" } ?? name
             func text() throws(ConfigError) -> String {
-                guard case .scalar(let scalar) = value else { throw error(value, field, "must be a single value") }
+                guard case .scalar(let scalar) = value else { throw error(value, field, .mustBe("a single value")) }
                 return scalar.string
             }
             func number(in range: ClosedRange<Double>) throws(ConfigError) -> Double {
                 guard let number = Double(try text()), number.isFinite, range.contains(number) else {
-                    throw error(value, field, "must be a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+                    throw error(value, field, .mustBe("a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))"))
                 }
                 return number
             }
@@ -174,24 +174,24 @@ private struct FieldReader {
             case "name":
                 let name = try text()
                 guard !name.isEmpty, name.count <= 200, !name.contains("/"), !name.contains(where: \.isNewline) else {
-                    throw error(value, field, "must be 1 to 200 characters, without '/' or line breaks")
+                    throw error(value, field, .mustBe("1 to 200 characters, without '/' or line breaks"))
                 }
                 channel.name = name
             case "url":
                 let url = try text()
-                if let problem = Location.problem(withInput: url) { throw error(value, field, problem) }
-                guard Location.hasScheme(url) else { throw error(value, field, "'\(url)' must be a URL (http, https, udp, srt, rtp or tcp)") }
+                if let problem = Location.problem(withInput: url) { throw error(value, field, .refused(problem)) }
+                guard Location.hasScheme(url) else { throw error(value, field, .refused("'\(url)' must be a URL (http, https, udp, srt, rtp or tcp)")) }
                 channel.url = url
             case "headers":
                 channel.headers = try headers(value, field: field)
             case "variant":
-                guard let variant = VariantChoice(try text()) else { throw error(value, field, "must be lowest, highest or a position from 0") }
+                guard let variant = VariantChoice(try text()) else { throw error(value, field, .mustBe("lowest, highest or a position from 0")) }
                 channel.variant = variant
             case "fps":
                 channel.fps = try number(in: FrameRateChoice.allowedRates)
             case "ad_model":
                 let model = try text()
-                guard ["1", "2"].contains(model) else { throw error(value, field, "must be 1 (linear) or 2 (dynamic)") }
+                guard ["1", "2"].contains(model) else { throw error(value, field, .mustBe("1 (linear) or 2 (dynamic)")) }
                 channel.adModel = model
             case "app_id": channel.appInfo.appID = try text()
             case "app_name": channel.appInfo.appName = try text()
@@ -202,7 +202,7 @@ private struct FieldReader {
                 switch try text() {
                 case "true", "yes": channel.isVOD = true
                 case "false", "no": channel.isVOD = false
-                default: throw error(value, field, "must be true or false")
+                default: throw error(value, field, .mustBe("true or false"))
                 }
             default: break
             }
@@ -218,11 +218,11 @@ private struct FieldReader {
         case .sequence(let sequence):
             for item in sequence { lines.append((item.string ?? "", item)) }
         default:
-            throw error(node, field, "must be a mapping of names to values or a list of 'Name: value'")
+            throw error(node, field, .mustBe("a mapping of names to values or a list of 'Name: value'"))
         }
         var headers: [HTTPHeader] = []
         for (line, place) in lines {
-            guard let header = HTTPHeader(line) else { throw error(place, field, "'\(line)' is not a header (Name: value)") }
+            guard let header = HTTPHeader(line) else { throw error(place, field, .refused("'\(line)' is not a header (Name: value)")) }
             headers.append(header)
         }
         return headers

@@ -110,7 +110,7 @@ public final class ChannelRun: Sendable {
             let opened = Mutex(false)
             let delivered = await meter.run(engine: engine, playback: { self.played($0) }, watch: { [weak self, resume] event in
                 if case .opened = event { opened.withLock { $0 = true } }
-                if case .failure(let reason) = event, reason.segment == nil { failure.withLock { $0 = reason.reason } }
+                if case .failure(let reason) = event, reason.segment == nil { failure.withLock { $0 = reason.kind.description } }
                 self?.observe(event, resumingFrom: resume)
             })
             guard !Task.isCancelled else { break }
@@ -178,15 +178,18 @@ public final class ChannelRun: Sendable {
                 state.watch.segmentRead(at: at)
                 state.status.segmentsRead += 1
             case .failure(let failure):
-                if failure.segment != nil {
+                switch failure.kind {
+                case .segmentSkipped:
                     state.status.segmentsFailed += 1
                     metrics.segmentsFailed.increment()
-                } else if let lost = failure.cause as? SegmentsLost {
-                    state.status.segmentsFailed += lost.sequences.count
-                    metrics.segmentsFailed.increment(by: lost.sequences.count)
-                } else if failure.cause is PlaylistReloadError {
+                case .leftLiveWindow(let sequences):
+                    state.status.segmentsFailed += sequences.count
+                    metrics.segmentsFailed.increment(by: sequences.count)
+                case .reloadFailed:
                     state.status.playlistReloadFailures += 1
                     metrics.reloadFailures.increment()
+                default:
+                    break
                 }
             case .tag, .malformed, .warning, .resumed, .mediaTime:
                 break
@@ -199,7 +202,7 @@ public final class ChannelRun: Sendable {
         }
         if case .warning(let warning) = event {
             log.log(.warning, "channel \(config.name): \(warning)")
-            write(.warning(warning.reason, channel: config.name, at: Date()))
+            write(.warning(warning.kind.description, channel: config.name, at: Date()))
         }
         if case .segment = event { check() }
     }
@@ -212,7 +215,7 @@ public final class ChannelRun: Sendable {
             metrics.stall.increment(by: seconds)
             state.withLock { $0.status.stallSeconds += seconds }
         case .frameRate(let choice):
-            log.log(.info, "channel \(config.name): frame clock at \(choice.framesPerSecond) fps (\(choice.origin.rawValue))")
+            log.log(.info, "channel \(config.name): frame clock at \(choice.framesPerSecond) fps (\(choice.origin))")
         }
     }
 
