@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Synchronization
 
 /// HTTP(S) through async-http-client: connections kept alive and pooled across segments,
@@ -189,7 +190,12 @@ struct HTTPTransport: Sendable {
             default: return .connection(String(describing: error))
             }
         }
-        if let error = error as? IOError { return .connection(error.description) }
+        // NIO's own words wrap the system's ("connection reset (error set): Connection refused)
+        // (errno: 111)"); the system's alone say it.
+        if let error = error as? IOError { return .connection(String(cString: strerror(error.errnoCode))) }
+        if let error = error as? NIOConnectionError, let cause = error.connectionErrors.lazy.compactMap({ $0.error as? IOError }).first {
+            return .connection(String(cString: strerror(cause.errnoCode)))
+        }
         return .connection(String(describing: error))
     }
 }
