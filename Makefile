@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev pkg-config
 
-.PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium tls-tools screenshots clean install
+.PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node tls-tools timeline-script screenshots clean install
 
 all: build
 
@@ -33,6 +33,17 @@ chromium:
 	  echo "Installing chromium"; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 || \
 	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }; }
+
+# The tests check the timeline page's script with node (`node --check`, a syntax lint).
+node:
+	@command -v node >/dev/null || { \
+	  echo "Installing nodejs"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs >/dev/null 2>&1 || \
+	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs >/dev/null; }; }
+
+# After editing Sources/ID3MeterReport/HTML/timeline.js: the Swift string the binary carries.
+timeline-script:
+	scripts/embed-timeline-script.sh
 
 # The API's TLS tests make a certificate with openssl and ask through curl.
 tls-tools:
@@ -70,7 +81,7 @@ run: build
 # of MB through a debug build) would starve them. The full output goes to $(TEST_LOG); what is
 # printed is the suite's summary and what failed.
 TEST_LOG := .build/test.log
-test: deps python chromium tls-tools
+test: deps python chromium node tls-tools
 	@mkdir -p .build && echo "Building and testing (the whole output: $(TEST_LOG))"
 	@$(SWIFT) build > $(TEST_LOG) 2>&1 || { grep -E "error:" $(TEST_LOG) | sort -u | head -40; exit 1; }
 	@# The API flood test holds the release binary to the 1 s a kubelet waits.

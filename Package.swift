@@ -64,12 +64,21 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The QA report and tag timelines in words and pages, for `scan` and `serve`: the core
+        // keeps the findings, this puts them in front of people. The page's script is
+        // timeline.js, carried as the generated TimelineScript.swift.
+        .target(
+            name: "ID3MeterReport",
+            dependencies: ["ID3MeterCore"],
+            exclude: ["HTML/timeline.js"]
+        ),
         // `serve`: many streams in one process, their config, alerts and HTTP API. A target of
         // its own, so that a backend using the library builds none of it.
         .target(
             name: "ID3MeterServe",
             dependencies: [
                 "ID3Meter",
+                "ID3MeterReport",
                 "CID3MeterShim",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -86,6 +95,7 @@ let package = Package(
             name: "ID3MeterCommands",
             dependencies: [
                 "ID3Meter",
+                "ID3MeterReport",
                 "ID3MeterServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -125,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "ID3MeterTests",
             dependencies: [
-                "ID3MeterCore", "ID3Meter", "ID3MeterServe", "SampleGenerator", "CID3MeterShim",
+                "ID3MeterCore", "ID3Meter", "ID3MeterReport", "ID3MeterServe", "SampleGenerator", "CID3MeterShim",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Yams", package: "Yams"),

@@ -7,11 +7,15 @@
 import Foundation
 import ID3Meter
 
-/// Prints each call; a real backend would forward them to the Nielsen App SDK.
-final class PrintingEngine: MeteringEngine {
+/// Prints each call and counts the tags; a real backend would forward them to the Nielsen App
+/// SDK. An actor conforms as it is: the session awaits each call.
+actor PrintingEngine: MeteringEngine {
+    private(set) var tags = 0
+
     func play(channelName: String) { print("play(\(channelName))") }
     func loadMetadata(_ json: String) { print("loadMetadata(\(json))") }
     func sendID3(_ payload: String, context: TagContext) {
+        tags += 1
         print("sendID3 pts=\(context.pts.map(String.init) ?? "-") \(payload.prefix(60))...")
     }
     func playheadPosition(_ position: Int64) { print("playheadPosition(\(position))") }
@@ -44,8 +48,10 @@ for await event in TagSource(input: input, scanner: scanner, clock: ContinuousCl
 // 2. The same source played in real time, four times faster, into our engine.
 let session = MeteringSession(channelName: MeteringSession.channelName(for: input))
 let feeder = Feeder(clock: ContinuousClock(), speed: 4)
-await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: feeder, engine: PrintingEngine(),
+let printing = PrintingEngine()
+await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: feeder, engine: printing,
                   problem: { event in if case .failure(let failure) = event { print("error: \(failure)") } })
+print("\(await printing.tags) tags played")
 
 // 3. The reference engine at full speed, its records going to a JSON-lines file through an
 // `OutputSet`: a record the disk refuses is held and written later, and `notice` hears when an
@@ -54,9 +60,9 @@ let file = FileManager.default.temporaryDirectory.appendingPathComponent("custom
 let outputs = OutputSet([try StreamOutput(appendingTo: file, rotation: OutputRotation(maximumBytes: 64 << 20, keep: 4))]) { notice in
     print("output: \(notice.message ?? "")")
 }
-let reference = ReferenceEngine(appInfo: AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "example", appVersion: "1.0"),
+let reference = await ReferenceEngine(appInfo: AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "example", appVersion: "1.0"),
                                 outputs: [outputs])
 await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: Feeder(clock: InstantClock()), engine: reference)
 await outputs.finish()
-print("\(reference.delivered) deliveries recorded in \(file), \(outputs.recordsLost) lost")
+print("\(await reference.delivered) deliveries recorded in \(file), \(outputs.recordsLost) lost")
 await connections.shutdown()

@@ -104,36 +104,34 @@ struct MeterCommand: AsyncParsableCommand {
 
         let style = format?.style ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
         let records = try self.records.open(style: style)
-        // The engine and the problem handler are used by the metering task alone; the signal
-        // handler only cancels that task.
-        nonisolated(unsafe) let engine = ReferenceEngine(appInfo: AppInfo(appID: appId, appName: appName, appVersion: appVersion),
-                                     outputs: [records.set], logger: logger)
+        let engine = await ReferenceEngine(appInfo: AppInfo(appID: appId, appName: appName, appVersion: appVersion),
+                                           outputs: [records.set], logger: logger)
         let meter = StreamMeter(input: input, session: MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input),
                                                                        adModel: adModel),
                                 scanner: Scanner(variant: fetch.variant, fetcher: fetch.fetcher), liveStart: liveStart,
                                 frameRateOption: fps, pace: speed.pace, stopAfter: stopAfter,
                                 resume: resumePoint(records.recovered))
 
-        nonisolated(unsafe) var failures = 0
+        let failures = Atomic(0)
         let playback = { @Sendable [logger] (event: PlaybackEvent) in
             guard case .frameRate(let choice) = event else { return }
             let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin == .option ? "--fps" : "\(choice.origin)"))"
             choice.rejected.forEach { Console.warning("\(input): \($0); not used") }
             if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
         }
-        nonisolated(unsafe) let problem = { (event: MediaEvent) in
+        let problem = { @Sendable [logger] (event: MediaEvent) in
             switch event {
             case .warning(let warning):
                 Console.warning(FlagHint.words(warning))
             case .failure(let failure):
-                failures += 1
+                failures.add(1, ordering: .relaxed)
                 Console.error(FlagHint.words(failure))
             case .malformed(let error, let pts, let origin):
                 logger.warning("malformed ID3 in \(origin.segment?.uri ?? origin.source) at pts \(pts.map(String.init) ?? "none"): \(error)")
             case .resumed(let resumption):
                 guard let point = meter.resume else { break }
                 let record = MeterRecord.resume(resumption, from: point, at: Date())
-                records.set.write(record)
+                await records.set.write(record)
                 printError("\(input): \(record.message ?? "")")
             case .opened, .tag, .segment, .mediaTime:
                 break
@@ -145,9 +143,10 @@ struct MeterCommand: AsyncParsableCommand {
         await records.finish()
         // An output that had to drop records failed its run, though the others have them.
         let lost = records.set.recordsLost
-        printError("\(engine.delivered) tags sent, \(engine.suppressed) suppressed, \(failures) failure\(failures == 1 ? "" : "s")"
+        let failed = failures.load(ordering: .relaxed)
+        printError("\(await engine.delivered) tags sent, \(await engine.suppressed) suppressed, \(failed) failure\(failed == 1 ? "" : "s")"
                    + (lost > 0 ? ", \(lost) record\(lost == 1 ? "" : "s") lost by an output" : ""))
-        if failures > 0 || lost > 0 { throw ExitCode.failure }
+        if failed > 0 || lost > 0 { throw ExitCode.failure }
     }
 }
 

@@ -98,10 +98,10 @@ struct RecordOptions: ParsableArguments {
         if let output {
             do {
                 let file = try StreamOutput(appendingTo: output, rotation: rotation)
-                file.takeNotes().forEach { Console.warning($0) }
+                file.openingNotes.forEach { Console.warning("--output \($0)") }
                 outputs.append(file)
             } catch {
-                Console.error("\(error)")
+                Console.error("cannot open --output \(error.path): \(error.reason)")
                 throw ExitCode.failure
             }
         }
@@ -128,7 +128,7 @@ struct RecordOptions: ParsableArguments {
         let retrying = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
-                set.retry()
+                await set.retry()
             }
         }
         return RecordOutputs(set: set, sending: sending, retrying: retrying, recovered: recovered)

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import ID3Meter
+import ID3MeterReport
 import Logging
 import Synchronization
 
@@ -307,6 +308,7 @@ struct InputCollector: ScanCollector {
 
 /// Records in input order, from whichever thread holds the current input: that one writes as it
 /// goes, the others keep theirs until `finish` of the one before them.
+// Unchecked: every var is read and written under `lock`.
 final class OrderedOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var current = 0

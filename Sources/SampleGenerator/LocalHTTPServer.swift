@@ -7,6 +7,7 @@ import Glibc
 /// alive across requests as HTTP/1.1 allows (closed after a response whose end is the close),
 /// every answer from `handler` (which may stall, to test timeouts). It counts the connections
 /// it accepted, so a test can tell whether a client reuses them. Call `stop()` to end it.
+// Unchecked: every var is read and written under `lock`.
 public final class LocalHTTPServer: @unchecked Sendable {
     public struct Request: Sendable {
         public var method: String

@@ -1,17 +1,20 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ID3Meter
 @testable import ID3MeterCore
 
-final class RecordingOutput: MeterOutput {
+/// An actor output, as a backend might write one: it conforms as it is.
+actor RecordingOutput: MeterOutput {
     var records: [MeterRecord] = []
     func write(_ record: MeterRecord) { records.append(record) }
-    func finish() async {}
+    func finish() {}
 }
 
 final class RecordingDelegate: EngineDelegate {
-    var events: [EngineEvent] = []
-    func engine(_ engine: ReferenceEngine, didReport event: EngineEvent) { events.append(event) }
+    private let heard = Mutex<[EngineEvent]>([])
+    var events: [EngineEvent] { heard.withLock { $0 } }
+    func engine(_ engine: ReferenceEngine, didReport event: EngineEvent) { heard.withLock { $0.append(event) } }
 }
 
 @Suite("Reference engine")
@@ -39,73 +42,73 @@ struct EngineTests {
     }
 
     /// The same table through the engine's public calls: the state it ends in, and whether a tag got out.
-    @Test func theEngineFollowsTheTableAndIgnoresUnexpectedCalls() {
-        func engine(in state: EngineState) -> (ReferenceEngine, RecordingOutput) {
+    @Test func theEngineFollowsTheTableAndIgnoresUnexpectedCalls() async {
+        func engine(in state: EngineState) async -> (ReferenceEngine, RecordingOutput) {
             let output = RecordingOutput()
-            let engine = ReferenceEngine(appInfo: Self.appInfo, outputs: [output])
-            if state == .processing { engine.play(channelName: "c") }
-            if state == .disabled { engine.appDisableApi(true) }
-            #expect(engine.state == state)
+            let engine = await ReferenceEngine(appInfo: Self.appInfo, outputs: [output])
+            if state == .processing { await engine.play(channelName: "c") }
+            if state == .disabled { await engine.appDisableApi(true) }
+            #expect(await engine.state == state)
             return (engine, output)
         }
         for (state, call, next) in Self.table {
-            let (engine, output) = engine(in: state)
+            let (engine, output) = await engine(in: state)
             switch call {
-            case .play: engine.play(channelName: "c")
-            case .loadMetadata: engine.loadMetadata(#"{"type":"content","adModel":"1"}"#)
-            case .sendID3: engine.sendID3(Self.tag, context: Self.context)
-            case .playheadPosition: engine.playheadPosition(1)
-            case .stop: engine.stop()
-            case .end: engine.end()
-            case .disable: engine.appDisableApi(true)
-            case .enable: engine.appDisableApi(false)
+            case .play: await engine.play(channelName: "c")
+            case .loadMetadata: await engine.loadMetadata(#"{"type":"content","adModel":"1"}"#)
+            case .sendID3: await engine.sendID3(Self.tag, context: Self.context)
+            case .playheadPosition: await engine.playheadPosition(1)
+            case .stop: await engine.stop()
+            case .end: await engine.end()
+            case .disable: await engine.appDisableApi(true)
+            case .enable: await engine.appDisableApi(false)
             }
-            #expect(engine.state == (next ?? state), "\(state) on \(call)")
-            #expect(output.records.contains { $0.type == .sendID3 } == (call == .sendID3 && next != nil))
+            #expect(await engine.state == (next ?? state), "\(state) on \(call)")
+            #expect(await output.records.contains { $0.type == .sendID3 } == (call == .sendID3 && next != nil))
         }
     }
 
-    @Test func appInfoErrors() {
+    @Test func appInfoErrors() async {
         let delegate = RecordingDelegate()
-        let engine = ReferenceEngine(appInfo: AppInfo(appID: "", appName: "", appVersion: "", sfcode: ""), outputs: [], delegate: delegate)
-        #expect(engine.state == .disabled)
+        let engine = await ReferenceEngine(appInfo: AppInfo(appID: "", appName: "", appVersion: "", sfcode: ""), outputs: [], delegate: delegate)
+        #expect(await engine.state == .disabled)
         #expect(delegate.events.map(\.code) == [1007, 1005, 1006, 1004])
         let good = RecordingDelegate()
-        _ = ReferenceEngine(appInfo: Self.appInfo, outputs: [], delegate: good)
+        _ = await ReferenceEngine(appInfo: Self.appInfo, outputs: [], delegate: good)
         #expect(good.events == [.startup])
     }
 
-    @Test func metadataMustBeDTVRContentJSON() {
+    @Test func metadataMustBeDTVRContentJSON() async {
         let delegate = RecordingDelegate()
-        let engine = ReferenceEngine(appInfo: Self.appInfo, outputs: [], delegate: delegate)
-        engine.loadMetadata("{not json")
-        engine.loadMetadata(#"{"type":"content","adModel":1}"#)
-        engine.loadMetadata(#"{"Type":"content","adModel":"1"}"#)
-        #expect(engine.state == .idle)
+        let engine = await ReferenceEngine(appInfo: Self.appInfo, outputs: [], delegate: delegate)
+        await engine.loadMetadata("{not json")
+        await engine.loadMetadata(#"{"type":"content","adModel":1}"#)
+        await engine.loadMetadata(#"{"Type":"content","adModel":"1"}"#)
+        #expect(await engine.state == .idle)
         #expect(delegate.events.dropFirst().map(\.code) == [1008, 1008, 1004])
-        engine.loadMetadata(#"{"type":"content","adModel":"2"}"#)
-        #expect(engine.state == .processing)
-        #expect(engine.metadata == ["type": "content", "adModel": "2"])
+        await engine.loadMetadata(#"{"type":"content","adModel":"2"}"#)
+        #expect(await engine.state == .processing)
+        #expect(await engine.metadata == ["type": "content", "adModel": "2"])
     }
 
-    @Test func onlyNielsenTagsAndNeverTwice() {
+    @Test func onlyNielsenTagsAndNeverTwice() async {
         let output = RecordingOutput()
         let delegate = RecordingDelegate()
-        let engine = ReferenceEngine(appInfo: Self.appInfo, outputs: [output], delegate: delegate, now: { Date(timeIntervalSince1970: 100) })
-        engine.play(channelName: "")
-        #expect(engine.channelName == "defaultChannelName")
-        engine.sendID3("com.apple.streaming.transportStreamTimestamp", context: Self.context)
-        engine.sendID3(Self.tag, context: Self.context)
-        engine.sendID3(Self.tag, context: Self.context)  // identical to the previous one
-        engine.sendID3(NielsenTagTests.infoSample, context: Self.context)
-        engine.sendID3(Self.tag, context: Self.context)  // same pts and payload as the first, after a reload
-        engine.sendID3(Self.tag, context: TagContext(pts: 990_000, origin: TagOrigin(source: "s"), programDateTime: nil))
-        engine.end()
-        #expect(output.records.filter { $0.type == .sendID3 }.map(\.payload) == [Self.tag, NielsenTagTests.infoSample, Self.tag])
-        #expect(engine.delivered == 3)
-        #expect(engine.suppressed == 3)
-        #expect(output.records.filter { $0.type == .event }.map(\.event) == [2001, 2002])
+        let engine = await ReferenceEngine(appInfo: Self.appInfo, outputs: [output], delegate: delegate, now: { Date(timeIntervalSince1970: 100) })
+        await engine.play(channelName: "")
+        #expect(await engine.channelName == "defaultChannelName")
+        await engine.sendID3("com.apple.streaming.transportStreamTimestamp", context: Self.context)
+        await engine.sendID3(Self.tag, context: Self.context)
+        await engine.sendID3(Self.tag, context: Self.context)  // identical to the previous one
+        await engine.sendID3(NielsenTagTests.infoSample, context: Self.context)
+        await engine.sendID3(Self.tag, context: Self.context)  // same pts and payload as the first, after a reload
+        await engine.sendID3(Self.tag, context: TagContext(pts: 990_000, origin: TagOrigin(source: "s"), programDateTime: nil))
+        await engine.end()
+        #expect(await output.records.filter { $0.type == .sendID3 }.map(\.payload) == [Self.tag, NielsenTagTests.infoSample, Self.tag])
+        #expect(await engine.delivered == 3)
+        #expect(await engine.suppressed == 3)
+        #expect(await output.records.filter { $0.type == .event }.map(\.event) == [2001, 2002])
         #expect(delegate.events.map(\.code) == [2001, 2002])
-        #expect(output.records.first { $0.type == .sendID3 }?.sentAt == 100)
+        #expect(await output.records.first { $0.type == .sendID3 }?.sentAt == 100)
     }
 }

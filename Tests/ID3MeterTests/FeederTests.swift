@@ -1,12 +1,15 @@
+import Synchronization
 import Testing
 @testable import ID3Meter
 @testable import ID3MeterCore
 
-/// An engine that notes the virtual time of each call.
+/// An engine that notes the virtual time of each call: a `Sendable` class with synchronous
+/// methods conforms as an actor does.
 final class ClockedEngine: MeteringEngine {
     let clock: InstantClock
-    var sends: [(payload: String, at: Double)] = []
-    var playheads: [(position: Int64, at: Double)] = []
+    private let calls = Mutex<(sends: [(payload: String, at: Double)], playheads: [(position: Int64, at: Double)])>(([], []))
+    var sends: [(payload: String, at: Double)] { calls.withLock { $0.sends } }
+    var playheads: [(position: Int64, at: Double)] { calls.withLock { $0.playheads } }
 
     init(clock: InstantClock) { self.clock = clock }
 
@@ -14,8 +17,14 @@ final class ClockedEngine: MeteringEngine {
 
     func play(channelName: String) {}
     func loadMetadata(_ json: String) {}
-    func sendID3(_ payload: String, context: TagContext) { sends.append((payload, now)) }
-    func playheadPosition(_ position: Int64) { playheads.append((position, now)) }
+    func sendID3(_ payload: String, context: TagContext) {
+        let at = now
+        calls.withLock { $0.sends.append((payload, at)) }
+    }
+    func playheadPosition(_ position: Int64) {
+        let at = now
+        calls.withLock { $0.playheads.append((position, at)) }
+    }
     func stop() {}
     func end() {}
 }
@@ -40,13 +49,13 @@ struct FeederTests {
         let clock = InstantClock()
         let engine = ClockedEngine(clock: clock)
         let chunk = PlayoutTests.segment(sequence: 7, startPTS: 1_000_000, tagOffsets: [0.5, 1.5, 2.5, 3.5, 4.5, 5.5])
-        var rates: [FrameRateChoice] = []
+        let rates = Collected<FrameRateChoice>()
         let calls = await Feeder(clock: clock).run(Self.source([.opened(Self.info)] + Self.events(chunk)), engine: engine,
                                                    playback: { if case .frameRate(let choice) = $0 { rates.append(choice) } })
         #expect(calls == 6)
         // The variant's FRAME-RATE (25) wins over the video's probed 30.
-        #expect(rates.map(\.framesPerSecond) == [25])
-        #expect(rates.map(\.origin) == [.variant])
+        #expect(rates.all.map(\.framesPerSecond) == [25])
+        #expect(rates.all.map(\.origin) == [.variant])
         #expect(engine.sends.map(\.payload) == (0..<6).map { "www.nielsen.com/7/\($0)" })
         for (index, send) in engine.sends.enumerated() {
             let due = 0.5 + Double(index)
@@ -87,13 +96,13 @@ struct FeederTests {
         let clock = InstantClock()
         let engine = ClockedEngine(clock: clock)
         let chunks = (0..<20).map { PlayoutTests.segment(sequence: $0, startPTS: 90_000 * 6 * Int64($0), tagOffsets: [1, 3, 5]) }
-        var problems: [String] = []
+        let problems = Collected<String>()
         let events = chunks.flatMap(Self.events) + [.failure(InputFailure(source: "s", .empty))]
         await Feeder(clock: clock).run(Self.source(events), engine: engine, problem: { event in
             if case .failure(let failure) = event { problems.append(failure.description) }
         })
         #expect(engine.sends.map(\.payload) == (0..<20).flatMap { segment in (0..<3).map { "www.nielsen.com/\(segment)/\($0)" } })
-        #expect(problems == ["s: cannot read: it is empty"], "passed on as it came")
+        #expect(problems.all == ["s: cannot read: it is empty"], "passed on as it came")
     }
 
     /// A tag whose segment never ends (the last segment failed after completing it) is still

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ID3MeterCore
+@testable import ID3MeterReport
 import SampleGenerator
 
 /// The HTML QA report as a person sees it: written by the real binary, drawn by a real headless

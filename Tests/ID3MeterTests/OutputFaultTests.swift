@@ -53,7 +53,7 @@ struct OutputFaultTests {
             var said: Set<String> = []
             reader.read { record in
                 _ = sends(record)
-                for output in ["--output", "collector"] where Self.isAlert(record, output: output, active: active) { said.insert(output) }
+                for output in ["records file", "collector"] where Self.isAlert(record, output: output, active: active) { said.insert(output) }
                 return said.count == 2
             }
         }
@@ -65,7 +65,7 @@ struct OutputFaultTests {
         if let api {
             let samples = ServeCommandTests.samples(try await ServeCommandTests.request("GET", "\(api)/metrics").body)
             let file = arguments(disk.folder, collector.url).first { $0.hasSuffix("records.jsonl") } ?? ""
-            #expect(samples[#"id3meter_output_failing{output="--output \#(file)"}"#] == 1, "\(samples.filter { $0.key.contains("output") })")
+            #expect(samples[#"id3meter_output_failing{output="records file \#(file)"}"#] == 1, "\(samples.filter { $0.key.contains("output") })")
             #expect((samples[#"id3meter_output_write_errors_total{output="collector"}"#] ?? 0) > 0)
         }
         disk.free()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ID3Meter
 @testable import ID3MeterCore
+@testable import ID3MeterReport
 import SampleGenerator
 
 @Suite("QA report")

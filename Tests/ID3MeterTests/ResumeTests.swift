@@ -22,11 +22,11 @@ struct ResumePickUpTests {
         defer { server.stop() }
         let input = server.url("live.m3u8")
         let engine = ClockedEngine(clock: InstantClock())
-        var resumed: [Resumption] = []
+        let resumed = Collected<Resumption>()
         await StreamMeter(input: input, session: MeteringSession(channelName: "c"), pace: .noWaiting,
                           resume: point(segment: segment, tag: tag, input: input))
             .run(engine: engine, problem: { if case .resumed(let resumption) = $0 { resumed.append(resumption) } })
-        return (engine.sends.map(\.payload), resumed, server.requests.map(\.path).filter { $0.hasSuffix(".ts") })
+        return (engine.sends.map(\.payload), resumed.all, server.requests.map(\.path).filter { $0.hasSuffix(".ts") })
     }
 
     static func owners(_ segments: ClosedRange<Int>) -> [String] { segments.flatMap { stream.tags(inSegment: $0).map(\.owner) } }
@@ -56,7 +56,7 @@ struct ResumePickUpTests {
         #expect(run.sends == Self.owners(3...5))
     }
 
-    @Test func theCheckpointsSecondPayloadOfOneTagIsHeldBackToo() {
+    @Test func theCheckpointsSecondPayloadOfOneTagIsHeldBackToo() async {
         let clock = InstantClock()
         let inner = ClockedEngine(clock: clock)
         let engine = ResumingEngine(inner, resumingAfter: ResumePoint(input: "x", mediaSequence: 7, pts: 100, payload: "b", sentAt: 0))
@@ -65,7 +65,7 @@ struct ResumePickUpTests {
                        programDateTime: nil)
         }
         for (payload, sequence, pts) in [("z", 6, 50), ("a", 7, 100), ("b", 7, 100), ("c", 7, 100), ("d", 7, 200), ("e", 8, 10)] {
-            engine.sendID3(payload, context: context(sequence, Int64(pts)))
+            await engine.sendID3(payload, context: context(sequence, Int64(pts)))
         }
         #expect(inner.sends.map(\.payload) == ["c", "d", "e"])
     }
@@ -96,7 +96,7 @@ struct StateDirectoryTests {
         // b:2 only in a spool batch, b:3 in the spool's open file, then a line cut short.
         for line in [Self.line(channel: "a", seq: 1, payload: "a1", at: 1), Self.line(channel: "b", seq: 1, payload: "b1", at: 1)] {
             let record = try JSONDecoder().decode(MeterRecord.self, from: Data(line.utf8))
-            file.write(record)
+            await file.write(record)
             checkpoint.write(record)
         }
         await checkpoint.finish()

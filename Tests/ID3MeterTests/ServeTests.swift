@@ -11,7 +11,7 @@ import Prometheus
 import SampleGenerator
 
 /// Records as the line-up writes them, kept for the test to read.
-final class CollectedRecords: MeterOutput, @unchecked Sendable {
+final class CollectedRecords: MeterOutput {
     private let records = Mutex<[MeterRecord]>([])
     func write(_ record: MeterRecord) { records.withLock { $0.append(record) } }
     func finish() async {}

@@ -43,20 +43,20 @@ public struct StreamMeter: Sendable {
     /// every event as the source yields it, before the frame clock plays it. A resumed run says
     /// where it picked up with a `.resumed` event, to `problem` and `watch`.
     @discardableResult
-    public func run(engine: any MeteringEngine, playback: (PlaybackEvent) -> Void = { _ in },
-                    problem: (MediaEvent) -> Void = { _ in },
-                    watch: @escaping @Sendable (MediaEvent) -> Void = { _ in }) async -> Int {
+    public func run(engine: any MeteringEngine, playback: @escaping @Sendable (PlaybackEvent) async -> Void = { _ in },
+                    problem: @escaping @Sendable (MediaEvent) async -> Void = { _ in },
+                    watch: @escaping @Sendable (MediaEvent) async -> Void = { _ in }) async -> Int {
         let resuming = resume.map { ResumingEngine(engine, resumingAfter: $0) }
         let engine = resuming ?? engine
         // On the feeder's task, as its engine calls are, and before any tag after the event.
-        let problem = { (event: MediaEvent) in
+        let problem = { @Sendable (event: MediaEvent) in
             if case .resumed(.sequenceWentBack) = event { resuming?.forgetCheckpoint() }
-            problem(event)
+            await problem(event)
         }
         let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, resumeAt: resume?.mediaSequence,
                                clock: ContinuousClock())
             .map { @Sendable event in
-                watch(event)
+                await watch(event)
                 return event
             }
         switch pace {

@@ -1,56 +1,57 @@
 import Synchronization
 
-/// The outputs a run writes every record to (stdout, `--output`, the collector, the checkpoint),
-/// in order, behind one lock: each output takes writes from one task at a time, and `serve`'s
-/// channels meter on tasks of their own. What an output says about itself (its storage failing
-/// or back, records it dropped) becomes records written to all of them, and goes to `notice`.
-public final class OutputSet: MeterOutput, Sendable {
-    private let outputs: Mutex<[any MeterOutput]>
+/// The outputs a run writes every record to (stdout, a records file, the collector, the
+/// checkpoint), in order: a record reaches an output once every output before it has taken it,
+/// so the checkpoint, last, never runs ahead of what is stored. `serve`'s channels write from
+/// tasks of their own; each awaits its record's turn through every output. What an output says
+/// about itself (its storage failing or back, records it dropped) becomes records written to
+/// all of them, and goes to `notice`.
+public actor OutputSet: MeterOutput {
+    private var outputs: [any MeterOutput]
     private let notice: @Sendable (MeterRecord) -> Void
     private let lost = Mutex(0)
 
     /// `notice` sees each alert and loss record an output raised (for the log).
-    public init(_ outputs: sending [any MeterOutput], notice: @escaping @Sendable (MeterRecord) -> Void = { _ in }) {
-        self.outputs = Mutex(outputs)
+    public init(_ outputs: [any MeterOutput], notice: @escaping @Sendable (MeterRecord) -> Void = { _ in }) {
+        self.outputs = outputs
         self.notice = notice
     }
 
     /// Records some output had to drop, as its `loss` records said, up to now.
-    public var recordsLost: Int { lost.withLock { $0 } }
+    public nonisolated var recordsLost: Int { lost.withLock { $0 } }
 
-    public func write(_ record: MeterRecord) {
-        let notices = outputs.withLock { outputs in
-            outputs.forEach { $0.write(record) }
-            return Self.spread(&outputs)
-        }
-        say(notices)
+    public func write(_ record: MeterRecord) async {
+        for output in outputs { await output.write(record) }
+        await spread()
     }
 
     /// Has every output try again what it holds; called about once a second.
-    public func retry() {
-        let notices = outputs.withLock { outputs in
-            outputs.forEach { $0.retry() }
-            return Self.spread(&outputs)
-        }
-        say(notices)
+    public func retry() async {
+        for output in outputs { await output.retry() }
+        await spread()
     }
 
     /// Each output's counts, for metrics.
-    public var healths: [OutputHealth] { outputs.withLock { $0.compactMap(\.health) } }
+    public var healths: [OutputHealth] {
+        get async {
+            var healths: [OutputHealth] = []
+            for output in outputs { if let health = await output.health { healths.append(health) } }
+            return healths
+        }
+    }
 
     /// Flushes every output in turn and lets them go: a write after it goes nowhere. What an
     /// output could not store by then is said (to `notice`, and to the outputs not finished yet).
     public func finish() async {
-        let all = outputs.withLock { outputs in
-            let taken = outputs
-            outputs = []
-            return taken
-        }
+        let all = outputs
+        outputs = []
         for (index, output) in all.enumerated() {
             await output.finish()
-            let notices = output.takeNotices()
+            let notices = await output.takeNotices()
             say(notices)
-            for record in notices { all[(index + 1)...].forEach { $0.write(record) } }
+            for record in notices {
+                for later in all[(index + 1)...] { await later.write(record) }
+            }
         }
     }
 
@@ -62,16 +63,17 @@ public final class OutputSet: MeterOutput, Sendable {
 
     /// Writes each output's notices to every output, until none has more to say (a notice the
     /// failing output itself holds adds none).
-    private static func spread(_ outputs: inout [any MeterOutput]) -> [MeterRecord] {
-        var said: [MeterRecord] = []
+    private func spread() async {
         var rounds = 0
         while rounds < 4 {
-            let notices = outputs.flatMap { $0.takeNotices() }
+            var notices: [MeterRecord] = []
+            for output in outputs { notices += await output.takeNotices() }
             guard !notices.isEmpty else { break }
-            for record in notices { outputs.forEach { $0.write(record) } }
-            said += notices
+            for record in notices {
+                for output in outputs { await output.write(record) }
+            }
+            say(notices)
             rounds += 1
         }
-        return said
     }
 }

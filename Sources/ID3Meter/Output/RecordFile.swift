@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Where a `StreamOutput`'s lines go: stdout, or the `--output` file. The file is opened for
+/// Where a `StreamOutput`'s lines go: stdout, or a records file. The file is opened for
 /// appending; a last line a crash left torn is set aside first (never appended to), and the file
 /// is rotated by size or age when asked, keeping the newest rotated files.
 final class RecordFile {
@@ -13,7 +13,7 @@ final class RecordFile {
     private let rotation: OutputRotation?
     private var size: UInt64 = 0
     private var openedAt: Date
-    private let now: () -> Date
+    private let now: @Sendable () -> Date
     /// What opening or rotating had to say (a torn line set aside, a rename refused).
     private(set) var notes: [String] = []
 
@@ -27,13 +27,13 @@ final class RecordFile {
     }
 
     /// Appends to the file at `path`, created if need be; throws the reason it cannot be opened.
-    init(appendingTo path: String, rotation: OutputRotation? = nil, now: @escaping () -> Date = Date.init) throws(RecordFileError) {
+    init(appendingTo path: String, rotation: OutputRotation? = nil, now: @escaping @Sendable () -> Date = Date.init) throws(RecordFileError) {
         self.path = path
         self.rotation = rotation
         self.now = now
         openedAt = now()
         let descriptor = try Self.open(path)
-        writer = LineWriter(descriptor: descriptor, name: "--output \(path)")
+        writer = LineWriter(descriptor: descriptor, name: "records file \(path)")
         size = Self.size(of: descriptor)
         repairTornEnd()
     }
@@ -144,14 +144,14 @@ final class RecordFile {
         let aside = numbers.max().map { "\(base)-\($0 + 1)" } ?? base
         _ = fsync(writer.descriptor)
         guard rename(path, aside) == 0 else {
-            notes.append("--output \(path): cannot rotate to \(aside) (\(String(cString: strerror(errno)))); still writing \(path)")
+            notes.append("records file \(path): cannot rotate to \(aside) (\(String(cString: strerror(errno)))); still writing \(path)")
             openedAt = now()
             return
         }
         let replacement: Int32
         do { replacement = try Self.open(path) } catch {
             // The rotated file is still open: the records go on into it until the next try.
-            notes.append("--output \(path): rotated to \(aside), but a new file cannot be made (\(error.reason)); writing on in \(aside)")
+            notes.append("records file \(path): rotated to \(aside), but a new file cannot be made (\(error.reason)); writing on in \(aside)")
             openedAt = now()
             return
         }
@@ -161,7 +161,7 @@ final class RecordFile {
         openedAt = now()
         if let keep = rotation.keep {
             for old in Self.rotatedFiles(of: path).dropLast(keep) where unlink(old) != 0 {
-                notes.append("--output \(path): cannot remove the rotated file \(old): \(String(cString: strerror(errno)))")
+                notes.append("records file \(path): cannot remove the rotated file \(old): \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -175,9 +175,9 @@ final class RecordFile {
     }
 }
 
-/// An `--output` file that cannot be opened.
-struct RecordFileError: Error, CustomStringConvertible {
-    var path: String
-    var reason: String
-    var description: String { "cannot open --output \(path): \(reason)" }
+/// A records file that cannot be opened: its path, and the system's reason.
+public struct RecordFileError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "cannot open records file \(path): \(reason)" }
 }

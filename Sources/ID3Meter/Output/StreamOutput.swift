@@ -1,10 +1,11 @@
 import Foundation
 
-/// Meter records as lines on stdout or in the `--output` file: JSON lines, or a readable line
+/// Meter records as lines on stdout or in a records file: JSON lines, or a readable line
 /// per record for a person at a terminal. Each record is written as it comes, unbuffered, so a
 /// killed meter loses nothing it has delivered; a record the storage refuses is held and
-/// written later, in order (`LineWriter`), and said in an alert while it is.
-public final class StreamOutput: MeterOutput {
+/// written later, in order (`LineWriter`), and said in an alert while it is. Rotating the file
+/// (a rename refused, a new file that cannot be made) is said in warning records.
+public actor StreamOutput: MeterOutput {
     /// JSON lines for programs, one plain line per record for people.
     public enum Style: Sendable { case jsonl, text }
 
@@ -15,18 +16,24 @@ public final class StreamOutput: MeterOutput {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
-    private let now: () -> Date
+    private let now: @Sendable () -> Date
+    /// What opening the file found (a torn last line set aside), to be said before anything else.
+    public nonisolated let openingNotes: [String]
 
     /// Writes to standard output.
     public init(standardOutputStyle style: Style) {
         file = RecordFile(standardOutput: ())
         self.style = style
         now = Date.init
+        openingNotes = []
     }
 
     /// JSON lines appended to the file at `path`, created if need be, rotated as `rotation` says.
-    public init(appendingTo path: String, rotation: OutputRotation? = nil, now: @escaping () -> Date = Date.init) throws {
-        file = try RecordFile(appendingTo: path, rotation: rotation, now: now)
+    public init(appendingTo path: String, rotation: OutputRotation? = nil,
+                now: @escaping @Sendable () -> Date = Date.init) throws(RecordFileError) {
+        let file = try RecordFile(appendingTo: path, rotation: rotation, now: now)
+        openingNotes = file.takeNotes()
+        self.file = file
         style = .jsonl
         self.now = now
     }
@@ -44,12 +51,11 @@ public final class StreamOutput: MeterOutput {
 
     public var health: OutputHealth? { file.writer.health }
 
-    /// Notes of opening and rotating the file (a torn last line set aside).
-    public func takeNotes() -> [String] { file.takeNotes() }
-
     public func takeNotices() -> [MeterRecord] {
         let (changes, loss) = file.writer.take()
-        return LineWriter.Change.records(changes, loss: loss, health: file.writer.health, at: now())
+        let date = now()
+        return LineWriter.Change.records(changes, loss: loss, health: file.writer.health, at: date)
+            + file.takeNotes().map { MeterRecord.warning($0, channel: nil, at: date) }
     }
 
     func line(for record: MeterRecord) -> String {

@@ -163,6 +163,7 @@ struct BlockwiseFileScan {
 
     /// Which block is read next and whose turn it is to be passed on; the scan's state in stream
     /// order goes with the turn. At most `ahead` blocks past the turn are read or left waiting.
+    // Unchecked: every var is read and written under `condition`.
     private final class Schedule: @unchecked Sendable {
         private let condition = NSCondition()
         private let blocks: Int
@@ -230,6 +231,7 @@ struct BlockwiseFileScan {
     }
 
     /// The caller's `emit`, called from the block threads in turn. Let go of before `run` returns.
+    // Unchecked: `body` is called by the thread whose turn it is, one at a time, and cleared after.
     private final class Sink: @unchecked Sendable {
         private var body: ((MediaEvent) -> Void)?
 

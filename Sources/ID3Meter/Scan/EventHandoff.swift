@@ -4,6 +4,7 @@ import Foundation
 /// records, builds the report), so that the two run on two cores: on a dense input each is
 /// about half the work. Events travel in batches; at most `batchesAhead` wait at once, and the
 /// reader waits when they do, so memory stays bounded whatever the collector's pace.
+// Unchecked: every var is read and written under `condition`.
 final class EventHandoff: @unchecked Sendable {
     static let batchSize = 256
     static let batchesAhead = 8

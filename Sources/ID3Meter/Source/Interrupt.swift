@@ -4,8 +4,8 @@ import Foundation
 /// Cancellation of blocking libavformat I/O: libavformat polls it while it waits on the network,
 /// so stopping the meter never waits on a stalled server. (Stalls themselves end with the I/O
 /// timeout, libavformat's rw_timeout.)
+// Unchecked: the shim reads and writes the flag atomically; the pointer never changes.
 public final class Interrupt: @unchecked Sendable {
-    // The shim reads and writes the flag atomically; the pointer never changes.
     let pointer: OpaquePointer
 
     /// A fresh interrupt, not cancelled.

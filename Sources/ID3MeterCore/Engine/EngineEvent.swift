@@ -36,7 +36,7 @@ public enum EngineError: Int, Sendable, Equatable {
 }
 
 /// Hears the reference engine's events and errors, as an App SDK delegate does.
-public protocol EngineDelegate: AnyObject {
-    /// Called on the engine's caller, for each event and error as it happens.
+public protocol EngineDelegate: AnyObject, Sendable {
+    /// Called on the engine, for each event and error as it happens.
     func engine(_ engine: ReferenceEngine, didReport event: EngineEvent)
 }

@@ -23,17 +23,21 @@ public struct TagContext: Sendable, Equatable {
 
 /// The Nielsen App SDK's metering API, as a DTVR player calls it. `sendID3` also receives the
 /// tag's context, which an adapter to the real SDK ignores and the reference engine records.
-public protocol MeteringEngine: AnyObject {
+///
+/// Calls come one at a time, in order, from the session's task, each awaited before the next;
+/// the requirements are `async` so that an `actor` conforms as it is, and a `Sendable` class
+/// with synchronous methods does too.
+public protocol MeteringEngine: Sendable {
     /// Starts a viewing session on a channel.
-    func play(channelName: String)
+    func play(channelName: String) async
     /// Content metadata as JSON, for DTVR `{"type":"content","adModel":"1"|"2"}`.
-    func loadMetadata(_ json: String)
+    func loadMetadata(_ json: String) async
     /// Hands over one Nielsen tag (the PRIV owner string) as the playhead reaches it.
-    func sendID3(_ payload: String, context: TagContext)
+    func sendID3(_ payload: String, context: TagContext) async
     /// Called once a second while playing, in seconds.
-    func playheadPosition(_ position: Int64)
+    func playheadPosition(_ position: Int64) async
     /// Playback paused or left the channel; `play` starts it again.
-    func stop()
+    func stop() async
     /// The session is over: the last call it gets.
-    func end()
+    func end() async
 }

@@ -4,7 +4,7 @@ import Logging
 /// A reference DTVR metering engine with the App SDK's behaviour: app info validated at
 /// start, the state table followed call by call, only Nielsen tags accepted, no tag delivered
 /// twice, and every delivery and event written to its outputs.
-public final class ReferenceEngine: MeteringEngine {
+public actor ReferenceEngine: MeteringEngine {
     public private(set) var state: EngineState = .initial
     public private(set) var channelName: String?
     public private(set) var metadata: [String: String] = [:]
@@ -13,24 +13,24 @@ public final class ReferenceEngine: MeteringEngine {
     /// Tags not delivered: not Nielsen, or already delivered (`DuplicateFilter`).
     public private(set) var suppressed = 0
 
-    private weak var delegate: EngineDelegate?
+    private weak var delegate: (any EngineDelegate)?
     private let outputs: [any MeterOutput]
     private var duplicates = DuplicateFilter()
     private let logger: Logger
-    private let now: () -> Date
+    private let now: @Sendable () -> Date
 
     /// An engine that writes to `outputs`; app info with an empty required value disables it, the
     /// error reported to `delegate` as the SDK does. `now` stamps the records (tests inject it).
-    public init(appInfo: AppInfo, outputs: [any MeterOutput], delegate: EngineDelegate? = nil,
-                logger: Logger = Logger(label: "id3-meter.engine"), now: @escaping () -> Date = Date.init) {
+    public init(appInfo: AppInfo, outputs: [any MeterOutput], delegate: (any EngineDelegate)? = nil,
+                logger: Logger = Logger(label: "id3-meter.engine"), now: @escaping @Sendable () -> Date = Date.init) async {
         self.outputs = outputs
         self.delegate = delegate
         self.logger = logger
         self.now = now
         let errors = appInfo.errors
-        errors.forEach(report)
+        for error in errors { await report(error) }
         state = errors.isEmpty ? .idle : .disabled
-        if errors.isEmpty { report(.startup) }
+        if errors.isEmpty { await report(.startup) }
     }
 
     public func play(channelName: String) {
@@ -38,20 +38,20 @@ public final class ReferenceEngine: MeteringEngine {
         self.channelName = channelName.isEmpty ? "defaultChannelName" : channelName
     }
 
-    public func loadMetadata(_ json: String) {
+    public func loadMetadata(_ json: String) async {
         guard state.after(.loadMetadata) != nil else { return ignore(.loadMetadata) }
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
               let strings = object as? [String: String] else {
-            return report(.error(.exception, "metadata is not a JSON object of string values: \(json)"))
+            return await report(.error(.exception, "metadata is not a JSON object of string values: \(json)"))
         }
         guard strings["type"] == "content", ["1", "2"].contains(strings["adModel"]) else {
-            return report(.error(.emptyValue, #"DTVR metadata needs "type":"content" and "adModel":"1" or "2""#))
+            return await report(.error(.emptyValue, #"DTVR metadata needs "type":"content" and "adModel":"1" or "2""#))
         }
         metadata = strings
         _ = transition(.loadMetadata)
     }
 
-    public func sendID3(_ payload: String, context: TagContext) {
+    public func sendID3(_ payload: String, context: TagContext) async {
         guard transition(.sendID3) else { return }
         guard payload.hasPrefix(NielsenTag.ownerPrefix) else {
             suppressed += 1
@@ -63,7 +63,7 @@ public final class ReferenceEngine: MeteringEngine {
         }
         delivered += 1
         let record = MeterRecord.delivery(payload, context: context, at: now())
-        outputs.forEach { $0.write(record) }
+        for output in outputs { await output.write(record) }
     }
 
     public func playheadPosition(_ position: Int64) {
@@ -74,9 +74,9 @@ public final class ReferenceEngine: MeteringEngine {
         _ = transition(.stop)
     }
 
-    public func end() {
+    public func end() async {
         guard transition(.end) else { return }
-        report(.shutdown)
+        await report(.shutdown)
     }
 
     /// `appDisableApi`: a disabled engine ignores every call until enabled again.
@@ -97,9 +97,9 @@ public final class ReferenceEngine: MeteringEngine {
         logger.notice("\(call) ignored in state \(state.rawValue)")
     }
 
-    private func report(_ event: EngineEvent) {
+    private func report(_ event: EngineEvent) async {
         delegate?.engine(self, didReport: event)
         let record = MeterRecord.event(event, at: now())
-        outputs.forEach { $0.write(record) }
+        for output in outputs { await output.write(record) }
     }
 }

@@ -37,8 +37,8 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
     /// `problem` gets the source's `.malformed`, `.failure` and `.warning` events as they are.
     @discardableResult
     public func run<S: AsyncSequence & Sendable>(_ source: S, engine: any MeteringEngine,
-                                                 playback: (PlaybackEvent) -> Void = { _ in },
-                                                 problem: (MediaEvent) -> Void = { _ in }) async -> Int
+                                                 playback: @Sendable (PlaybackEvent) async -> Void = { _ in },
+                                                 problem: @Sendable (MediaEvent) async -> Void = { _ in }) async -> Int
     where S.Element == MediaEvent, S.Failure == Never {
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
         let pump = Task {
@@ -60,35 +60,35 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
         var calls = 0
         /// Tags of the segment being read.
         var segmentTags: [TimedTag] = []
-        func makePlayout(_ info: SourceInfo?) -> Playout {
+        func makePlayout(_ info: SourceInfo?) async -> Playout {
             let choice = FrameRateChoice(info: info, option: frameRateOption)
-            playback(.frameRate(choice))
+            await playback(.frameRate(choice))
             return Playout(frameRate: choice.framesPerSecond, speed: speed)
         }
-        func buffer(_ chunk: MediaChunk) {
-            if playout == nil { playout = makePlayout(nil) }
-            if let stalled = playout?.append(chunk, at: elapsed()), stalled > 0 { playback(.stalled(seconds: stalled)) }
+        func buffer(_ chunk: MediaChunk) async {
+            if playout == nil { playout = await makePlayout(nil) }
+            if let stalled = playout?.append(chunk, at: elapsed()), stalled > 0 { await playback(.stalled(seconds: stalled)) }
         }
 
         for await input in inputs {
             switch input {
             case .source(.opened(let info)):
-                if playout == nil { playout = makePlayout(info) }
+                if playout == nil { playout = await makePlayout(info) }
             case .source(.tag(let tag)):
                 if tag.origin.segment == nil {
-                    buffer(MediaChunk(segment: nil, duration: nil, tags: [tag]))
+                    await buffer(MediaChunk(segment: nil, duration: nil, tags: [tag]))
                 } else {
                     segmentTags.append(tag)
                 }
             case .source(.segment(let segment)):
-                buffer(MediaChunk(segment: segment, duration: segment.duration, tags: segmentTags))
+                await buffer(MediaChunk(segment: segment, duration: segment.duration, tags: segmentTags))
                 segmentTags = []
             case .source(let other):
-                problem(other)
+                await problem(other)
             case .sourceEnded:
                 sourceEnded = true
                 if let first = segmentTags.first {
-                    buffer(MediaChunk(segment: first.origin.segment, duration: nil, tags: segmentTags))
+                    await buffer(MediaChunk(segment: first.origin.segment, duration: nil, tags: segmentTags))
                     segmentTags = []
                 }
             case .wake(let wake):
@@ -102,14 +102,14 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
             for due in current.takeDue(at: now) where stopPosition.map({ due.position <= $0 + 1e-9 }) ?? true {
                 let lateness = current.time(reaching: due.position).map { max(elapsed() - $0, 0) } ?? 0
                 for nielsen in due.tag.nielsenTags {
-                    engine.sendID3(nielsen.payload, context: TagContext(due.tag))
-                    playback(.delivered(lateness: lateness))
+                    await engine.sendID3(nielsen.payload, context: TagContext(due.tag))
+                    await playback(.delivered(lateness: lateness))
                     calls += 1
                 }
             }
             let stalled = current.isStalled(at: now)
             if now >= nextPlayheadReport {
-                if !stalled, let playhead = current.playhead(at: now) { engine.playheadPosition(Int64(playhead)) }
+                if !stalled, let playhead = current.playhead(at: now) { await engine.playheadPosition(Int64(playhead)) }
                 nextPlayheadReport = now.rounded(.down) + 1
             }
             playout = current

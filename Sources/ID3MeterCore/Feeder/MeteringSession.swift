@@ -19,13 +19,13 @@ public struct MeteringSession: Sendable {
     /// Returns the number of `sendID3` calls made.
     @discardableResult
     public func run<S: AsyncSequence & Sendable, C: Clock>(_ source: S, feeder: Feeder<C>, engine: any MeteringEngine,
-                                                          playback: (PlaybackEvent) -> Void = { _ in },
-                                                          problem: (MediaEvent) -> Void = { _ in }) async -> Int
+                                                          playback: @Sendable (PlaybackEvent) async -> Void = { _ in },
+                                                          problem: @Sendable (MediaEvent) async -> Void = { _ in }) async -> Int
     where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
-        engine.play(channelName: channelName)
-        engine.loadMetadata(metadataJSON)
+        await engine.play(channelName: channelName)
+        await engine.loadMetadata(metadataJSON)
         let calls = await feeder.run(source, engine: engine, playback: playback, problem: problem)
-        engine.end()
+        await engine.end()
         return calls
     }
 

@@ -78,8 +78,8 @@ public struct MeterRecord: Codable, Sendable, Equatable {
         return record
     }
 
-    /// A warning about `channel`'s stream, in words.
-    public static func warning(_ message: String, channel: String, at date: Date) -> MeterRecord {
+    /// A warning about `channel`'s stream, or about the run when `nil`, in words.
+    public static func warning(_ message: String, channel: String?, at date: Date) -> MeterRecord {
         MeterRecord(type: .warning, sentAt: date.timeIntervalSince1970, message: message, channel: channel)
     }
 
@@ -121,20 +121,22 @@ extension MeterRecord {
     }
 }
 
-/// Where meter records go. Writes come from one task at a time.
-public protocol MeterOutput: AnyObject {
+/// Where meter records go. Writes come in order, each awaited before the next; the
+/// requirements are `async` so that an `actor` conforms as it is, and a `Sendable` class with
+/// synchronous methods does too.
+public protocol MeterOutput: Sendable {
     /// Takes one record; it must not block on the network or the disk for long, and never
     /// traps: what it cannot store now it holds, or counts as lost.
-    func write(_ record: MeterRecord)
+    func write(_ record: MeterRecord) async
     /// Returns once everything written is delivered or safely stored.
     func finish() async
     /// Tries again to store what it holds (called about once a second).
-    func retry()
+    func retry() async
     /// What the output has to say about itself since it was last asked (its storage failing or
     /// back, records it had to drop), as records for every output.
-    func takeNotices() -> [MeterRecord]
+    func takeNotices() async -> [MeterRecord]
     /// Its counts, for metrics; `nil` for an output that cannot fail.
-    var health: OutputHealth? { get }
+    var health: OutputHealth? { get async }
 }
 
 extension MeterOutput {

@@ -66,7 +66,7 @@ public struct QAReport: Encodable, Sendable {
         total.infoTags += source.infoTags
         total.timeGaps += source.total(.timeGaps, kept: source.timeGaps.count)
         total.invalidByReason.merge(source.invalidByReason, uniquingKeysWith: +)
-        total.placeholderTags += source.total(.placeholderTags, kept: source.placeholderTags.count)
+        total.placeholderTags += source.placeholderTagCount
         total.duplicates += source.total(.duplicates, kept: source.duplicates.count)
         total.shortGaps += source.total(.shortGaps, kept: source.shortGaps.count)
         total.longGaps += source.total(.longGaps, kept: source.longGaps.count)

@@ -120,6 +120,9 @@ public struct SourceReport: Encodable, Sendable {
     /// How many entries the list under `key` had, kept and omitted.
     func total(_ key: CodingKeys, kept: Int) -> Int { kept + omitted[key.stringValue, default: 0] }
 
+    /// Placeholder tags, listed and not.
+    package var placeholderTagCount: Int { total(.placeholderTags, kept: placeholderTags.count) }
+
     /// The checks this source fails, by name.
     public var failedChecks: [String] { checks.filter { $0.status == .fail }.map(\.name) }
 }

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import ID3Meter
+import ID3MeterReport
 import NIOCore
 import Prometheus
 
@@ -34,6 +35,14 @@ public struct LineupAPI: Sendable {
         // Which share of the line-up this instance meters, as an info series.
         registry.gauge("id3meter_shard_info", labels: [("shard", shard.map { String($0.index) } ?? "0"),
                                                                 ("shards", shard.map { String($0.count) } ?? "1")]).set(1.0)
+    }
+
+    /// Brings the series that move with time and the outputs' counts up to date: what a
+    /// scrape of `/metrics` does first.
+    public func refreshMetrics() async {
+        await lineup.refreshGauges()
+        process.refresh()
+        await outputMetrics?.refresh()
     }
 
     public func router() -> Router<APIContext> {
@@ -92,10 +101,8 @@ public struct LineupAPI: Sendable {
             await lineup.audit("delete", channel: name, by: context.caller ?? "local", old: previous?.url, new: nil)
             return Response(status: .noContent)
         }
-        router.get("metrics") { _, _ in
-            await lineup.refreshGauges()
-            process.refresh()
-            outputMetrics?.refresh()
+        router.get("metrics") { [self] _, _ in
+            await refreshMetrics()
             var buffer: [UInt8] = []
             registry.emit(into: &buffer)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -94,7 +94,7 @@ public final class ChannelRun: Sendable {
     private var now: Double { started.duration(to: clock.now).seconds }
 
     private func meter() async {
-        let engine = ReferenceEngine(appInfo: config.appInfo, outputs: [ChannelOutput(run: self)],
+        let engine = await ReferenceEngine(appInfo: config.appInfo, outputs: [ChannelOutput(run: self)],
                                      logger: log.logger.with(channel: config.name))
         var resume = self.resume
         var pause = 1.0
@@ -111,7 +111,7 @@ public final class ChannelRun: Sendable {
             let delivered = await meter.run(engine: engine, playback: { self.played($0) }, watch: { [weak self, resume] event in
                 if case .opened = event { opened.withLock { $0 = true } }
                 if case .failure(let reason) = event, reason.segment == nil { failure.withLock { $0 = reason.kind.description } }
-                self?.observe(event, resumingFrom: resume)
+                await self?.observe(event, resumingFrom: resume)
             })
             guard !Task.isCancelled else { break }
             if delivered > 0 { pause = 1 }
@@ -153,11 +153,11 @@ public final class ChannelRun: Sendable {
         while !Task.isCancelled {
             let next = state.withLock { $0.watch.nextCheck() } ?? now + 1
             try? await clock.sleep(until: started.advanced(by: .seconds(max(next, now))), tolerance: .milliseconds(10))
-            check()
+            await check()
         }
     }
 
-    private func observe(_ event: MediaEvent, resumingFrom resume: ResumePoint?) {
+    private func observe(_ event: MediaEvent, resumingFrom resume: ResumePoint?) async {
         let at = now
         // On the page's axis: PROGRAM-DATE-TIME where the stream has it, else when the tag was read.
         var date: Date?
@@ -168,7 +168,7 @@ public final class ChannelRun: Sendable {
             state.status.failingChecks = state.checks.failing
             return state.checks.failing
         }
-        if let failing = checksChanged { checksFailing(failing) }
+        if let failing = checksChanged { await checksFailing(failing) }
         state.withLock { state in
             switch event {
             case .opened(let info):
@@ -198,13 +198,13 @@ public final class ChannelRun: Sendable {
         if case .resumed(let resumption) = event, let resume {
             let record = MeterRecord.resume(resumption, from: resume, at: Date())
             log.log(.notice, "channel \(config.name): \(record.message ?? "")")
-            write(record)
+            await write(record)
         }
         if case .warning(let warning) = event {
             log.log(.warning, "channel \(config.name): \(warning)")
-            write(.warning(warning.kind.description, channel: config.name, at: Date()))
+            await write(.warning(warning.kind.description, channel: config.name, at: Date()))
         }
-        if case .segment = event { check() }
+        if case .segment = event { await check() }
     }
 
     private func played(_ event: PlaybackEvent) {
@@ -220,7 +220,7 @@ public final class ChannelRun: Sendable {
     }
 
     /// A delivery the engine made: the watch and the counts hear of it before the record goes out.
-    fileprivate func delivered(_ record: MeterRecord) {
+    fileprivate func delivered(_ record: MeterRecord) async {
         guard let payload = record.payload, let tag = NielsenTag(owner: payload) else { return }
         let at = now
         state.withLock { state in
@@ -234,16 +234,16 @@ public final class ChannelRun: Sendable {
         metrics.delivered.increment()
         if !tag.isValid { metrics.invalid.increment() }
         if tag.hasPlaceholderPCCID { metrics.placeholder.increment() }
-        check()
+        await check()
     }
 
-    fileprivate func write(_ record: MeterRecord) {
+    fileprivate func write(_ record: MeterRecord) async {
         var record = record
         record.channel = config.name
-        output.write(record)
+        await output.write(record)
     }
 
-    private func check() {
+    private func check() async {
         let at = now
         let changes = state.withLock { state in
             let changes = state.watch.check(at: at)
@@ -264,19 +264,19 @@ public final class ChannelRun: Sendable {
             } else {
                 log.log(.notice, "channel \(config.name): alert \(change.alert.rawValue) ends")
             }
-            write(.alert(change, channel: config.name, message: message, at: Date()))
+            await write(.alert(change, channel: config.name, message: message, at: Date()))
         }
     }
 
     /// The QA checks the channel fails changed: a `failing_checks` alert record starts, names
     /// the checks failing now, or ends. (Not one of the watch's alerts: the tags still come, so
     /// the channel is not stalled.)
-    private func checksFailing(_ failing: [String]) {
+    private func checksFailing(_ failing: [String]) async {
         let active = !failing.isEmpty
         metrics.failingChecks.record(failing.count)
         let message = active ? "failing the QA checks " + failing.joined(separator: ", ") : "every QA check passes"
         log.log(active ? .warning : .notice, "channel \(config.name): \(message)")
-        write(.alert("failing_checks", active: active, channel: config.name, message: message, at: Date()))
+        await write(.alert("failing_checks", active: active, channel: config.name, message: message, at: Date()))
     }
 
     private static func words(_ alert: TagLossWatch.Alert, alertAfter: Double) -> String {
@@ -291,13 +291,13 @@ public final class ChannelRun: Sendable {
 
 /// What a channel's engine writes to: deliveries go to the channel's watch first.
 private final class ChannelOutput: MeterOutput {
-    private weak var run: ChannelRun?
+    private weak let run: ChannelRun?
 
     init(run: ChannelRun) { self.run = run }
 
-    func write(_ record: MeterRecord) {
-        if record.type == .sendID3 { run?.delivered(record) }
-        run?.write(record)
+    func write(_ record: MeterRecord) async {
+        if record.type == .sendID3 { await run?.delivered(record) }
+        await run?.write(record)
     }
 
     func finish() async {}

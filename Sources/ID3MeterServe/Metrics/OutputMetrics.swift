@@ -10,15 +10,15 @@ final class OutputMetrics: Sendable {
     /// The totals last put into the counters, by output: counters only move by the difference.
     private let reported = Mutex<[String: OutputHealth]>([:])
 
-    /// Every series exists from the start, at zero while nothing has gone wrong.
     init(outputs: OutputSet, registry: PrometheusCollectorRegistry) {
         self.outputs = outputs
         self.registry = registry
-        refresh()
     }
 
-    func refresh() {
-        for health in outputs.healths {
+    /// Brings the series up to the outputs' counts; every series exists from the first call, at
+    /// zero while nothing has gone wrong.
+    func refresh() async {
+        for health in await outputs.healths {
             let labels = [("output", health.output)]
             let before = reported.withLock { reported in
                 defer { reported[health.output] = health }

@@ -1,8 +1,3 @@
-/// The script that draws tag timelines: the scan's HTML report and `serve`'s live page both
-/// run it, so a timeline reads the same wherever it is seen. Text from a stream (sources,
-/// segment URIs, payloads) only ever becomes text nodes, never markup.
-enum TimelineScript {
-    static let source = #"""
 "use strict";
 (() => {
   const SVG = "http://www.w3.org/2000/svg";
@@ -352,5 +347,3 @@ enum TimelineScript {
 
   window.ID3Meter = { renderReport, startLive };
 })();
-"""#
-}

@@ -1,4 +1,5 @@
 import Foundation
+import ID3MeterCore
 
 extension QAReport {
     /// The report as one self-contained HTML page, the form `--report FILE.html` writes: the
@@ -73,7 +74,7 @@ extension QAReport {
                 nielsenTags = report.nielsenTags
                 validTags = report.validTags
                 invalidByReason = report.invalidByReason
-                placeholderTags = report.total(.placeholderTags, kept: report.placeholderTags.count)
+                placeholderTags = report.placeholderTagCount
                 longestGapSeconds = report.longestGap?.seconds
                 failedChecks = report.failedChecks
                 checkResults = report.checks.filter { $0.status == .fail || ($0.tolerated != nil && ($0.count ?? 0) > 0) }

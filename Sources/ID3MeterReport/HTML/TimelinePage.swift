@@ -1,4 +1,5 @@
 import Foundation
+import ID3MeterCore
 
 /// The HTML around a timeline page: one self-contained file (style, patterns and script inline,
 /// nothing fetched but the live page's own data), readable without colour, at phone width and on paper.

@@ -1,4 +1,5 @@
 import Foundation
+import ID3MeterCore
 
 /// The QA report as a person reads it: each source's findings with their times, then totals
 /// and the checks that failed.
