@@ -179,6 +179,25 @@ struct OutputFaultTests {
 
     /// `--output-max-size` rotates the file; `--output-keep` keeps the newest rotated files: what
     /// is kept, oldest first, then the current file, is the end of what the meter wrote.
+    /// What goes wrong while rotating is said in a warning record to every output, not only kept:
+    /// an old "rotated file" that is a folder cannot be removed.
+    @Test func aRotationThatCannotRemoveAnOldFileSaysSo() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("records.jsonl")
+        let squatter = folder.appendingPathComponent("records.jsonl.19700101T000000Z")
+        try FileManager.default.createDirectory(at: squatter, withIntermediateDirectories: false)
+        let output = try StreamOutput(appendingTo: file.path, rotation: OutputRotation(maximumBytes: 300, keep: 1),
+                                      now: { Date(timeIntervalSince1970: 2_000_000_000) })
+        let outputs = OutputSet([output])
+        for index in 0..<6 { await outputs.write(Self.record(index)) }
+        let warnings = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+            .compactMap { try? JSONDecoder().decode(MeterRecord.self, from: Data($0.utf8)) }.filter { $0.type == .warning }
+        #expect(warnings.count >= 1)
+        #expect(warnings.allSatisfy { $0.message?.contains("cannot remove the rotated file \(squatter.path)") == true }, "\(warnings)")
+        await outputs.finish()
+    }
+
     @Test func rotationKeepsTheNewestFilesWhole() throws {
         // 80 tags, every segment published and the playlist ended: read at full speed.
         let server = try LiveServer(preroll: 100) {
