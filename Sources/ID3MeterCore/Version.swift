@@ -1,5 +1,5 @@
 /// The one place the version is written: `--version`, the collector's batches, the man page.
-public enum ID3MeterVersion {
+package enum ID3MeterVersion {
     /// The release: in `--version`, the User-Agent and collector batches.
     public static let current = "0.11.0"
 }

@@ -5,7 +5,7 @@ import ID3MeterCore
 /// and the checks that failed.
 extension QAReport {
     /// The report for people: totals, the checks, then each source's findings.
-    public func text() -> String {
+    package func text() -> String {
         var lines = ["Nielsen ID3 tag QA report"]
         if let incomplete { lines.append("INCOMPLETE: \(incomplete)") }
         for source in sources {

@@ -5,7 +5,7 @@
 /// start PTS and probe its streams) and what an extractor needs for the next tag are held.
 ///
 /// One task reads through it, a segment at a time.
-public final class SegmentReader {
+package final class SegmentReader {
     /// What reading a segment found besides its tags.
     public struct SegmentRead: Sendable {
         public var origin: TagOrigin

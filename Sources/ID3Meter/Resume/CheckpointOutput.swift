@@ -5,7 +5,7 @@ import Synchronization
 /// output has it, folds its deliveries, and about once a second has the state directory write
 /// a checkpoint of them, with how far the records file had grown by then. So a checkpoint is
 /// never ahead of the records, and the records past it are read back on start.
-public final class CheckpointOutput: MeterOutput, Sendable {
+package final class CheckpointOutput: MeterOutput, Sendable {
     private struct Folded {
         var points: ResumePoints
         var lastSave: Date = .distantPast

@@ -11,7 +11,7 @@ import Glibc
 /// read back on start, so what a restarted meter resumes from is exactly what it recorded,
 /// however it was stopped. A checkpoint that cannot be read, or was written by another format
 /// version, is moved aside and reported, and the meter starts without one.
-public final class StateDirectory: Sendable {
+package final class StateDirectory: Sendable {
     public let directory: URL
     private let lockDescriptor: Int32
     private let queue = DispatchQueue(label: "id3-meter.state")
@@ -205,7 +205,7 @@ public final class StateDirectory: Sendable {
 }
 
 /// A state folder that cannot be used.
-public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Reason: Sendable, Equatable, CustomStringConvertible {
         case cannotCreate(String)
         case cannotOpenLock(String, errno: Int32)

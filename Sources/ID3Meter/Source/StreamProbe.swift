@@ -2,7 +2,7 @@ import CID3MeterShim
 
 /// What libavformat makes of the opening bytes of a stream: its elementary streams and their
 /// declared frame rates, which the frame clock runs at.
-public enum StreamProbe {
+package enum StreamProbe {
     /// One elementary stream of the probed bytes.
     public struct Stream: Sendable, Equatable {
         public var index: Int

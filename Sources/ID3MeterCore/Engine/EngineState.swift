@@ -1,6 +1,6 @@
 /// The App SDK's states and the calls that move between them (DOMAIN.md). A call a state
 /// does not expect is ignored and logged, as the SDK does.
-public enum EngineState: String, Sendable {
+package enum EngineState: String, Sendable {
     /// Before the app info is checked.
     case initial
     /// Ready for `play`.
@@ -12,7 +12,7 @@ public enum EngineState: String, Sendable {
 }
 
 /// The calls the state table knows.
-public enum EngineCall: String, Sendable, CaseIterable {
+package enum EngineCall: String, Sendable, CaseIterable {
     case play, loadMetadata, sendID3, playheadPosition, stop, end, disable, enable
 }
 

@@ -5,7 +5,7 @@ import Logging
 /// start, the state table followed call by call, only Nielsen tags accepted, no tag delivered
 /// twice, and every delivery and event written to its outputs.
 public actor ReferenceEngine: MeteringEngine {
-    public private(set) var state: EngineState = .initial
+    package private(set) var state: EngineState = .initial
     public private(set) var channelName: String?
     public private(set) var metadata: [String: String] = [:]
     /// Tags passed to the outputs, and tags turned away as duplicates or not Nielsen's.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where a resource lives: a URL with a scheme, or a local path. Playlists name their
 /// segments relative to themselves (RFC 8216 §4.1), in either world.
-public enum Location {
+package enum Location {
     /// Whether `text` starts with a URL scheme (two or more characters: `C:` is a drive, not a scheme).
     public static func hasScheme(_ text: String) -> Bool {
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }

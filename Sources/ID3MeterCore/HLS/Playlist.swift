@@ -1,13 +1,13 @@
 import Foundation
 
 /// An HLS playlist (RFC 8216): a master playlist lists variants, a media playlist lists segments.
-public enum Playlist: Sendable {
+package enum Playlist: Sendable {
     case master(MasterPlaylist)
     case media(MediaPlaylist)
 }
 
 /// A multivariant playlist: the encodings (`EXT-X-STREAM-INF`) and the renditions (`EXT-X-MEDIA`).
-public struct MasterPlaylist: Sendable {
+package struct MasterPlaylist: Sendable {
     public var variants: [Variant]
     public var renditions: [Rendition]
 
@@ -20,7 +20,7 @@ public struct MasterPlaylist: Sendable {
 }
 
 /// `EXT-X-STREAM-INF`: one encoding of the presentation.
-public struct Variant: Sendable, Equatable {
+package struct Variant: Sendable, Equatable {
     public var uri: String
     public var bandwidth: Int
     public var frameRate: Double?
@@ -30,7 +30,7 @@ public struct Variant: Sendable, Equatable {
 }
 
 /// `EXT-X-MEDIA`: an alternative rendition (audio, subtitles, ...).
-public struct Rendition: Sendable, Equatable {
+package struct Rendition: Sendable, Equatable {
     public var type: String
     public var groupID: String
     public var name: String
@@ -39,7 +39,7 @@ public struct Rendition: Sendable, Equatable {
 }
 
 /// A playlist of segments, with what RFC 8216 says a client follows it by.
-public struct MediaPlaylist: Sendable {
+package struct MediaPlaylist: Sendable {
     public var targetDuration: Double
     public var mediaSequence: Int
     public var discontinuitySequence: Int
@@ -60,7 +60,7 @@ public struct MediaPlaylist: Sendable {
 }
 
 /// One media segment and everything the playlist says about it.
-public struct Segment: Sendable, Equatable {
+package struct Segment: Sendable, Equatable {
     public var uri: String
     public var duration: Double
     /// What was wrong with its playlist entry and how it was read anyway.
@@ -110,7 +110,7 @@ public struct ByteRange: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// `EXT-X-KEY` with `METHOD=AES-128` (METHOD=NONE is no key at all).
-public struct EncryptionKey: Sendable, Equatable {
+package struct EncryptionKey: Sendable, Equatable {
     public var uri: String
     /// 16 bytes; absent means the IV is the segment's media sequence number.
     public var iv: [UInt8]?

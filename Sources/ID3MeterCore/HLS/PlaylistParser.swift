@@ -58,7 +58,7 @@ public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible
 }
 
 /// Parses RFC 8216 playlists. URIs come out resolved against the playlist's own location.
-public enum PlaylistParser {
+package enum PlaylistParser {
     /// Parses a playlist read from `location` (which its relative references are resolved
     /// against), leniently as players do: what is wrong but readable becomes a segment's `note`;
     /// what leaves no playlist to follow throws, with its line.

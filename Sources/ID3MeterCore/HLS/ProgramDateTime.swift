@@ -3,7 +3,7 @@ import Foundation
 /// `EXT-X-PROGRAM-DATE-TIME` values: ISO 8601 with a time zone, fractional seconds optional.
 /// Parsed with Foundation's own ISO 8601 style, not ICU's date formatter, which traps (SIGFPE)
 /// on some malformed dates a fuzzer found (fuzz/regressions/playlist).
-public enum ProgramDateTime {
+package enum ProgramDateTime {
     private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// 1970-01-01 to 9999-12-31: what a date on a stream's wall clock can be, and what the

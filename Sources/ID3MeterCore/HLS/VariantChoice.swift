@@ -25,7 +25,7 @@ public enum VariantChoice: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The variant this choice names; `nil` when an index is past the end or there are none.
-    public func pick(from variants: [Variant]) -> Variant? {
+    package func pick(from variants: [Variant]) -> Variant? {
         switch self {
         case .lowestBandwidth: variants.min { $0.bandwidth < $1.bandwidth }
         case .highestBandwidth: variants.max { $0.bandwidth < $1.bandwidth }

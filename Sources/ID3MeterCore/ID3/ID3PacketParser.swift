@@ -1,13 +1,13 @@
 /// What one timed-ID3 packet holds: the tags decoded from it, in order, and the reason
 /// decoding stopped early, if it did.
-public struct ID3PacketContents: Sendable {
+package struct ID3PacketContents: Sendable {
     public var tags: [ID3Tag]
     public var error: ID3ParseError?
 }
 
 /// Decodes a timed-ID3 packet: one or more whole ID3v2 tags back to back (Apple's timed
 /// metadata spec), possibly with the header cut by FFmpeg 5.1, possibly followed by padding.
-public enum ID3PacketParser {
+package enum ID3PacketParser {
     /// The ID3 tags of one timed-ID3 packet (one or more, back to back, each read leniently) and
     /// the error that stopped the reading, if any; the tags before it are kept.
     public static func parse(_ packet: [UInt8]) -> ID3PacketContents {

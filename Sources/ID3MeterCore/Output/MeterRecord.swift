@@ -84,7 +84,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     }
 
     /// The record of `change` on `channel`, at `date`, with `message` saying why in words.
-    public static func alert(_ change: TagLossWatch.Change, channel: String, message: String, at date: Date) -> MeterRecord {
+    package static func alert(_ change: TagLossWatch.Change, channel: String, message: String, at date: Date) -> MeterRecord {
         alert(change.alert.rawValue, active: change.active, channel: channel, message: message, at: date)
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// Records an output had to drop, by channel: how many, and the span of time they were made
 /// in. What a `loss` record says, one per channel, so that a loss is never silent.
-public struct RecordLoss: Sendable, Equatable {
+package struct RecordLoss: Sendable, Equatable {
     public struct Span: Sendable, Equatable {
         public var count: Int
         public var from: Double

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The Nielsen tag QA report over a batch: one section per source, totals, and the checks.
-public struct QAReport: Encodable, Sendable {
+package struct QAReport: Encodable, Sendable {
     /// The sums over every source; lists kept short in each source's report are counted whole here.
     public struct Totals: Encodable, Sendable {
         public var sources = 0

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Something the QA report points at: where in the stream, and what.
-public struct Finding: Encodable, Sendable, Equatable {
+package struct Finding: Encodable, Sendable, Equatable {
     public var pts: Int64?
     /// `pts` in seconds.
     public var time: Double?
@@ -15,14 +15,14 @@ public struct Finding: Encodable, Sendable, Equatable {
 }
 
 /// The time between two consecutive Nielsen tags.
-public struct Gap: Encodable, Sendable, Equatable {
+package struct Gap: Encodable, Sendable, Equatable {
     public var seconds: Double
     /// The tag that ends the gap.
     public var at: Finding
 }
 
 /// The QA findings for one input (a file, or a playlist with its segments).
-public struct SourceReport: Encodable, Sendable {
+package struct SourceReport: Encodable, Sendable {
     /// The Validator flags a DATA tag lasting under 4 s or over 12 s (its test 5). A tag's span
     /// needs Nielsen's keys; the spacing of consecutive DATA tags of one tag stream stands for it.
     public static let shortGap = 4.0
@@ -103,7 +103,7 @@ public struct SourceReport: Encodable, Sendable {
     /// the spec's, a frame not decoded...), by kind: every recovery is counted, none is silent.
     public var recoveries: [String: Int] = [:]
     /// The tags in time, for the HTML report, when the builder recorded them; not in the JSON report.
-    public var timeline: TagTimeline?
+    package var timeline: TagTimeline?
 
     enum CodingKeys: String, CodingKey {
         case source, readable, failures, warnings, omitted, recoveries, id3Tags = "id3_tags", malformedPackets = "malformed_packets"
@@ -128,7 +128,7 @@ public struct SourceReport: Encodable, Sendable {
 }
 
 /// Builds a `SourceReport` from one source's scan events, in stream order.
-public struct SourceReportBuilder {
+package struct SourceReportBuilder {
     private var built: SourceReport
     private var failures = ProblemTally()
     private var warnings = ProblemTally()

@@ -2,7 +2,7 @@
 /// distance means anything: PTS are comparable only within one discontinuity sequence and
 /// without a jump. The QA report and the timeline read the same steps, so they never disagree
 /// on what is a gap and what is a break.
-public struct TagSpacing: Sendable {
+package struct TagSpacing: Sendable {
     /// What lies between a tag and the one before it.
     public enum Step: Sendable, Equatable {
         /// The first tag with a PTS, or a tag without one: nothing to measure.

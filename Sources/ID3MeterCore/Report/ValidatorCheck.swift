@@ -2,7 +2,7 @@
 /// revision F): its test number where it has one, and a result read as the Validator's
 /// `<errors / minimum / maximum tolerated>`: a test fails past its tolerance, or below its
 /// minimum, not at the first error.
-public struct ValidatorCheck: Encodable, Sendable, Equatable {
+package struct ValidatorCheck: Encodable, Sendable, Equatable {
     public enum Status: String, Encodable, Sendable {
         case pass, fail
         /// Not judged: it needs Nielsen's keys, or does not apply to this carriage.
@@ -48,7 +48,7 @@ public struct ValidatorCheck: Encodable, Sendable, Equatable {
 /// The most errors each check tolerates, by check name: the Validator's figures from its guide
 /// where it gives one (its examples, for a stream of about 15 minutes), none for the checks of
 /// ours; `scan --tolerance NAME=N` sets one.
-public struct QATolerances: Sendable, Equatable {
+package struct QATolerances: Sendable, Equatable {
     public private(set) var values: [String: Int]
 
     public static let guide: [String: Int] = [

@@ -39,7 +39,7 @@ public struct ResumePoint: Codable, Sendable, Equatable {
 
 /// The last delivery of each channel (`""` for the single-stream meter), folded from records in
 /// the order they were written.
-public struct ResumePoints: Codable, Sendable, Equatable {
+package struct ResumePoints: Codable, Sendable, Equatable {
     public var byChannel: [String: ResumePoint] = [:]
 
     public init(byChannel: [String: ResumePoint] = [:]) {

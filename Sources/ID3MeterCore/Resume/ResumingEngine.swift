@@ -4,7 +4,7 @@ import Synchronization
 /// resumed segment, every tag up to and including the checkpoint's (`pts` and payload), and
 /// anything from an earlier segment. A restarted meter replays that segment from its start, as
 /// a player does, and this keeps the engine from hearing its first tags twice.
-public final class ResumingEngine: MeteringEngine {
+package final class ResumingEngine: MeteringEngine {
     private let engine: any MeteringEngine
     private let point: ResumePoint
     private let passed = Atomic(false)

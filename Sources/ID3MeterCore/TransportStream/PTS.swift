@@ -1,5 +1,5 @@
 /// MPEG-TS presentation timestamps are 33-bit counts of a 90 kHz clock (ISO/IEC 13818-1 §2.4.3.7).
-public enum PTS {
+package enum PTS {
     /// Ticks per second.
     public static let clockRate: Int64 = 90_000
     /// A PTS is 33 bits: it wraps about every 26.5 hours.

@@ -4,7 +4,7 @@
 ///
 /// For HLS, one extractor reads a playlist's segments in turn, each a unit with its own origin,
 /// so that a tag cut by a segment boundary is joined to the rest of it in the next segment.
-public struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
+package struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     /// What a demuxer may leave unused: less than two packets, plus a piece being topped up.
     private static let topUp = 4 * TransportStreamSync.packetSize
 

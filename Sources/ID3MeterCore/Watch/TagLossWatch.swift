@@ -4,7 +4,7 @@
 ///
 /// Times are seconds on whatever clock the caller runs (`now` since the channel started, say);
 /// the model never reads a clock, so tests drive it with any times they like.
-public struct TagLossWatch: Sendable {
+package struct TagLossWatch: Sendable {
     public enum Alert: String, Sendable, CaseIterable, Comparable {
         /// No Nielsen tag delivered for `alertAfter` seconds, from the start too.
         case noTags = "no_tags"

@@ -5,7 +5,7 @@ extension QAReport {
     /// The report as one self-contained HTML page, the form `--report FILE.html` writes: the
     /// totals and a summary table on top, then each source's timeline (sources whose report
     /// was built without one show their summary alone).
-    public func html(generated: Date = Date()) -> String {
+    package func html(generated: Date = Date()) -> String {
         let page = Page(version: ID3MeterVersion.current, generated: ProgramDateTime.format(generated), total: total,
                         failedChecks: failedChecks, checks: Page.CheckSummary.of(sources), sources: sources.map(Page.Source.init),
                         incomplete: incomplete)

@@ -3,7 +3,7 @@ import ID3MeterCore
 
 /// The HTML around a timeline page: one self-contained file (style, patterns and script inline,
 /// nothing fetched but the live page's own data), readable without colour, at phone width and on paper.
-public enum TimelinePage {
+package enum TimelinePage {
     /// The scan report: `data` (JSON) is drawn by the page's script.
     static func report(title: String, data: Data) -> String {
         document(title: title, start: """
@@ -13,7 +13,7 @@ public enum TimelinePage {
     }
 
     /// `serve`'s live line-up: the page fetches `dataPath` (relative to itself) every `refresh` seconds.
-    public static func live(dataPath: String, refresh: Int) -> String {
+    package static func live(dataPath: String, refresh: Int) -> String {
         document(title: "id3-meter serve: line-up", start: """
             <script>ID3Meter.startLive(\(javaScriptString(dataPath)), \(refresh * 1_000));</script>
             """)

@@ -67,7 +67,7 @@ public final class ChannelRun: Sendable {
     public var status: ChannelStatus { state.withLock { $0.status } }
 
     /// The channel's last hour of tags as read from its stream.
-    public var timeline: TagTimeline { state.withLock { $0.timeline.timeline } }
+    package var timeline: TagTimeline { state.withLock { $0.timeline.timeline } }
 
     /// Starts metering and watching; `stop()` ends both.
     public func start() {

@@ -30,7 +30,7 @@ public struct ChannelStatus: Sendable, Equatable {
     public var stallSeconds = 0.0
     /// How many times its stream was opened again after it failed or ended.
     public var restarts = 0
-    public var alerts: Set<TagLossWatch.Alert> = []
+    package var alerts: Set<TagLossWatch.Alert> = []
     /// The QA report's checks the channel's tags fail (over the last 15 to 30 minutes); a
     /// `failing_checks` alert record says when this changes.
     public var failingChecks: [String] = []

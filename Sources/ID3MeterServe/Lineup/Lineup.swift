@@ -24,7 +24,7 @@ public actor Lineup {
 
     /// `metrics` makes each channel's series (a Prometheus factory for `serve`); a channel
     /// started for the first time resumes after its point in `resume`.
-    public init(fetcher: Fetcher, output: OutputSet, logger: Logger, metrics: any MetricsFactory,
+    package init(fetcher: Fetcher, output: OutputSet, logger: Logger, metrics: any MetricsFactory,
                 resume: ResumePoints = ResumePoints()) {
         self.fetcher = fetcher
         self.output = output
@@ -141,7 +141,7 @@ public actor Lineup {
     }
 
     /// Every channel's status and last hour of tags, by name.
-    public var timelines: [(status: ChannelStatus, timeline: TagTimeline)] {
+    package var timelines: [(status: ChannelStatus, timeline: TagTimeline)] {
         channels.values.map { ($0.status, $0.timeline) }.sorted { $0.status.name < $1.status.name }
     }
 }

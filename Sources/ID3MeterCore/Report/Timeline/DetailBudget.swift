@@ -4,7 +4,7 @@ import Synchronization
 /// shared by the sources scanned at once: a report over a million tags stays a file a browser
 /// opens, and a scan's memory does not grow with every payload. Flagged tags (invalid, placeholder
 /// PC CID), the ones a QA engineer opens, have a budget of their own, so valid ones never spend it.
-public final class DetailBudget: Sendable {
+package final class DetailBudget: Sendable {
     public let limit: Int
     private let valid = Atomic(0)
     private let flagged = Atomic(0)

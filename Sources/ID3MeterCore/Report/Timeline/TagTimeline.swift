@@ -7,7 +7,7 @@ import Foundation
 /// `TimelineRecorder`); `start` is the wall-clock time at `t = 0` when it is known.
 ///
 /// Encoded compactly (arrays, not objects, per mark): a million tags must stay a file a browser opens.
-public struct TagTimeline: Encodable, Sendable, Equatable {
+package struct TagTimeline: Encodable, Sendable, Equatable {
     /// What a tag is, for its mark's shape, colour and lane.
     public enum Kind: String, Encodable, Sendable, CaseIterable {
         case valid = "v", invalid = "i", placeholder = "p"
@@ -115,7 +115,7 @@ public struct TagTimeline: Encodable, Sendable, Equatable {
 }
 
 /// What a tag's mark shows when it is opened: its time, where it was read, its fields and notes.
-public final class TagDetail: Encodable, Sendable, Equatable {
+package final class TagDetail: Encodable, Sendable, Equatable {
     public let pts: Int64?
     public let programDateTime: String?
     public let segment: String?

@@ -7,7 +7,7 @@ import Foundation
 /// between the two tags when both have one, else not at all, and the break is marked. A
 /// segment without a tag is placed by its first PTS when that is comparable with the last tag,
 /// else after the segment before it.
-public struct TimelineRecorder: Sendable {
+package struct TimelineRecorder: Sendable {
     /// Which tags keep their details.
     public enum Details: Sendable {
         /// As long as the report's shared budget lasts (a scan).
@@ -165,7 +165,7 @@ public struct TimelineRecorder: Sendable {
     }
 
     /// The timeline so far (within the window), aggregated into bins when its marks would overlap.
-    public var timeline: TagTimeline {
+    package var timeline: TagTimeline {
         let cutoff = window.flatMap { window in last.map { $0.t - window } } ?? -Double.infinity
         let marks = marks.drop { $0.t < cutoff }
         let spans = spans.filter { $0.to >= cutoff }
