@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev pkg-config
 
-.PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node tls-tools timeline-script screenshots clean install
+.PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node tls-tools timeline-script library-docs screenshots clean install
 
 all: build
 
@@ -40,6 +40,10 @@ node:
 	  echo "Installing nodejs"; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs >/dev/null 2>&1 || \
 	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs >/dev/null; }; }
+
+# After editing docs/LIBRARY.md: its Swift blocks as the programs the build compiles.
+library-docs:
+	python3 scripts/library-docs-examples.py
 
 # After editing Sources/ID3MeterReport/HTML/timeline.js: the Swift string the binary carries.
 timeline-script:

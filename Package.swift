@@ -128,6 +128,18 @@ let package = Package(
             dependencies: ["ID3MeterCore"],
             path: "Examples/StoredSegments"
         ),
+        // docs/LIBRARY.md's blocks as programs (scripts/library-docs-examples.py): the document's
+        // code compiles, in Swift 6 language mode, or the build fails.
+        .executableTarget(
+            name: "library-docs-core",
+            dependencies: ["ID3MeterCore"],
+            path: "Examples/LibraryDocs/Core"
+        ),
+        .executableTarget(
+            name: "library-docs",
+            dependencies: ["ID3Meter"],
+            path: "Examples/LibraryDocs/Library"
+        ),
         .executableTarget(
             name: "id3-meter-fuzz",
             dependencies: ["ID3Meter", "ID3MeterCommands"]

@@ -18,6 +18,7 @@ public struct Carriage: Sendable, Equatable {
         self.audioPTS = audioPTS
     }
 
+    /// What was wrong with the carriage as Nielsen's rules go: the tag was still read.
     public struct Faults: OptionSet, Sendable, Hashable {
         public let rawValue: UInt8
         public init(rawValue: UInt8) { self.rawValue = rawValue }

@@ -69,6 +69,7 @@ public struct ID3ParseError: Error, Sendable, Equatable, CustomStringConvertible
         self.offsetInTag = offsetInTag
     }
 
+    /// What is wrong, with the values that say more; `description` puts it in words.
     public enum Reason: Sendable, Equatable, CustomStringConvertible {
         case noHeader
         /// The ID3v2 major version byte (2, 3 and 4 are read).
