@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ID3Meter
 
 /// How an input is fetched: which variant, what headers, how long and how much a fetch may
@@ -52,7 +53,22 @@ struct FetchOptions: ParsableArguments {
         }
     }
 
-    var fetcher: Fetcher {
+    /// Runs `body` with HTTP connections of the command's own, shut down when it returns or
+    /// throws: a command leaves no socket or event-loop thread behind, however it ends.
+    func withConnections<T>(_ body: (HTTPConnections) async throws -> T) async throws -> T {
+        let connections = HTTPConnections(ioTimeout: timeout, threads: ProcessInfo.processInfo.activeProcessorCount)
+        do {
+            let result = try await body(connections)
+            await connections.shutdown()
+            return result
+        } catch {
+            await connections.shutdown()
+            throw error
+        }
+    }
+
+    /// The fetcher the options describe, through `connections` (the process's when `nil`).
+    func fetcher(through connections: HTTPConnections? = nil) -> Fetcher {
         var limits = FetchLimits()
         limits.maximumSegmentBytes = maxSegmentSize.bytes
         limits.maximumPlaylistBytes = maxPlaylistSize.bytes
@@ -60,6 +76,6 @@ struct FetchOptions: ParsableArguments {
         limits.maximumKeyBytes = maxKeySize.bytes
         limits.fetchDeadline = fetchDeadline
         limits.maximumConsecutiveLostSegments = maxLostSegments
-        return Fetcher(ioTimeout: timeout, limits: limits, headers: headerLines.compactMap(HTTPHeader.init))
+        return Fetcher(ioTimeout: timeout, limits: limits, headers: headerLines.compactMap(HTTPHeader.init), connections: connections)
     }
 }

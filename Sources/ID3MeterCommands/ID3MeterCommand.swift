@@ -53,7 +53,7 @@ extension ID3MeterCommand {
     public static func prepare(_ arguments: [String]) throws {
         switch try parseAsRoot(arguments) {
         case let meter as MeterCommand: meter.prepare()
-        case let scan as ScanCommand: _ = scan.fetch.fetcher
+        case let scan as ScanCommand: _ = scan.fetch.fetcher()
         default: break
         }
     }

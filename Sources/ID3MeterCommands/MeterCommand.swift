@@ -84,7 +84,7 @@ struct MeterCommand: AsyncParsableCommand {
 
     /// The values the run derives from the numbers on the command line, made without running.
     func prepare() {
-        _ = (fetch.fetcher, stopAfter, FrameRateChoice(info: nil, option: fps).framesPerSecond, speed)
+        _ = (fetch.fetcher(), stopAfter, FrameRateChoice(info: nil, option: fps).framesPerSecond, speed)
     }
 
     /// The delivery to resume after, when the state recovered one of this input.
@@ -98,6 +98,10 @@ struct MeterCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await fetch.withConnections { try await run(through: $0) }
+    }
+
+    private func run(through connections: HTTPConnections) async throws {
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .warning
         LibAVLog.route(to: logger, verbose: verbose)
@@ -108,7 +112,7 @@ struct MeterCommand: AsyncParsableCommand {
                                            outputs: [records.set], logger: logger)
         let meter = StreamMeter(input: input, session: MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input),
                                                                        adModel: adModel),
-                                scanner: Scanner(variant: fetch.variant, fetcher: fetch.fetcher), liveStart: liveStart,
+                                scanner: Scanner(variant: fetch.variant, fetcher: fetch.fetcher(through: connections)), liveStart: liveStart,
                                 frameRateOption: fps, pace: speed.pace, stopAfter: stopAfter,
                                 resume: resumePoint(records.recovered))
 

@@ -125,6 +125,10 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await fetch.withConnections { try await run(through: $0) }
+    }
+
+    private func run(through connections: HTTPConnections) async throws {
         let tolerances = try tolerances()
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .error
@@ -141,7 +145,7 @@ struct ScanCommand: AsyncParsableCommand {
             unlink(probe)
         }
         let progress = ScanProgress()
-        let scanner = Scanner(variant: fetch.variant, fetcher: fetch.fetcher, progress: progress)
+        let scanner = Scanner(variant: fetch.variant, fetcher: fetch.fetcher(through: connections), progress: progress)
         let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
         let display = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress: progress)
         let output = OrderedOutput(display: display)

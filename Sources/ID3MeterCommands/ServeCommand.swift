@@ -105,6 +105,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await fetch.withConnections { try await run(through: $0) }
+    }
+
+    private func run(through connections: HTTPConnections) async throws {
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .notice
         LibAVLog.route(to: logger, verbose: verbose)
@@ -129,7 +133,7 @@ struct ServeCommand: AsyncParsableCommand {
         let recovered = records.recovered ?? ResumePoints()
         let output = records.set
         let registry = PrometheusCollectorRegistry()
-        let lineup = Lineup(fetcher: fetch.fetcher, output: output, logger: logger,
+        let lineup = Lineup(fetcher: fetch.fetcher(through: connections), output: output, logger: logger,
                             metrics: PrometheusMetricsFactory.lineup(registry: registry), resume: recovered)
         let shard = try resolvedShard()
         let held = lineupConfig.held(by: shard)
