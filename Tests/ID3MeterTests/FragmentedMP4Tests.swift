@@ -42,6 +42,18 @@ struct FragmentedMP4Tests {
         #expect(events.tags.map(\.pts) == [expected[0].pts, nil, nil, expected[3].pts])
         #expect(events.tags[3].carriage?.note == "emsg v1 https://developer.apple.com/streaming/emsg-id3")
         #expect(events.tags[1].tag.notes.contains { $0.hasPrefix("no time: the fragment's start is unknown") })
+        let warned = events.compactMap { if case .warning(let warning) = $0 { warning.kind } else { nil } }
+        #expect(warned.count == 1 && warned.allSatisfy { if case .untimedEventMessages = $0 { true } else { false } }, "said once: \(warned)")
+    }
+
+    /// Given the init segment, as a backend that stores it hands it over, every tag has its time.
+    @Test func aLoneSegmentWithItsInitSegmentTimesEveryTag() throws {
+        var events: [MediaEvent] = []
+        var extractor = MediaExtractor(origin: TagOrigin(source: "seg1.m4s"), initSegment: try Self.file("init.mp4"))
+        extractor.extract(try Self.file("seg1.m4s")) { events.append($0) }
+        let expected = try Samples.expected("fmp4/expected.jsonl").filter { $0.segment == "seg1.m4s" }
+        #expect(!expected.isEmpty && events.tags.map(\.pts) == expected.map(\.pts))
+        #expect(events.warnings.isEmpty, "\(events.warnings)")
     }
 
     @Test func initSegmentTimescalesByTrack() throws {

@@ -31,6 +31,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         case damage(StreamDamage)
         /// Read, but without anything that could carry a tag in this form.
         case noTimedID3(MediaForm)
+        /// Version-0 `emsg` tags that have no time: their fragment's start is unknown without the
+        /// init segment's track timescale (`EXT-X-MAP`; `MediaExtractor(origin:initSegment:)`).
+        case untimedEventMessages
         /// Segments of its playlist were read, none with anything that could carry a tag.
         case noSegmentHasTimedID3
         /// The playlist (or the variant's) could not be had.
@@ -88,6 +91,8 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
                 "read error" + (bytes.map { " after \($0) bytes" } ?? "") + ": \(error)" + (silence.map { " (no data for \($0) s)" } ?? "")
             case .damage(let damage): damage.description
             case .noTimedID3(let form): form.noTagReason
+            case .untimedEventMessages:
+                "version-0 emsg tags without a time: the fragment's start is unknown without the init segment's timescale (EXT-X-MAP)"
             case .noSegmentHasTimedID3: "none of its segments has \(MediaForm.noTimedID3.dropFirst(3))"
             case .playlist(let error): "\(error)"
             case .audioRendition(let error): "audio rendition: \(error)"

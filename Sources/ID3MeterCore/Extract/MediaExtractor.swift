@@ -3,6 +3,7 @@
 /// extractor. Bytes of no known form are one failure.
 public struct MediaExtractor: TagExtractor {
     private let origin: TagOrigin
+    private let initSegment: [UInt8]?
     private var prefix: [UInt8] = []
     private var extractor: (any TagExtractor)?
     private var refused = false
@@ -18,8 +19,13 @@ public struct MediaExtractor: TagExtractor {
         set { if let newValue { extractor = newValue } }
     }
 
-    /// An extractor for one input; `origin` names it in every event.
-    public init(origin: TagOrigin) { self.origin = origin }
+    /// An extractor for one input; `origin` names it in every event. `initSegment`: an fMP4
+    /// segment's initialisation segment (its `EXT-X-MAP`), whose track timescales time
+    /// version-0 `emsg` tags; without it they have no time, and a warning says so.
+    public init(origin: TagOrigin, initSegment: [UInt8]? = nil) {
+        self.origin = origin
+        self.initSegment = initSegment
+    }
 
     public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
         guard !refused else { return }
@@ -55,7 +61,7 @@ public struct MediaExtractor: TagExtractor {
             return emit(.failure(InputFailure(source: origin.source, .unknownForm)))
         }
         self.form = form
-        extractor = form.makeExtractor(origin: origin)
+        extractor = form.makeExtractor(origin: origin, initSegment: initSegment)
         held.withUnsafeBufferPointer { pass($0, emit: emit) }
     }
 

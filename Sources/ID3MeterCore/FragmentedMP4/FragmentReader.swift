@@ -19,6 +19,8 @@ struct FragmentReader: TagExtractor {
 
     private let origin: TagOrigin
     private var timescales: [Int: Int]
+    /// Untimed version-0 messages are warned of once.
+    private var saidUntimed = false
     /// The front of the box being read: its header, or the whole of a kept box.
     private var pending: [UInt8] = []
     /// Where `pending` starts in the input.
@@ -142,7 +144,7 @@ struct FragmentReader: TagExtractor {
         waiting.removeAll()
     }
 
-    private func deliver(_ message: EventMessage, emit: (MediaEvent) -> Void) {
+    private mutating func deliver(_ message: EventMessage, emit: (MediaEvent) -> Void) {
         var notes: [String] = []
         let pts: Int64?
         switch message.time {
@@ -154,6 +156,10 @@ struct FragmentReader: TagExtractor {
             } else {
                 pts = nil
                 notes.append("no time: the fragment's start is unknown (no moof, tfdt or init segment timescale)")
+                if !saidUntimed {
+                    saidUntimed = true
+                    emit(.warning(InputFailure(source: origin.source, segment: origin.segment?.uri, .untimedEventMessages)))
+                }
             }
         }
         let contents = ID3PacketParser.parse(message.messageData)
