@@ -1,8 +1,8 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import ID3Meter
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 struct MeterCommand: AsyncParsableCommand {
@@ -141,10 +141,12 @@ struct MeterCommand: AsyncParsableCommand {
                 break
             }
         }
-        try await withSignalsCancelling {
-            await meter.run(engine: engine, playback: playback, problem: problem)
-        }
-        await records.finish()
+        // The records outlive the metering: the stream's end, or SIGINT or SIGTERM, shuts the
+        // group down in reverse, the engine's session ended before the outputs flush.
+        let metering = MeteringService { await meter.run(engine: engine, playback: playback, problem: problem) }
+        try await ServiceGroup(configuration: .init(
+            services: [.init(service: records), .init(service: metering, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
         // An output that had to drop records failed its run, though the others have them.
         let lost = records.set.recordsLost
         let failed = failures.load(ordering: .relaxed)
@@ -154,32 +156,14 @@ struct MeterCommand: AsyncParsableCommand {
     }
 }
 
-/// Runs `work`, cancelling it on SIGINT or SIGTERM, so that it can end cleanly; the signal that
-/// came, if one did. The handlers are in place before the work starts: a signal in between would
-/// otherwise be ignored. `onSignal` runs at the signal too (to stop blocking reads).
-@discardableResult
-func withSignalsCancelling(onSignal: @escaping @Sendable () -> Void = {}, _ work: @escaping @Sendable () async -> Void) async throws
-    -> Int32? {
-    let task = Mutex<Task<Void, Never>?>(nil)
-    let caught = Mutex<Int32?>(nil)
-    let sources = [SIGINT, SIGTERM].map { signalNumber in
-        // Ignored first, so that only the dispatch source sees it, as libdispatch requires.
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber)
-        source.setEventHandler {
-            caught.withLock { $0 = $0 ?? signalNumber }
-            onSignal()
-            task.withLock { $0?.cancel() }
-        }
-        source.resume()
-        return source
+/// One stream metered as a service: it returns when the stream ends, and is cancelled (its
+/// engine's session ended) when the group shuts down.
+private struct MeteringService: Service {
+    let body: @Sendable () async -> Void
+
+    func run() async {
+        await cancelWhenGracefulShutdown(body)
     }
-    let running = Task { await work() }
-    task.withLock { $0 = running }
-    if caught.withLock({ $0 }) != nil { running.cancel() }
-    await running.value
-    sources.forEach { $0.cancel() }
-    return caught.withLock { $0 }
 }
 
 enum OutputStyle: String, ExpressibleByArgument, CaseIterable {

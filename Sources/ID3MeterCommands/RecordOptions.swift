@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ID3Meter
+import ServiceLifecycle
 
 /// Where meter records go besides stdout: a file and a collector with its spool, and the state
 /// folder that makes a restart resume where they end. The same flags for the single-stream
@@ -105,7 +106,7 @@ struct RecordOptions: ParsableArguments {
                 throw ExitCode.failure
             }
         }
-        var sending: Task<Void, Never>?
+        var collectorOutput: CollectorOutput?
         if let collector, let url = URL(string: collector) {
             var settings = CollectorOutput.Settings()
             settings.spoolMaximumBytes = UInt64(spoolMaxSize.bytes)
@@ -118,36 +119,37 @@ struct RecordOptions: ParsableArguments {
                 throw ExitCode.failure
             }
             outputs.append(output)
-            sending = Task { await output.run() }
+            collectorOutput = output
         }
         // Last: it must see a record only once every other output has it.
         if let checkpoint { outputs.append(checkpoint) }
         let set = OutputSet(outputs) { notice in
             notice.type == .loss ? Console.error(notice.message ?? "") : Console.warning(notice.message ?? "")
         }
-        let retrying = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                await set.retry()
-            }
-        }
-        return RecordOutputs(set: set, sending: sending, retrying: retrying, recovered: recovered)
+        return RecordOutputs(set: set, collector: collectorOutput, recovered: recovered)
     }
 }
 
-/// The outputs a run writes its records to, the collector's sending task, and the task that
-/// has the outputs retry what they hold.
-struct RecordOutputs {
+/// The outputs a run writes its records to, as a service. Until its group shuts down, the
+/// collector sends its spool and every output tries again, once a second, what it holds; then
+/// every output is flushed and the collector sends or spools what is left before `run` returns.
+struct RecordOutputs: Service {
     var set: OutputSet
-    var sending: Task<Void, Never>?
-    var retrying: Task<Void, Never>
+    var collector: CollectorOutput?
     /// With `--state`: each channel's last recorded delivery (`""` for the single-stream meter).
     var recovered: ResumePoints?
 
-    /// Flushes every output and waits until the collector has everything or has spooled it.
-    func finish() async {
-        retrying.cancel()
-        await set.finish()
-        await sending?.value
+    func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            if let collector { group.addTask { await collector.run() } }
+            try? await cancelWhenGracefulShutdown { [set] in
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(1))
+                    await set.retry()
+                }
+            }
+            // The collector's `finish`, among the others, ends its `run`.
+            await set.finish()
+        }
     }
 }

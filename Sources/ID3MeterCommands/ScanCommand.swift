@@ -377,3 +377,31 @@ final class StandardOutput {
         }
     }
 }
+
+/// Runs `work`, cancelling it on SIGINT or SIGTERM, so that it can end cleanly; the signal that
+/// came, if one did. The handlers are in place before the work starts: a signal in between would
+/// otherwise be ignored. `onSignal` runs at the signal too (to stop blocking reads).
+@discardableResult
+func withSignalsCancelling(onSignal: @escaping @Sendable () -> Void = {}, _ work: @escaping @Sendable () async -> Void) async throws
+    -> Int32? {
+    let task = Mutex<Task<Void, Never>?>(nil)
+    let caught = Mutex<Int32?>(nil)
+    let sources = [SIGINT, SIGTERM].map { signalNumber in
+        // Ignored first, so that only the dispatch source sees it, as libdispatch requires.
+        signal(signalNumber, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: signalNumber)
+        source.setEventHandler {
+            caught.withLock { $0 = $0 ?? signalNumber }
+            onSignal()
+            task.withLock { $0?.cancel() }
+        }
+        source.resume()
+        return source
+    }
+    let running = Task { await work() }
+    task.withLock { $0 = running }
+    if caught.withLock({ $0 }) != nil { running.cancel() }
+    await running.value
+    sources.forEach { $0.cancel() }
+    return caught.withLock { $0 }
+}

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Hummingbird
 import ID3Meter
@@ -7,7 +6,6 @@ import ID3MeterServe
 import Logging
 import Prometheus
 import ServiceLifecycle
-import Synchronization
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -145,25 +143,6 @@ struct ServeCommand: AsyncParsableCommand {
         let share = shard.map { " (shard \($0): \(held.channels.count) of \(lineupConfig.channels.count))" } ?? ""
         logger.notice("metering \(held.channels.count) channel\(held.channels.count == 1 ? "" : "s") from \(config)\(share)")
 
-        let path = config
-        let reload = DispatchSource.makeSignalSource(signal: SIGHUP)
-        signal(SIGHUP, SIG_IGN)
-        reload.setEventHandler { [logger] in
-            Task {
-                do {
-                    let changed = try LineupConfig.load(path)
-                    await lineup.apply(changed.held(by: shard))
-                    await lineup.audit("reload", channel: nil, by: "SIGHUP", old: nil, new: path)
-                    logger.notice("SIGHUP: \(path) read again, \(changed.channels.count) channels")
-                } catch {
-                    // A bad edit leaves the running line-up as it is.
-                    Console.error("SIGHUP: \(error); the line-up is unchanged")
-                }
-            }
-        }
-        reload.resume()
-        defer { reload.cancel() }
-
         let lineupAPI = LineupAPI(lineup: lineup, registry: registry, shard: shard, outputs: output,
                                   policy: api.policy(tokens: tokens, maximumChannels: maxChannels))
         let (host, port) = api.address!
@@ -177,16 +156,11 @@ struct ServeCommand: AsyncParsableCommand {
                               onServerRunning: { [logger] channel in
                                   logger.notice("API on http\(tls == nil ? "" : "s")://\(host):\(channel.localAddress?.port ?? port)")
                               }, logger: serverLogger)
-        let failure = Mutex<String?>(nil)
-        // The server runs until SIGINT or SIGTERM shuts it down gracefully (cancelling it would
-        // have it log an error on every clean stop); the channels run on tasks of their own.
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
-                                                      logger: serverLogger))
-        do { try await group.run() } catch { failure.withLock { $0 = "\(error)" } }
-        await lineup.removeAll()
-        await records.finish()
-        if let failure = failure.withLock({ $0 }) {
-            Console.error("cannot serve the API on \(api.listen): \(failure)")
+        let reload = ConfigReload(path: config, lineup: lineup, shard: shard, logger: logger)
+        do {
+            try await ServeServices.group(outputs: records, lineup: lineup, reload: reload, api: app, logger: serverLogger).run()
+        } catch {
+            Console.error("cannot serve the API on \(api.listen): \(error)")
             throw ExitCode.failure
         }
     }

@@ -40,7 +40,6 @@ public final class ChannelRun: Sendable {
     private let metrics: ChannelMetrics
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
-    private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// `fetcher` holds the line-up's limits and retries; the channel's headers are added to it.
     init(config: ChannelConfig, fetcher: Fetcher, output: OutputSet, log: ChannelLog, metrics: any MetricsFactory,
@@ -69,18 +68,13 @@ public final class ChannelRun: Sendable {
     /// The channel's last hour of tags as read from its stream.
     package var timeline: TagTimeline { state.withLock { $0.timeline.timeline } }
 
-    /// Starts metering and watching; `stop()` ends both.
-    public func start() {
-        let metering = Task { await self.meter() }
-        let watching = Task { await self.watch() }
-        tasks.withLock { $0 = [metering, watching] }
-    }
-
-    /// Ends the channel: the engine's session is ended and the last records written before it returns.
-    public func stop() async {
-        let running = tasks.withLock { $0 }
-        running.forEach { $0.cancel() }
-        for task in running { await task.value }
+    /// Meters and watches the channel until the task is cancelled; by then the engine's session
+    /// is ended, its last records written and its series gone.
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.meter() }
+            group.addTask { await self.watch() }
+        }
         metrics.destroy()
     }
 

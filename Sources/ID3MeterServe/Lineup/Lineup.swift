@@ -3,12 +3,14 @@ import CID3MeterShim
 import CoreMetrics
 import ID3Meter
 import Logging
+import ServiceLifecycle
 
 /// The channels being metered, by name. A channel whose config changes is ended and started
 /// again; the others are left running, so reloading a config touches only what changed. An
 /// actor: changes from SIGHUP and from the API come one at a time.
-public actor Lineup {
-    private var channels: [String: ChannelRun] = [:]
+public actor Lineup: Service {
+    /// Each channel and the task it runs on, ended by cancelling it.
+    private var channels: [String: (run: ChannelRun, task: Task<Void, Never>)] = [:]
     /// The config last applied: a channel added over the API takes its defaults.
     public private(set) var config = LineupConfig(channels: [], defaults: .template)
     private let fetcher: Fetcher
@@ -39,7 +41,7 @@ public actor Lineup {
     public func apply(_ config: LineupConfig) async {
         self.config = config
         let wanted = Set(config.channels.map(\.name))
-        let gone = channels.filter { !wanted.contains($0.key) && !$0.value.config.addedOverAPI }.map(\.key)
+        let gone = channels.filter { !wanted.contains($0.key) && !$0.value.run.config.addedOverAPI }.map(\.key)
         for name in gone { await remove(name) }
         for channel in config.channels { await put(channel) }
     }
@@ -50,16 +52,15 @@ public actor Lineup {
     public func put(_ config: ChannelConfig) async -> Bool {
         // A loop: another change of the same channel may have come in while this one waited.
         while let current = channels[config.name] {
-            guard current.config != config else { return false }
+            guard current.run.config != config else { return false }
             // Its series go with it, before the new run makes them again.
             channels[config.name] = nil
-            await current.stop()
+            await Self.end(current.task)
             logger.notice("channel \(config.name): config changed, started again")
         }
         let run = ChannelRun(config: config, fetcher: fetcher, output: output, log: channelLog, metrics: metrics,
                              resume: resumePoint(config))
-        channels[config.name] = run
-        run.start()
+        channels[config.name] = (run, Task { await run.run() })
         return true
     }
 
@@ -78,8 +79,8 @@ public actor Lineup {
     /// there is none of that name.
     @discardableResult
     public func remove(_ name: String) async -> Bool {
-        guard let run = channels.removeValue(forKey: name) else { return false }
-        await run.stop()
+        guard let channel = channels.removeValue(forKey: name) else { return false }
+        await Self.end(channel.task)
         releaseFreedMemory()
         return true
     }
@@ -106,11 +107,23 @@ public actor Lineup {
         idm_release_free_memory()
     }
 
+    /// Runs until the service group shuts down (SIGTERM, SIGINT), then ends every channel.
+    public func run() async {
+        try? await gracefulShutdown()
+        await removeAll()
+    }
+
+    /// A channel's task cancelled, and waited for until its last records are written.
+    private static func end(_ task: Task<Void, Never>) async {
+        task.cancel()
+        await task.value
+    }
+
     public func removeAll() async {
-        let all = Array(channels.values)
+        let all = channels.values.map(\.task)
         channels = [:]
         await withTaskGroup(of: Void.self) { group in
-            for run in all { group.addTask { await run.stop() } }
+            for task in all { group.addTask { await Self.end(task) } }
         }
         channelLog.flush()
     }
@@ -119,7 +132,7 @@ public actor Lineup {
     public var count: Int { channels.count }
 
     /// The config of the channel called `name`, if it runs.
-    public func channel(_ name: String) -> ChannelConfig? { channels[name]?.config }
+    public func channel(_ name: String) -> ChannelConfig? { channels[name]?.run.config }
 
     /// The audit trail: says `action` on `channel` by `caller` in a log line and a
     /// `config_change` record, and counts it (`id3meter_config_changes_total`).
@@ -132,16 +145,16 @@ public actor Lineup {
 
     /// Sets every channel's gauges that move with time alone, before a scrape.
     public func refreshGauges() {
-        channels.values.forEach { $0.refreshGauges() }
+        channels.values.forEach { $0.run.refreshGauges() }
     }
 
     /// Every channel's status, by name.
     public var statuses: [ChannelStatus] {
-        channels.values.map(\.status).sorted { $0.name < $1.name }
+        channels.values.map(\.run.status).sorted { $0.name < $1.name }
     }
 
     /// Every channel's status and last hour of tags, by name.
     package var timelines: [(status: ChannelStatus, timeline: TagTimeline)] {
-        channels.values.map { ($0.status, $0.timeline) }.sorted { $0.status.name < $1.status.name }
+        channels.values.map { ($0.run.status, $0.run.timeline) }.sorted { $0.status.name < $1.status.name }
     }
 }
