@@ -10,36 +10,33 @@ APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev pkg-config
 
 all: build
 
+# $(call apt,CHECK,PACKAGES): installs PACKAGES when the shell test CHECK fails, asking apt for
+# its package lists first only when a package is not found.
+apt = @$(1) || { \
+  echo "Installing $(2)"; \
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(2) >/dev/null 2>&1 || \
+  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(2) >/dev/null; }; }
+
 deps:
-	@pkg-config --exists libavformat libavcodec libavutil 2>/dev/null || { \
-	  echo "Installing $(APT_PACKAGES)"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(APT_PACKAGES) >/dev/null 2>&1 || \
-	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(APT_PACKAGES) >/dev/null; }; }
+	$(call apt,pkg-config --exists libavformat libavcodec libavutil 2>/dev/null,$(APT_PACKAGES))
 
 python:
-	@command -v python3 >/dev/null || { \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 >/dev/null 2>&1 || \
-	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 >/dev/null; }; }
+	$(call apt,command -v python3 >/dev/null,python3)
 
 ffmpeg:
-	@command -v ffmpeg >/dev/null || { \
-	  echo "Installing ffmpeg"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q ffmpeg >/dev/null 2>&1 || \
-	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q ffmpeg >/dev/null; }; }
+	$(call apt,command -v ffmpeg >/dev/null,ffmpeg)
 
 # The tests draw the HTML report and the live page in a real headless browser.
 chromium:
-	@command -v chromium >/dev/null || { \
-	  echo "Installing chromium"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 || \
-	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }; }
+	$(call apt,command -v chromium >/dev/null,chromium)
 
 # The tests check the timeline page's script with node (`node --check`, a syntax lint).
 node:
-	@command -v node >/dev/null || { \
-	  echo "Installing nodejs"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs >/dev/null 2>&1 || \
-	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs >/dev/null; }; }
+	$(call apt,command -v node >/dev/null,nodejs)
+
+# The API's TLS tests make a certificate with openssl and ask through curl.
+tls-tools:
+	$(call apt,command -v openssl >/dev/null && command -v curl >/dev/null,openssl curl)
 
 # After editing docs/LIBRARY.md: its Swift blocks as the programs the build compiles.
 library-docs:
@@ -48,13 +45,6 @@ library-docs:
 # After editing Sources/ID3MeterReport/HTML/timeline.js: the Swift string the binary carries.
 timeline-script:
 	scripts/embed-timeline-script.sh
-
-# The API's TLS tests make a certificate with openssl and ask through curl.
-tls-tools:
-	@command -v openssl >/dev/null && command -v curl >/dev/null || { \
-	  echo "Installing openssl curl"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q openssl curl >/dev/null 2>&1 || \
-	  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q openssl curl >/dev/null; }; }
 
 build: deps
 	@$(SWIFT) build -c release 2>&1 | grep -v -E "^(Fetching|Fetched|Computing|Computed|Creating working copy|Working copy|Cloning|Cloned|Building for|\[[0-9]+/[0-9]+\])" || true
