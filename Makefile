@@ -20,8 +20,9 @@ apt = @$(1) || { \
 deps:
 	$(call apt,pkg-config --exists libavformat libavcodec libavutil 2>/dev/null,$(APT_PACKAGES))
 
+# The scripts the tests run, and the validator the record schema is checked with.
 python:
-	$(call apt,command -v python3 >/dev/null,python3)
+	$(call apt,/usr/bin/python3 -c 'import jsonschema' 2>/dev/null,python3 python3-jsonschema)
 
 ffmpeg:
 	$(call apt,command -v ffmpeg >/dev/null,ffmpeg)

@@ -67,10 +67,10 @@ lost = doubled = expected_total = 0
 payload_channels = collections.defaultdict(set)
 errors = []
 for channel, records in sends.items():
-    seqs = [r["seq"] for r in records]
+    seqs = [r["media_sequence"] for r in records]
     # The last segment may still have been playing at the stop: it is left out.
     expected = {(START_PTS + s * SEGMENT + k) % (1 << 33) for s in range(min(seqs), max(seqs)) for k in TAGS}
-    got = collections.Counter(r["pts"] for r in records if r["seq"] < max(seqs))
+    got = collections.Counter(r["pts"] for r in records if r["media_sequence"] < max(seqs))
     expected_total += len(expected)
     lost += len(expected - set(got))
     doubled += sum(count - 1 for count in got.values() if count > 1)

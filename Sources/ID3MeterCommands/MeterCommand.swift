@@ -15,7 +15,7 @@ struct MeterCommand: AsyncParsableCommand {
             (the variant's FRAME-RATE, else the video's, else --fps, else 29.97). Each Nielsen tag \
             goes to the reference DTVR engine when the playhead reaches its PTS; every delivery \
             and engine event is written as a record: a readable line on a terminal, JSON lines \
-            otherwise (sent_at, pts, payload, seq, segment, program_date_time, ...).
+            otherwise (sent_at, pts, payload, media_sequence, segment, program_date_time, ...).
 
             With --state DIR (and --output or --collector), a restarted meter starts at the \
             segment of the last tag its records hold and sends nothing up to it again; when that \

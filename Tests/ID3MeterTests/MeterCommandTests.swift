@@ -24,7 +24,7 @@ struct MeterCommandTests {
         #expect(sends.map { $0["payload"] as? String } == expected.map(\.owner))
         #expect(sends.map { ($0["pts"] as? NSNumber)?.int64Value } == expected.map(\.pts))
         #expect(sends.map { $0["segment"] as? String } == expected.map { $0.segment.map { Samples.path("hls/low/\($0)") } })
-        #expect(sends.allSatisfy { $0["sent_at"] is Double && $0["seq"] != nil && $0["program_date_time"] is String })
+        #expect(sends.allSatisfy { $0["sent_at"] is Double && $0["media_sequence"] != nil && $0["program_date_time"] is String })
         #expect(lines.first?["event"] as? Int == 2001)
         #expect(lines.last?["event"] as? Int == 2002)
     }

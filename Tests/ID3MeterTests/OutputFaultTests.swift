@@ -233,7 +233,7 @@ struct OutputFaultTests {
         let encoder = JSONEncoder()
         func line(_ index: Int) throws -> String {
             var record = Self.record(index)
-            record.seq = index
+            record.mediaSequence = index
             return String(decoding: try encoder.encode(record), as: UTF8.self) + "\n"
         }
         try (line(1) + line(2)).write(toFile: path, atomically: false, encoding: .utf8)

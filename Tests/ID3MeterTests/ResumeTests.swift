@@ -76,7 +76,7 @@ struct ResumePickUpTests {
 struct StateDirectoryTests {
     static func line(channel: String?, seq: Int, payload: String, at: Double) -> String {
         var record = MeterRecord(type: .sendID3, sentAt: at, source: "http://h/\(channel ?? "x").m3u8", payload: payload, pts: Int64(seq * 10),
-                                 seq: seq)
+                                 mediaSequence: seq)
         record.channel = channel
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -217,7 +217,7 @@ struct KillAndResumeTests {
         #expect(Self.tags(sends) == Self.truth(stream, from: join, count: sends.count), "every tag from the first join, once, in order")
         let resume = Self.records(file).filter { $0["type"] as? String == "resume" }
         #expect(resume.count == 1)
-        #expect(resume.first?["seq"] as? Int == sends[before - 1]["seq"] as? Int, "resumed at the last delivered tag's segment")
+        #expect(resume.first?["media_sequence"] as? Int == sends[before - 1]["media_sequence"] as? Int, "resumed at the last delivered tag's segment")
         #expect(second.terminationStatus == 0)
     }
 
@@ -264,7 +264,7 @@ struct KillAndResumeTests {
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let before = Self.sends(file)
-        let last = try #require(before.last?["seq"] as? Int)
+        let last = try #require(before.last?["media_sequence"] as? Int)
         let stream = try #require(server.liveStream)
         // Until the window has moved two segments past the last delivered tag's.
         try Self.wait {
@@ -276,7 +276,7 @@ struct KillAndResumeTests {
         Self.stop(second)
 
         let after = Array(Self.sends(file).dropFirst(before.count))
-        let rejoin = try #require(after.first?["seq"] as? Int)
+        let rejoin = try #require(after.first?["media_sequence"] as? Int)
         let join = try #require(server.joinSegment(back: 3))
         #expect(Self.tags(before) == Self.truth(stream, from: join, count: before.count))
         #expect(Self.tags(after) == Self.truth(stream, from: rejoin, count: after.count))

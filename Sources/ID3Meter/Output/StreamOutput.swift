@@ -79,7 +79,7 @@ public actor StreamOutput: MeterOutput {
             case .configChange:
                 return "\(time)  config \(record.message ?? "")"
             case .sendID3:
-                let place = [record.seq.map { "seq \($0)" }, record.segment.map(Location.name), record.pts.map { "pts \($0)" }]
+                let place = [record.mediaSequence.map { "seq \($0)" }, record.segment.map(Location.name), record.pts.map { "pts \($0)" }]
                     .compactMap { $0 }.joined(separator: "  ")
                 return "\(time)  sendID3  \(place)\n              \(record.payload ?? "")"
             }

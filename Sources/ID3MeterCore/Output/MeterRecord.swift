@@ -16,8 +16,9 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     public var source: String?
     public var payload: String?
     public var pts: Int64?
-    /// The segment's media sequence number.
-    public var seq: Int?
+    /// The segment's media sequence number (`media_sequence`, as in scan records; records
+    /// written before 2026-11 say `seq`, which reading them back still takes).
+    public var mediaSequence: Int?
     public var discontinuitySequence: Int?
     public var segment: String?
     public var programDateTime: String?
@@ -46,7 +47,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     public var newURL: String?
 
     enum CodingKeys: String, CodingKey {
-        case type, sentAt = "sent_at", source, payload, pts, seq, discontinuitySequence = "discontinuity_sequence"
+        case type, sentAt = "sent_at", source, payload, pts, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
         case segment, programDateTime = "program_date_time", event, message, channel, alert, active
         case lostSeconds = "lost_seconds", lostRecords = "lost_records", lostFrom = "lost_from", lostTo = "lost_to", output
         case action, by, oldURL = "old_url", newURL = "new_url"
@@ -55,7 +56,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     /// The record of a `sendID3(payload)` call made at `date`, placed by the tag's context.
     public static func delivery(_ payload: String, context: TagContext, at date: Date) -> MeterRecord {
         MeterRecord(type: .sendID3, sentAt: date.timeIntervalSince1970, source: context.origin.source, payload: payload,
-                    pts: context.pts, seq: context.origin.segment?.mediaSequence,
+                    pts: context.pts, mediaSequence: context.origin.segment?.mediaSequence,
                     discontinuitySequence: context.origin.segment?.discontinuitySequence,
                     segment: context.origin.segment?.uri, programDateTime: context.programDateTime.map(ProgramDateTime.format))
     }
@@ -100,7 +101,7 @@ extension MeterRecord {
         var record = MeterRecord(type: .resume, sentAt: date.timeIntervalSince1970, source: point.input)
         switch resumption {
         case .atSegment(let sequence):
-            record.seq = sequence
+            record.mediaSequence = sequence
             record.message = "resumed at segment \(sequence), after the tag delivered at \(Self.clock(point.sentAt))"
         case .atLiveEdge(let lost, let seconds):
             record.lostSeconds = seconds
@@ -109,7 +110,7 @@ extension MeterRecord {
             record.message = "segment \(point.mediaSequence) of the last delivered tag has left the live window; joined at the live edge, "
                 + "about \(String(format: "%.1f", seconds)) s lost\(segments)"
         case .sequenceWentBack(let sequence):
-            record.seq = sequence
+            record.mediaSequence = sequence
             record.message = "the playlist's media sequence (\(sequence)) is behind the checkpoint's (\(point.mediaSequence)); "
                 + "joined at the live edge, the loss unknown"
         }
