@@ -2,10 +2,6 @@
 /// player's buffer does: PTS are unwrapped past the 33-bit wrap, and a discontinuity (or a PTS
 /// jump no discontinuity announced) starts a new domain where the previous media ended.
 struct Timeline {
-    /// A PTS this far before the buffered end, or this far after it, is a jump, not a gap.
-    static let maximumBackStep = 10.0
-    static let maximumForwardStep = 60.0
-
     private var discontinuitySequence: Int?
     private var anchorTicks: Int64 = 0
     private var anchorPosition = 0.0
@@ -26,7 +22,7 @@ struct Timeline {
         }
         var referenceTicks = unwrap(reference)
         let start = position(referenceTicks)
-        if start < end - Self.maximumBackStep || start > end + Self.maximumForwardStep {
+        if PTSJump.betweenSegments.isJump(start - end) {
             startDomain(at: reference, discontinuity: discontinuity)
             referenceTicks = unwrap(reference)
         }

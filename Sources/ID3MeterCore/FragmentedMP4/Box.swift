@@ -8,20 +8,10 @@ struct Box {
     static func children(of bytes: [UInt8], in range: Range<Int>) -> [Box] {
         var boxes: [Box] = []
         var offset = range.lowerBound
-        while offset + 8 <= range.upperBound {
-            var reader = ByteReader(bytes, from: offset, to: range.upperBound)
-            guard var size = reader.readInt(4), reader.skip(4) else { break }
-            var header = 8
-            if size == 1 {
-                guard let large = reader.readInt(8) else { break }
-                size = large
-                header = 16
-            } else if size == 0 {
-                size = range.upperBound - offset
-            }
-            guard size >= header, size <= range.upperBound - offset else { break }
-            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-            boxes.append(Box(type: type, content: offset + header..<offset + size))
+        while let header = Header(bytes, at: offset, end: range.upperBound) {
+            let size = header.size ?? range.upperBound - offset
+            guard size >= header.length, size <= range.upperBound - offset else { break }
+            boxes.append(Box(type: header.type, content: offset + header.length..<offset + size))
             offset += size
         }
         return boxes
@@ -39,5 +29,34 @@ struct Box {
         var reader = ByteReader(bytes, from: content.lowerBound, to: content.upperBound)
         guard let version = reader.readByte(), reader.skip(3) else { return nil }
         return (version, reader)
+    }
+}
+
+extension Box {
+    /// A box's size and type from its first bytes (ISO/IEC 14496-12 §4.2): how every box here
+    /// is told, whole in memory or arriving in pieces.
+    struct Header {
+        var type: String
+        /// Header bytes: 8, or 16 with a 64-bit size.
+        var length: Int
+        /// `nil`: the box runs to the end of the bytes.
+        var size: Int?
+
+        /// The header of the box at `offset`, from the bytes before `end` (all of them when
+        /// `nil`); `nil` when they do not hold it whole.
+        init?(_ bytes: [UInt8], at offset: Int = 0, end: Int? = nil) {
+            let end = end ?? bytes.count
+            guard end - offset >= 8 else { return nil }
+            var reader = ByteReader(bytes, from: offset, to: end)
+            guard let size32 = reader.readInt(4), reader.skip(4) else { return nil }
+            type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+            switch size32 {
+            case 0: (length, size) = (8, nil)
+            case 1:
+                guard let large = reader.readInt(8) else { return nil }
+                (length, size) = (16, large)
+            default: (length, size) = (8, size32)
+            }
+        }
     }
 }

@@ -62,7 +62,7 @@ struct FragmentReader: TagExtractor {
     }
 
     mutating func finish(emit: (MediaEvent) -> Void) {
-        if skipping == 0, let header = BoxHeader(pending), header.size == nil, Self.keptTypes.contains(header.type) {
+        if skipping == 0, let header = Box.Header(pending), header.size == nil, Self.keptTypes.contains(header.type) {
             process(type: header.type, bytes: pending, contentStart: header.length, emit: emit)
         }
         // A box cut short at the end holds nothing that can be read.
@@ -73,14 +73,14 @@ struct FragmentReader: TagExtractor {
     /// How many bytes of the box at the front must be held: its header, or all of a kept box.
     private func needed() -> Int {
         guard pending.count >= 8 else { return 8 }
-        guard let header = BoxHeader(pending) else { return 16 }
+        guard let header = Box.Header(pending) else { return 16 }
         guard Self.keptTypes.contains(header.type) else { return header.length }
         return header.size.map { $0 <= Self.maximumBoxBytes ? $0 : header.length } ?? Self.maximumBoxBytes + 1
     }
 
     /// Reads or steps over the boxes at the front of `pending` while there are bytes for them.
     private mutating func walk(emit: (MediaEvent) -> Void) {
-        while skipping == 0, let header = BoxHeader(pending) {
+        while skipping == 0, let header = Box.Header(pending) {
             let kept = Self.keptTypes.contains(header.type)
             guard let size = header.size else {
                 // Size 0: the box runs to the end of the bytes; a kept one is read then, if it is not too large.
@@ -194,29 +194,6 @@ struct FragmentReader: TagExtractor {
         let (wholeTicks, overflow) = Int64(whole).multipliedReportingOverflow(by: PTS.clockRate)
         guard !overflow else { return nil }
         return wholeTicks &+ Int64(part) * PTS.clockRate / Int64(timescale)
-    }
-}
-
-/// A box's size and type from its first bytes (ISO/IEC 14496-12 §4.2).
-private struct BoxHeader {
-    var type: String
-    /// Header bytes: 8, or 16 with a 64-bit size.
-    var length: Int
-    /// `nil`: the box runs to the end of the bytes.
-    var size: Int?
-
-    init?(_ bytes: [UInt8]) {
-        guard bytes.count >= 8 else { return nil }
-        var reader = ByteReader(bytes, from: 0)
-        guard let size32 = reader.readInt(4), reader.skip(4) else { return nil }
-        type = String(decoding: bytes[4..<8], as: UTF8.self)
-        switch size32 {
-        case 0: (length, size) = (8, nil)
-        case 1:
-            guard let large = reader.readInt(8) else { return nil }
-            (length, size) = (16, large)
-        default: (length, size) = (8, size32)
-        }
     }
 }
 

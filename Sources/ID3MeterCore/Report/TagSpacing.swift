@@ -9,16 +9,12 @@ package struct TagSpacing: Sendable {
         case none
         /// `EXT-X-DISCONTINUITY` between the two: their PTS are not comparable.
         case discontinuity
-        /// The PTS stepped back more than `backwardJump` or forward more than `forwardJump`
-        /// seconds within one discontinuity sequence: an encoder restart or a splice.
+        /// The PTS jumped within one discontinuity sequence (`PTSJump.betweenTags`): an encoder
+        /// restart or a splice.
         case jump(seconds: Double)
         /// Comparable PTS, this many seconds apart.
         case gap(seconds: Double)
     }
-
-    /// A step back larger than this, or forward larger than `forwardJump`, is a PTS discontinuity.
-    public static let backwardJump = 1.0
-    public static let forwardJump = 600.0
 
     private var previous: (pts: Int64, discontinuitySequence: Int?)?
 
@@ -31,7 +27,7 @@ package struct TagSpacing: Sendable {
         guard let previous else { return .none }
         guard discontinuitySequence == previous.discontinuitySequence else { return .discontinuity }
         let seconds = PTS.seconds(PTS.distance(from: previous.pts, to: pts))
-        if seconds < -Self.backwardJump || seconds > Self.forwardJump { return .jump(seconds: seconds) }
+        if PTSJump.betweenTags.isJump(seconds) { return .jump(seconds: seconds) }
         return .gap(seconds: seconds)
     }
 
@@ -42,6 +38,6 @@ package struct TagSpacing: Sendable {
     public func distance(to pts: Int64, discontinuitySequence: Int?) -> Double? {
         guard let previous, previous.discontinuitySequence == discontinuitySequence else { return nil }
         let seconds = PTS.seconds(PTS.distance(from: previous.pts, to: pts))
-        return seconds < -Self.backwardJump || seconds > Self.forwardJump ? nil : seconds
+        return PTSJump.betweenTags.isJump(seconds) ? nil : seconds
     }
 }

@@ -90,7 +90,7 @@ struct TagStreamState {
             defer { lastOffsets[index] = (cid, offset, pts, sequence) }
             guard let last = lastOffsets[index], last.cid == cid, last.sequence == sequence else { continue }
             let seconds = PTS.seconds(PTS.distance(from: last.pts, to: pts))
-            guard seconds >= -TagSpacing.backwardJump, seconds <= TagSpacing.forwardJump else { continue }
+            guard !PTSJump.betweenTags.isJump(seconds) else { continue }
             var moved = Double((offset - last.offset) % 86_400)
             if moved > 43_200 { moved -= 86_400 } else if moved <= -43_200 { moved += 86_400 }
             if abs(moved - seconds) > SourceReport.offsetDrift { drifts.append((field, moved, seconds)) }
