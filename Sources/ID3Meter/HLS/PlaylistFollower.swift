@@ -154,7 +154,7 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 try? await clock.sleep(until: loadStarted.advanced(by: changed ? interval : interval / 2), tolerance: nil)
             } else {
                 // Back off up to four target durations; a live window outlasts a short outage.
-                try? await clock.sleep(for: interval / 2 * Swift.min(1 << Swift.min(failures, 3), 8), tolerance: nil)
+                try? await clock.sleep(for: Backoff(first: interval, maximum: interval * 4).delay(after: failures), tolerance: nil)
             }
             guard !Task.isCancelled else { return }
             do {

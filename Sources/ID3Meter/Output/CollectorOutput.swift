@@ -20,6 +20,8 @@ public final class CollectorOutput: MeterOutput, Sendable {
         public var batchInterval: Duration = .seconds(1)
         public var firstRetryDelay: Duration = .seconds(1)
         public var maximumRetryDelay: Duration = .seconds(30)
+
+        var backoff: Backoff { Backoff(first: firstRetryDelay, maximum: maximumRetryDelay) }
         public var requestTimeout: Double = 10
         /// How long `finish()` keeps trying before it leaves the rest in the spool.
         public var finishTimeout: Duration = .seconds(5)
@@ -99,10 +101,10 @@ public final class CollectorOutput: MeterOutput, Sendable {
         stop.continuation.finish()
         if running.withLock({ $0 }) { for await _ in runEnded.stream {} }
         let deadline = ContinuousClock.now.advanced(by: settings.finishTimeout)
-        var delay = settings.firstRetryDelay
+        var failures = 0
         while ContinuousClock.now < deadline, case .wait(let asked) = await sendPending() {
-            try? await Task.sleep(for: min(max(delay, asked ?? .zero), ContinuousClock.now.duration(to: deadline)))
-            delay = min(delay * 2, settings.maximumRetryDelay)
+            failures += 1
+            try? await Task.sleep(for: min(max(settings.backoff.delay(after: failures), asked ?? .zero), ContinuousClock.now.duration(to: deadline)))
         }
         let left = spool.withLock { spool in
             spool.abandonHeld()
@@ -115,12 +117,16 @@ public final class CollectorOutput: MeterOutput, Sendable {
     /// what the collector's `Retry-After` asked.
     private func sendLoop() async {
         var delay = settings.batchInterval
+        var failures = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: delay)
             switch await sendPending() {
-            case .allSent: delay = settings.batchInterval
+            case .allSent:
+                failures = 0
+                delay = settings.batchInterval
             case .wait(let asked):
-                delay = max(min(max(delay * 2, settings.firstRetryDelay), settings.maximumRetryDelay), asked ?? .zero)
+                failures += 1
+                delay = max(settings.backoff.delay(after: failures), asked ?? .zero)
             }
         }
     }

@@ -19,6 +19,10 @@ public struct Fetcher: Sendable {
 
         /// One attempt, no retry.
         public static let none = RetryPolicy(attempts: 1)
+
+        var backoff: Backoff {
+            Backoff(first: .seconds(HTTPTransport.bounded(firstDelay)), maximum: .seconds(HTTPTransport.bounded(maximumDelay)))
+        }
     }
 
     /// Seconds without a byte before a read gives up (`--timeout`).
@@ -58,17 +62,15 @@ public struct Fetcher: Sendable {
                      consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchFailure) {
         let network = Location.transport(of: location) != .file
         let attempts = retrying && network ? max(retry.attempts, 1) : 1
-        var delay = retry.firstDelay
         for attempt in 1...attempts {
             if attempt > 1 { restart() }
             do {
                 return try await readOnce(location, range: range, as: resource, targetDuration: targetDuration, consume: consume)
             } catch {
-                guard error.isWorthRetrying, attempt < attempts, (try? await Task.sleep(for: .seconds(HTTPTransport.bounded(delay)))) != nil,
+                guard error.isWorthRetrying, attempt < attempts, (try? await Task.sleep(for: retry.backoff.delay(after: attempt))) != nil,
                       !interrupt.isCancelled else {
                     throw FetchFailure(error: Task.isCancelled ? .cancelled : error, attempts: attempt)
                 }
-                delay = min(delay * 2, retry.maximumDelay)
             }
         }
     }

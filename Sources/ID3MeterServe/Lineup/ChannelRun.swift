@@ -28,6 +28,7 @@ public final class ChannelRun: Sendable {
 
     /// The longest pause before a stream that could not be opened is tried again, in seconds.
     static let longestPause = 60.0
+    private static let backoff = Backoff(first: .seconds(1), maximum: .seconds(longestPause))
 
     /// The live page shows a channel's last hour, and the details of its latest tags.
     static let timelineWindow = 3_600.0
@@ -91,7 +92,8 @@ public final class ChannelRun: Sendable {
         let engine = await ReferenceEngine(appInfo: config.appInfo, outputs: [ChannelOutput(run: self)],
                                      logger: log.logger.with(channel: config.name))
         var resume = self.resume
-        var pause = 1.0
+        // Runs in a row that delivered nothing: the next waits longer, up to `longestPause`.
+        var quiet = 0
         // A stream that stays down is said at its first failure, when the reason changes, and
         // every tenth attempt (about ten minutes at the longest pause), not at every retry.
         var failures = 0
@@ -108,7 +110,9 @@ public final class ChannelRun: Sendable {
                 await self?.observe(event, resumingFrom: resume)
             })
             guard !Task.isCancelled else { break }
-            if delivered > 0 { pause = 1 }
+            if delivered > 0 { quiet = 0 }
+            quiet += 1
+            let pause = Self.backoff.delay(after: quiet).seconds
             if opened.withLock({ $0 }) {
                 if failures > 0 { log.log(.notice, "channel \(config.name): its stream opened again, after \(failures) failed attempt\(failures == 1 ? "" : "s")") }
                 failures = 0
@@ -137,7 +141,6 @@ public final class ChannelRun: Sendable {
                 lastReason = reason
             }
             try? await clock.sleep(for: .seconds(pause))
-            pause = min(pause * 2, Self.longestPause)
         }
     }
 
