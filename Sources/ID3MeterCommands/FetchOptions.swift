@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import ID3Meter
 
 /// How an input is fetched: which variant, what headers, how long and how much a fetch may
@@ -56,7 +55,8 @@ struct FetchOptions: ParsableArguments {
     /// Runs `body` with HTTP connections of the command's own, shut down when it returns or
     /// throws: a command leaves no socket or event-loop thread behind, however it ends.
     func withConnections<T>(_ body: (HTTPConnections) async throws -> T) async throws -> T {
-        let connections = HTTPConnections(ioTimeout: timeout, threads: ProcessInfo.processInfo.activeProcessorCount)
+        // On the process's event loops, which serve's API server shares: no threads of their own.
+        let connections = HTTPConnections(ioTimeout: timeout, threads: nil)
         do {
             let result = try await body(connections)
             await connections.shutdown()

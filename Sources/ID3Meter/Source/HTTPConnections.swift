@@ -15,9 +15,11 @@ public final class HTTPConnections: Sendable {
     private let group: MultiThreadedEventLoopGroup?
 
     /// Connections that wait at most `ioTimeout` seconds to connect or for a byte, on `threads`
-    /// event-loop threads of their own.
-    public convenience init(ioTimeout: Double = 10, threads: Int = 1) {
-        self.init(ioTimeout: ioTimeout, group: MultiThreadedEventLoopGroup(numberOfThreads: min(max(threads, 1), 64)))
+    /// event-loop threads of their own, or (`nil`) on the process's shared ones (NIO's, which
+    /// an HTTP server in the same process uses too): `shutdown()` then closes the connections and
+    /// leaves those threads be.
+    public convenience init(ioTimeout: Double = 10, threads: Int? = 1) {
+        self.init(ioTimeout: ioTimeout, group: threads.map { MultiThreadedEventLoopGroup(numberOfThreads: min(max($0, 1), 64)) })
     }
 
     private init(ioTimeout: Double, group: MultiThreadedEventLoopGroup?) {
