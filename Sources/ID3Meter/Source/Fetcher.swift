@@ -27,8 +27,9 @@ public struct Fetcher: Sendable {
 
     /// Seconds without a byte before a read gives up (`--timeout`).
     public var ioTimeout: Double
-    /// Cancels what libavformat is reading for this fetcher (udp, srt, probes).
-    public var interrupt: Interrupt
+    /// Cancels what libavformat is reading for this fetcher (udp, srt, probes): a blocking read
+    /// does not see its task's cancellation, so the task's owner cancels this too.
+    package var interrupt = Interrupt()
     /// How a failed fetch of a network resource is tried again.
     public var retry: RetryPolicy
     /// How many bytes and how long each kind of fetch may take.
@@ -43,11 +44,10 @@ public struct Fetcher: Sendable {
     public var connections: HTTPConnections?
 
     /// The defaults are the command line's: 10 s without a byte, four tries, the size limits of `FetchLimits`.
-    public init(ioTimeout: Double = 10, interrupt: Interrupt = Interrupt(), retry: RetryPolicy = RetryPolicy(),
+    public init(ioTimeout: Double = 10, retry: RetryPolicy = RetryPolicy(),
                 limits: FetchLimits = FetchLimits(), headers: [HTTPHeader] = [], connections: HTTPConnections? = nil) {
         self.connections = connections
         self.ioTimeout = ioTimeout
-        self.interrupt = interrupt
         self.retry = retry
         self.limits = limits
         self.headers = headers

@@ -5,7 +5,7 @@ import Foundation
 /// so stopping the meter never waits on a stalled server. (Stalls themselves end with the I/O
 /// timeout, libavformat's rw_timeout.)
 // Unchecked: the shim reads and writes the flag atomically; the pointer never changes.
-public final class Interrupt: @unchecked Sendable {
+package final class Interrupt: @unchecked Sendable {
     let pointer: OpaquePointer
 
     /// A fresh interrupt, not cancelled.
