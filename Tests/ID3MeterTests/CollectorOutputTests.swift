@@ -11,6 +11,8 @@ final class TestCollector: @unchecked Sendable {
     private var accepted: [String: [MeterRecord.Decoded]] = [:]
     private var postCount = 0
     private var recordCount = 0
+    private var received = 0
+    private var delay = 0.0
     private(set) var server: LocalHTTPServer!
 
     init() throws {
@@ -18,7 +20,13 @@ final class TestCollector: @unchecked Sendable {
     }
 
     private func respond(to request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
-        lock.withLock {
+        let delay = lock.withLock {
+            received += 1
+            return self.delay
+        }
+        // A slow collector: the batch is in flight this long before it is taken.
+        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+        return lock.withLock {
             postCount += 1
             guard up, request.method == "POST",
                   let body = try? JSONDecoder().decode(MeterRecord.Batch.self, from: Data(request.body)) else {
@@ -38,6 +46,13 @@ final class TestCollector: @unchecked Sendable {
 
     var batches: [String: [MeterRecord.Decoded]] { lock.withLock { accepted } }
     var posts: Int { lock.withLock { postCount } }
+    /// POSTs that have arrived, answered or not yet.
+    var postsReceived: Int { lock.withLock { received } }
+    /// Seconds each answer waits.
+    var answerDelay: Double {
+        get { lock.withLock { delay } }
+        set { lock.withLock { delay = newValue } }
+    }
     /// Records in every accepted POST, a resent batch counted again.
     var recordsPosted: Int { lock.withLock { recordCount } }
     var url: URL { URL(string: server.url("collect"))! }
@@ -66,6 +81,27 @@ struct CollectorOutputTests {
 
     static func received(_ collector: TestCollector) -> [String] {
         collector.batches.sorted { $0.key < $1.key }.flatMap { $0.value.compactMap(\.payload) }
+    }
+
+    /// `finish()` while a batch is on its way: the send is not cut off part way, so the batch
+    /// the collector took is not sent again (a collector that keeps no Idempotency-Keys would
+    /// count its records twice).
+    @Test func aBatchInFlightAtFinishIsNotSentAgain() async throws {
+        let collector = try TestCollector()
+        defer { collector.server.stop() }
+        collector.answerDelay = 0.5
+        let spool = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: spool) }
+        let output = try CollectorOutput(collector: collector.url, spoolDirectory: spool, settings: Self.settings)
+        let sending = Task { await output.run() }
+        for index in 0..<5 { output.write(Self.record(index)) }
+        let deadline = Date().addingTimeInterval(10)
+        while collector.postsReceived == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(collector.postsReceived == 1, "a batch is on its way")
+        await output.finish()
+        await sending.value
+        #expect(Self.received(collector) == (0..<5).map { "www.nielsen.com/\($0)" })
+        #expect(collector.recordsPosted == 5, "the batch in flight was not sent again")
     }
 
     @Test func anOutageLosesNothingAndDoublesNothing() async throws {

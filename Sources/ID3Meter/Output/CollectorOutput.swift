@@ -120,7 +120,12 @@ public final class CollectorOutput: MeterOutput, Sendable {
         var failures = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: delay)
-            switch await sendPending() {
+            guard !Task.isCancelled else { break }
+            // Not cancelled part way: a batch the collector took but whose answer was cut off
+            // would stay in the spool and go again at `finish`, delivered twice to a collector
+            // that does not keep Idempotency-Keys. Its own timeouts bound the wait.
+            let sending = Task { await self.sendPending() }
+            switch await sending.value {
             case .allSent:
                 failures = 0
                 delay = settings.batchInterval
