@@ -11,8 +11,10 @@ import Synchronization
 /// for a command that exits). A program that goes on after its fetches makes its own, hands it
 /// to its fetchers, and shuts it down when they are done: its sockets close and its threads end.
 public final class HTTPConnections: Sendable {
-    let client: HTTPClient
+    private let configuration: HTTPClient.Configuration
     private let group: MultiThreadedEventLoopGroup?
+    /// Made at the first fetch: connections no fetch used cost no thread (a scan of local files).
+    private let state = Mutex<(client: HTTPClient?, shutDown: Bool)>((nil, false))
 
     /// Connections that wait at most `ioTimeout` seconds to connect or for a byte, on `threads`
     /// event-loop threads of their own, or (`nil`) on the process's shared ones (NIO's, which
@@ -30,29 +32,44 @@ public final class HTTPConnections: Sendable {
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         // A refused connection is reported at once; `Fetcher.RetryPolicy` decides what is tried again.
         configuration.connectionPool.retryConnectionEstablishment = false
-        client = HTTPClient(eventLoopGroup: group ?? HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.configuration = configuration
         self.group = group
+    }
+
+    /// The client, made at the first call; `nil` after `shutdown()`.
+    var client: HTTPClient? {
+        state.withLock { state in
+            guard !state.shutDown else { return nil }
+            if let client = state.client { return client }
+            let client = HTTPClient(eventLoopGroup: group ?? HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            state.client = client
+            return client
+        }
     }
 
     /// Closes every connection, then ends the threads. A fetch through these connections after
     /// this fails.
     public func shutdown() async {
-        let first = shutDown.withLock { done in
-            defer { done = true }
-            return !done
+        let client: HTTPClient?? = state.withLock { state in
+            guard !state.shutDown else { return .none }
+            state.shutDown = true
+            return .some(state.client)
         }
-        guard first else { return }
-        try? await client.shutdown()
+        guard case .some(let made) = client else { return }
+        try? await made?.shutdown()
         try? await group?.shutdownGracefully()
     }
-
-    private let shutDown = Mutex(false)
 
     /// Released without `shutdown()`: async-http-client and NIO trap in debug builds on a client
     /// or a group released running, so they are shut down here, without waiting.
     deinit {
-        guard !shutDown.withLock({ $0 }) else { return }
+        let (client, shutDown) = state.withLock { ($0.client, $0.shutDown) }
+        guard !shutDown else { return }
         let group = group
+        guard let client else {
+            group?.shutdownGracefully(queue: .global()) { _ in }
+            return
+        }
         client.shutdown { _ in group?.shutdownGracefully(queue: .global()) { _ in } }
     }
 

@@ -25,7 +25,7 @@ struct HTTPTransport: Sendable {
         // waits ending after `ioTimeout`, so a trickle ends within that of its deadline.
         // A library caller's value may be anything: a Duration of an infinite or NaN value traps.
         let deadline = seconds.map { ContinuousClock.now + .seconds(Self.bounded($0)) }
-        let client = connections.client
+        guard let client = connections.client else { throw .connection("its HTTPConnections were shut down") }
         var location = url
         var headers = self.headers
         for hop in 0...Self.maximumRedirects {
@@ -125,7 +125,8 @@ struct HTTPTransport: Sendable {
             let seconds = min(max(bounded(timeout), 0.001), 1e6)
             var answer: PostAnswer
             do {
-                let response = try await HTTPConnections.shared(ioTimeout: timeout).client.execute(request, timeout: .nanoseconds(Int64(seconds * 1e9)))
+                guard let client = HTTPConnections.shared(ioTimeout: timeout).client else { throw HTTPClientError.alreadyShutdown }
+                let response = try await client.execute(request, timeout: .nanoseconds(Int64(seconds * 1e9)))
                 let status = Int(response.status.code)
                 if (300..<400).contains(status), let target = response.headers.first(name: "location") {
                     try follow(target, hop: hop, from: &location, headers: &headers)
