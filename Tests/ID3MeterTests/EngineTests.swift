@@ -112,3 +112,15 @@ struct EngineTests {
         #expect(await output.records.first { $0.type == .sendID3 }?.sentAt == 100)
     }
 }
+
+/// The DTVR metadata a session hands `loadMetadata` is JSON whatever the ad model says.
+@Suite("Session metadata")
+struct SessionMetadataTests {
+    @Test func theAdModelStaysAString() throws {
+        let plain = try JSONSerialization.jsonObject(with: Data(MeteringSession(channelName: "c", adModel: "2").metadataJSON.utf8))
+        #expect(plain as? [String: String] == ["type": "content", "adModel": "2"])
+        let hostile = #"1","type":"ad"#
+        let parsed = try JSONSerialization.jsonObject(with: Data(MeteringSession(channelName: "c", adModel: hostile).metadataJSON.utf8))
+        #expect(parsed as? [String: String] == ["type": "content", "adModel": hostile], "a quote cannot add or replace a key")
+    }
+}

@@ -38,11 +38,6 @@ public final class CollectorOutput: MeterOutput, Sendable {
     public let collector: URL
     private let spool: Mutex<Spool>
     private let settings: Settings
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
     private let onError: @Sendable (String) -> Void
     private let accepted: @Sendable (Substring) -> Void
     private let spoolIdentifier: String
@@ -82,7 +77,7 @@ public final class CollectorOutput: MeterOutput, Sendable {
     }
 
     public func write(_ record: MeterRecord) {
-        let line = (try? encoder.encode(record)).map { [UInt8]($0) } ?? Array("{}".utf8)
+        let line = record.jsonLine
         spool.withLock { $0.append(line, sentAt: record.sentAt, channel: record.channel) }
     }
 

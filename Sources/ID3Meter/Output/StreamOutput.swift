@@ -11,11 +11,6 @@ public actor StreamOutput: MeterOutput {
 
     private let file: RecordFile
     private let style: Style
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
     private let now: @Sendable () -> Date
     /// What opening the file found (a torn last line set aside), to be said before anything else.
     public nonisolated let openingNotes: [String]
@@ -61,7 +56,7 @@ public actor StreamOutput: MeterOutput {
     func line(for record: MeterRecord) -> String {
         switch style {
         case .jsonl:
-            return (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            return String(decoding: record.jsonLine, as: UTF8.self)
         case .text:
             let time = Self.clockTime(record.sentAt)
             switch record.type {

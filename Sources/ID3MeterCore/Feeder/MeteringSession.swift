@@ -1,3 +1,5 @@
+import Foundation
+
 /// One metering session as a DTVR player runs it: `play`, `loadMetadata` with the DTVR content
 /// metadata, `sendID3` on time for every tag the source yields, then `end`, even when the
 /// session is cut short by cancellation.
@@ -13,8 +15,12 @@ public struct MeteringSession: Sendable {
         self.adModel = adModel
     }
 
-    /// The DTVR content metadata `loadMetadata` is given.
-    public var metadataJSON: String { #"{"type":"content","adModel":"\#(adModel)"}"# }
+    /// The DTVR content metadata `loadMetadata` is given, encoded (an ad model from a caller is
+    /// a string like any other, and stays one).
+    public var metadataJSON: String {
+        let metadata = ["type": "content", "adModel": adModel]
+        return (try? JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
 
     /// Returns the number of `sendID3` calls made.
     @discardableResult

@@ -122,6 +122,18 @@ extension MeterRecord {
     }
 }
 
+extension MeterRecord {
+    /// The record as one JSON line, without its line break: sorted keys, slashes as they are.
+    /// The same bytes whichever output writes it (stdout, a records file, the collector's spool).
+    package var jsonLine: [UInt8] { (try? Self.encoder.encode(self)).map { [UInt8]($0) } ?? Array("{}".utf8) }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
 /// Where meter records go. Writes come in order, each awaited before the next; the
 /// requirements are `async` so that an `actor` conforms as it is, and a `Sendable` class with
 /// synchronous methods does too.
