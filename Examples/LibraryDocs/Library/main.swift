@@ -48,3 +48,18 @@ do {
                       problem: { event in if case .failure(let failure) = event { print(failure) } })
     print(await engine.sent, "tags sent")
 }
+
+do {
+    actor CountingOutput: MeterOutput {
+        private(set) var deliveries = 0
+        func write(_ record: MeterRecord) { if record.type == .sendID3 { deliveries += 1 } }
+        func finish() {}
+    }
+
+    let counting = CountingOutput()
+    let reference = await ReferenceEngine(appInfo: AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "backend",
+                                                            appVersion: "1.0"), outputs: [OutputSet([counting])])
+    await MeteringSession(channelName: "my-channel").run(TagSource(input: url, clock: ContinuousClock()),
+                                                         feeder: Feeder(clock: InstantClock()), engine: reference)
+    print(await counting.deliveries, "deliveries recorded")
+}
