@@ -1,15 +1,18 @@
 import Synchronization
 
 /// The outputs a run writes every record to (stdout, a records file, the collector, the
-/// checkpoint), in order: a record reaches an output once every output before it has taken it,
-/// so the checkpoint, last, never runs ahead of what is stored. `serve`'s channels write from
-/// tasks of their own; each awaits its record's turn through every output. What an output says
-/// about itself (its storage failing or back, records it dropped) becomes records written to
-/// all of them, and goes to `notice`.
+/// checkpoint), in order, one record at a time: a record has gone through every output before
+/// the next one starts, however many tasks write (`serve`'s channels). The checkpoint, last,
+/// counts on it: the records file it points into holds no record it has not seen. What an
+/// output says about itself (its storage failing or back, records it dropped) becomes records
+/// written to all of them, and goes to `notice`.
 public actor OutputSet: MeterOutput {
     private var outputs: [any MeterOutput]
     private let notice: @Sendable (MeterRecord) -> Void
     private let lost = Mutex(0)
+    /// The work queued last; each piece waits for the one before (an actor alone would let a
+    /// second record in while the first waits on an output that is an actor).
+    private var last: Task<Void, Never>?
 
     /// `notice` sees each alert and loss record an output raised (for the log).
     public init(_ outputs: [any MeterOutput], notice: @escaping @Sendable (MeterRecord) -> Void = { _ in }) {
@@ -21,14 +24,18 @@ public actor OutputSet: MeterOutput {
     public nonisolated var recordsLost: Int { lost.withLock { $0 } }
 
     public func write(_ record: MeterRecord) async {
-        for output in outputs { await output.write(record) }
-        await spread()
+        await inTurn { set in
+            for output in set.outputs { await output.write(record) }
+            await set.spread()
+        }
     }
 
     /// Has every output try again what it holds; called about once a second.
     public func retry() async {
-        for output in outputs { await output.retry() }
-        await spread()
+        await inTurn { set in
+            for output in set.outputs { await output.retry() }
+            await set.spread()
+        }
     }
 
     /// Each output's counts, for metrics.
@@ -43,16 +50,30 @@ public actor OutputSet: MeterOutput {
     /// Flushes every output in turn and lets them go: a write after it goes nowhere. What an
     /// output could not store by then is said (to `notice`, and to the outputs not finished yet).
     public func finish() async {
-        let all = outputs
-        outputs = []
-        for (index, output) in all.enumerated() {
-            await output.finish()
-            let notices = await output.takeNotices()
-            say(notices)
-            for record in notices {
-                for later in all[(index + 1)...] { await later.write(record) }
+        await inTurn { set in
+            let all = set.outputs
+            set.outputs = []
+            for (index, output) in all.enumerated() {
+                await output.finish()
+                let notices = await output.takeNotices()
+                set.say(notices)
+                for record in notices {
+                    for later in all[(index + 1)...] { await later.write(record) }
+                }
             }
         }
+    }
+
+    /// Runs `work` once every piece queued before it has ended. Not cancelled with its caller:
+    /// a record is written to every output or to none.
+    private func inTurn(_ work: @escaping @Sendable (isolated OutputSet) async -> Void) async {
+        let previous = last
+        let next = Task {
+            await previous?.value
+            await work(self)
+        }
+        last = next
+        await next.value
     }
 
     private func say(_ notices: [MeterRecord]) {
