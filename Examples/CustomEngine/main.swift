@@ -49,8 +49,9 @@ for await event in TagSource(input: input, scanner: scanner, clock: ContinuousCl
 let session = MeteringSession(channelName: MeteringSession.channelName(for: input))
 let feeder = Feeder(clock: ContinuousClock(), speed: 4)
 let printing = PrintingEngine()
-await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: feeder, engine: printing,
-                  problem: { event in if case .failure(let failure) = event { print("error: \(failure)") } })
+for await event in session.events(TagSource(input: input, clock: ContinuousClock()), feeder: feeder, engine: printing) {
+    if case .read(.failure(let failure)) = event { print("error: \(failure)") }
+}
 print("\(await printing.tags) tags played")
 
 // 3. The reference engine at full speed, its records going to a JSON-lines file through an

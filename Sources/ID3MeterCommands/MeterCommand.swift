@@ -117,33 +117,32 @@ struct MeterCommand: AsyncParsableCommand {
                                 resume: resumePoint(records.recovered))
 
         let failures = Atomic(0)
-        let playback = { @Sendable [logger] (event: PlaybackEvent) in
-            guard case .frameRate(let choice) = event else { return }
-            let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin == .option ? "--fps" : "\(choice.origin)"))"
-            choice.rejected.forEach { Console.warning("\(input): \($0); not used") }
-            if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
-        }
-        let problem = { @Sendable [logger] (event: MediaEvent) in
-            switch event {
-            case .warning(let warning):
-                Console.warning(FlagHint.words(warning))
-            case .failure(let failure):
-                failures.add(1, ordering: .relaxed)
-                Console.error(FlagHint.words(failure))
-            case .malformed(let error, let pts, let origin):
-                logger.warning("malformed ID3 in \(origin.segment?.uri ?? origin.source) at pts \(pts.map(String.init) ?? "none"): \(error)")
-            case .resumed(let resumption):
-                guard let point = meter.resume else { break }
-                let record = MeterRecord.resume(resumption, from: point, at: Date())
-                await records.set.write(record)
-                printError("\(input): \(record.message ?? "")")
-            case .opened, .tag, .segment, .mediaTime:
-                break
-            }
-        }
         // The records outlive the metering: the stream's end, or SIGINT or SIGTERM, shuts the
         // group down in reverse, the engine's session ended before the outputs flush.
-        let metering = MeteringService { await meter.run(engine: engine, playback: playback, problem: problem) }
+        let metering = MeteringService { [logger] in
+            for await event in meter.events(engine: engine) {
+                switch event {
+                case .frameRate(let choice):
+                    let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin == .option ? "--fps" : "\(choice.origin)"))"
+                    choice.rejected.forEach { Console.warning("\(input): \($0); not used") }
+                    if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
+                case .read(.warning(let warning)):
+                    Console.warning(FlagHint.words(warning))
+                case .read(.failure(let failure)):
+                    failures.add(1, ordering: .relaxed)
+                    Console.error(FlagHint.words(failure))
+                case .read(.malformed(let error, let pts, let origin)):
+                    logger.warning("malformed ID3 in \(origin.segment?.uri ?? origin.source) at pts \(pts.map(String.init) ?? "none"): \(error)")
+                case .read(.resumed(let resumption)):
+                    guard let point = meter.resume else { break }
+                    let record = MeterRecord.resume(resumption, from: point, at: Date())
+                    await records.set.write(record)
+                    printError("\(input): \(record.message ?? "")")
+                case .read(.opened), .read(.tag), .read(.segment), .read(.mediaTime), .delivered, .stalled:
+                    break
+                }
+            }
+        }
         try await ServiceGroup(configuration: .init(
             services: [.init(service: records), .init(service: metering, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()

@@ -49,13 +49,16 @@ struct FeederTests {
         let clock = InstantClock()
         let engine = ClockedEngine(clock: clock)
         let chunk = PlayoutTests.segment(sequence: 7, startPTS: 1_000_000, tagOffsets: [0.5, 1.5, 2.5, 3.5, 4.5, 5.5])
-        let rates = Collected<FrameRateChoice>()
-        let calls = await Feeder(clock: clock).run(Self.source([.opened(Self.info)] + Self.events(chunk)), engine: engine,
-                                                   playback: { if case .frameRate(let choice) = $0 { rates.append(choice) } })
+        var rates: [FrameRateChoice] = []
+        var calls = 0
+        for await event in Feeder(clock: clock).events(Self.source([.opened(Self.info)] + Self.events(chunk)), engine: engine) {
+            if case .frameRate(let choice) = event { rates.append(choice) }
+            if case .delivered = event { calls += 1 }
+        }
         #expect(calls == 6)
         // The variant's FRAME-RATE (25) wins over the video's probed 30.
-        #expect(rates.all.map(\.framesPerSecond) == [25])
-        #expect(rates.all.map(\.origin) == [.variant])
+        #expect(rates.map(\.framesPerSecond) == [25])
+        #expect(rates.map(\.origin) == [.variant])
         #expect(engine.sends.map(\.payload) == (0..<6).map { "www.nielsen.com/7/\($0)" })
         for (index, send) in engine.sends.enumerated() {
             let due = 0.5 + Double(index)
@@ -69,7 +72,7 @@ struct FeederTests {
         let clock = InstantClock()
         let engine = ClockedEngine(clock: clock)
         let chunk = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [1, 2, 3, 4])
-        await Feeder(clock: clock, stopAfter: .seconds(2.5)).run(Self.source(Self.events(chunk)), engine: engine)
+        await Feeder(clock: clock, stopAfter: .seconds(2.5)).events(Self.source(Self.events(chunk)), engine: engine).deliveries()
         #expect(engine.sends.map(\.payload) == ["www.nielsen.com/0/0", "www.nielsen.com/0/1"])
     }
 
@@ -88,7 +91,7 @@ struct FeederTests {
                 continuation.finish()
             }
         }
-        await Feeder(clock: clock, stopAfter: .seconds(600)).run(source, engine: engine)
+        await Feeder(clock: clock, stopAfter: .seconds(600)).events(source, engine: engine).deliveries()
         #expect(engine.sends.map(\.payload) == (0..<2).flatMap { segment in (0..<3).map { "www.nielsen.com/\(segment)/\($0)" } })
     }
 
@@ -96,13 +99,13 @@ struct FeederTests {
         let clock = InstantClock()
         let engine = ClockedEngine(clock: clock)
         let chunks = (0..<20).map { PlayoutTests.segment(sequence: $0, startPTS: 90_000 * 6 * Int64($0), tagOffsets: [1, 3, 5]) }
-        let problems = Collected<String>()
+        var problems: [String] = []
         let events = chunks.flatMap(Self.events) + [.failure(InputFailure(source: "s", .empty))]
-        await Feeder(clock: clock).run(Self.source(events), engine: engine, problem: { event in
-            if case .failure(let failure) = event { problems.append(failure.description) }
-        })
+        for await event in Feeder(clock: clock).events(Self.source(events), engine: engine) {
+            if case .read(.failure(let failure)) = event { problems.append(failure.description) }
+        }
         #expect(engine.sends.map(\.payload) == (0..<20).flatMap { segment in (0..<3).map { "www.nielsen.com/\(segment)/\($0)" } })
-        #expect(problems.all == ["s: cannot read: it is empty"], "passed on as it came")
+        #expect(problems == ["s: cannot read: it is empty"], "passed on as it came")
     }
 
     /// A tag whose segment never ends (the last segment failed after completing it) is still
@@ -112,16 +115,62 @@ struct FeederTests {
         let engine = ClockedEngine(clock: clock)
         let segment = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [1, 2])
         let unended = PlayoutTests.segment(sequence: 1, startPTS: 6 * 90_000, tagOffsets: [1])
-        let calls = await Feeder(clock: clock).run(Self.source(Self.events(segment) + [.tag(unended.tags[0])]), engine: engine)
+        let calls = await Feeder(clock: clock).events(Self.source(Self.events(segment) + [.tag(unended.tags[0])]), engine: engine).deliveries()
         #expect(calls == 3)
         #expect(engine.sends.map(\.payload) == ["www.nielsen.com/0/0", "www.nielsen.com/0/1", "www.nielsen.com/1/0"])
         #expect(engine.sends.map(\.at).matches([1.0, 2.0, 7.0], within: 1.0 / 25 + 1e-9), "\(engine.sends)")
 
         let lone = segment.tags.map { TimedTag(tag: $0.tag, pts: $0.pts, origin: TagOrigin(source: "plain.ts")) }
         let loneEngine = ClockedEngine(clock: InstantClock())
-        await Feeder(clock: loneEngine.clock).run(Self.source(lone.map(MediaEvent.tag)), engine: loneEngine)
+        await Feeder(clock: loneEngine.clock).events(Self.source(lone.map(MediaEvent.tag)), engine: loneEngine).deliveries()
         #expect(loneEngine.sends.map(\.payload) == ["www.nielsen.com/0/0", "www.nielsen.com/0/1"])
         #expect(loneEngine.sends.map(\.at).matches([0.0, 1.0], within: 1.0 / 25 + 1e-9), "\(loneEngine.sends)")
+    }
+
+    /// Nothing runs ahead of the consumer: when an event comes out, the engine has had exactly
+    /// the deliveries that came out before it, so what the consumer does with a `.read` event
+    /// (a record, a log line) comes before any tag after it.
+    @Test func theEngineIsCalledAsTheEventsArePulled() async {
+        let clock = InstantClock()
+        let engine = ClockedEngine(clock: clock)
+        let first = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [0, 0.5, 1.5])
+        let second = PlayoutTests.segment(sequence: 1, startPTS: 6 * 90_000, tagOffsets: [0, 1])
+        let warning = InputFailure(source: "s", .empty)
+        var delivered = 0
+        var sendsAtEachEvent: [Int] = []
+        var sendsAtWarning: Int?
+        let source = Self.source(Self.events(first) + [.warning(warning)] + Self.events(second))
+        for await event in Feeder(clock: clock).events(source, engine: engine) {
+            if case .delivered = event { delivered += 1 }
+            if case .read(.warning) = event { sendsAtWarning = engine.sends.count }
+            sendsAtEachEvent.append(engine.sends.count - delivered)
+        }
+        #expect(delivered == 5)
+        #expect(engine.sends.count == 5)
+        #expect(!sendsAtEachEvent.isEmpty && sendsAtEachEvent.allSatisfy { $0 == 0 }, "\(sendsAtEachEvent)")
+        // The tag at 0 was due as soon as its segment was buffered; the rest of the first
+        // segment's tags had not been reached when the warning was read.
+        #expect(sendsAtWarning == 1)
+    }
+
+    /// A session's engine hears `end` when the task pulling its events is cancelled, as a
+    /// player's session ends when it is closed mid-stream.
+    @Test func aCancelledSessionStillEnds() async throws {
+        let engine = CallLog()
+        let (source, feed) = AsyncStream.makeStream(of: MediaEvent.self)
+        let chunk = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [0])
+        Self.events(chunk).forEach { feed.yield($0) }
+        let (reads, read) = AsyncStream.makeStream(of: Void.self)
+        let consumer = Task {
+            for await event in MeteringSession(channelName: "c").events(source, feeder: Feeder(clock: ContinuousClock()), engine: engine) {
+                if case .read(.segment) = event { read.yield() }
+            }
+        }
+        for await _ in reads { break }
+        consumer.cancel()
+        await consumer.value
+        feed.finish()
+        #expect(await engine.calls == ["play c", "loadMetadata", "sendID3 www.nielsen.com/0/0", "end"])
     }
 
     @Test func frameRateChoiceOrder() {
@@ -132,4 +181,15 @@ struct FeederTests {
         #expect(fallback.origin == .fallback)
         #expect(fallback.framesPerSecond == 30_000.0 / 1_001)
     }
+}
+
+/// The engine calls in order, as names.
+actor CallLog: MeteringEngine {
+    private(set) var calls: [String] = []
+    func play(channelName: String) { calls.append("play \(channelName)") }
+    func loadMetadata(_ json: String) { calls.append("loadMetadata") }
+    func sendID3(_ payload: String, context: TagContext) { calls.append("sendID3 \(payload)") }
+    func playheadPosition(_ position: Int64) {}
+    func stop() { calls.append("stop") }
+    func end() { calls.append("end") }
 }

@@ -12,16 +12,16 @@ struct LiveSourceTests {
         defer { server.stop() }
         let clock = InstantClock()
         let engine = ClockedEngine(clock: clock)
-        let failures = Collected<InputFailure>()
+        var failures: [InputFailure] = []
         let source = TagSource(input: server.url("master.m3u8"), liveStart: 2, clock: ContinuousClock())
-        await Feeder(clock: clock).run(source, engine: engine, problem: { event in
-            if case .failure(let failure) = event { failures.append(failure) }
-        })
+        for await event in Feeder(clock: clock).events(source, engine: engine) {
+            if case .read(.failure(let failure)) = event { failures.append(failure) }
+        }
         // Three segments were out when it joined (0, 1, 2): two back from the edge is segment 1.
         let join = try #require(server.joinSegment(back: 2))
         let stream = try #require(server.liveStream)
         #expect(engine.sends.map(\.payload) == (join..<7).flatMap { stream.tags(inSegment: $0).map(\.owner) })
-        #expect(failures.all.isEmpty)
+        #expect(failures.isEmpty)
         let requests = server.server.requests.map(\.path)
         #expect(requests.filter { $0 == "live.m3u8" }.count >= 3, "the playlist was reloaded as it grew")
         #expect(requests.filter { $0.hasSuffix(".ts") } == (join..<7).map { "seg\($0).ts" }, "each segment fetched once")

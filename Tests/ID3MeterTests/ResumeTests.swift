@@ -22,11 +22,13 @@ struct ResumePickUpTests {
         defer { server.stop() }
         let input = server.url("live.m3u8")
         let engine = ClockedEngine(clock: InstantClock())
-        let resumed = Collected<Resumption>()
-        await StreamMeter(input: input, session: MeteringSession(channelName: "c"), pace: .noWaiting,
-                          resume: point(segment: segment, tag: tag, input: input))
-            .run(engine: engine, problem: { if case .resumed(let resumption) = $0 { resumed.append(resumption) } })
-        return (engine.sends.map(\.payload), resumed.all, server.requests.map(\.path).filter { $0.hasSuffix(".ts") })
+        var resumed: [Resumption] = []
+        let meter = StreamMeter(input: input, session: MeteringSession(channelName: "c"), pace: .noWaiting,
+                                resume: point(segment: segment, tag: tag, input: input))
+        for await event in meter.events(engine: engine) {
+            if case .read(.resumed(let resumption)) = event { resumed.append(resumption) }
+        }
+        return (engine.sends.map(\.payload), resumed, server.requests.map(\.path).filter { $0.hasSuffix(".ts") })
     }
 
     static func owners(_ segments: ClosedRange<Int>) -> [String] { segments.flatMap { stream.tags(inSegment: $0).map(\.owner) } }

@@ -43,9 +43,15 @@ do {
 
     let engine = MyEngine()
     let session = MeteringSession(channelName: "my-channel", adModel: "1")
-    await session.run(TagSource(input: url, clock: ContinuousClock()),
-                      feeder: Feeder(clock: ContinuousClock()), engine: engine,
-                      problem: { event in if case .failure(let failure) = event { print(failure) } })
+    let metering = session.events(TagSource(input: url, clock: ContinuousClock()),
+                                  feeder: Feeder(clock: ContinuousClock()), engine: engine)
+    for await event in metering {
+        switch event {
+        case .read(.failure(let failure)): print(failure)
+        case .delivered(let lateness) where lateness > 0.1: print("late by", lateness, "s")
+        default: break
+        }
+    }
     print(await engine.sent, "tags sent")
 }
 

@@ -38,34 +38,39 @@ public struct StreamMeter: Sendable {
         self.resume = resume
     }
 
-    /// Meters until the stream ends, `stopAfter` has played, or the task is cancelled; returns
-    /// the number of `sendID3` calls. `playback` and `problem` are the feeder's; `watch` sees
-    /// every event as the source yields it, before the frame clock plays it. A resumed run says
-    /// where it picked up with a `.resumed` event, to `problem` and `watch`.
-    @discardableResult
-    public func run(engine: any MeteringEngine, playback: @escaping @Sendable (PlaybackEvent) async -> Void = { _ in },
-                    problem: @escaping @Sendable (MediaEvent) async -> Void = { _ in },
-                    watch: @escaping @Sendable (MediaEvent) async -> Void = { _ in }) async -> Int {
+    /// The metering's events: the stream's events as the feeder takes them in (`.read`) and what
+    /// its frame clock does, the engine called as they are pulled, until the stream ends,
+    /// `stopAfter` has played, or the pulling task is cancelled. A resumed run says where it
+    /// picked up with a `.read(.resumed)` event.
+    public func events(engine: any MeteringEngine) -> any AsyncSequence<MeteringEvent, Never> {
         let resuming = resume.map { ResumingEngine(engine, resumingAfter: $0) }
         let engine = resuming ?? engine
-        // On the feeder's task, as its engine calls are, and before any tag after the event.
-        let problem = { @Sendable (event: MediaEvent) in
-            if case .resumed(.sequenceWentBack) = event { resuming?.forgetCheckpoint() }
-            await problem(event)
-        }
         let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, resumeAt: resume?.mediaSequence,
                                clock: ContinuousClock())
-            .map { @Sendable event in
-                await watch(event)
-                return event
-            }
         switch pace {
         case .realTime(let speed):
             let feeder = Feeder(clock: ContinuousClock(), speed: speed, frameRateOption: frameRateOption, stopAfter: stopAfter)
-            return await session.run(source, feeder: feeder, engine: engine, playback: playback, problem: problem)
+            return Self.resumable(session.events(source, feeder: feeder, engine: engine), resuming)
         case .noWaiting:
             let feeder = Feeder(clock: InstantClock(), frameRateOption: frameRateOption, stopAfter: stopAfter)
-            return await session.run(source, feeder: feeder, engine: engine, playback: playback, problem: problem)
+            return Self.resumable(session.events(source, feeder: feeder, engine: engine), resuming)
         }
+    }
+
+    /// A resumed run's checkpoint forgotten when the stream's sequence numbers went back: as
+    /// the event is pulled, before any tag after it is delivered.
+    private static func resumable<Played: AsyncSequence>(_ played: Played, _ resuming: ResumingEngine?)
+        -> any AsyncSequence<MeteringEvent, Never> where Played.Element == MeteringEvent, Played.Failure == Never {
+        guard let resuming else { return played }
+        return played.map { event in
+            if case .read(.resumed(.sequenceWentBack)) = event { resuming.forgetCheckpoint() }
+            return event
+        }
+    }
+
+    /// Meters to the end (see `events(engine:)`); returns the number of `sendID3` calls.
+    @discardableResult
+    public func run(engine: any MeteringEngine) async -> Int {
+        await events(engine: engine).deliveries()
     }
 }

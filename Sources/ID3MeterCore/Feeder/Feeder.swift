@@ -1,4 +1,3 @@
-/// What the feeder tells its caller besides the engine calls.
 /// Plays a tag source against an engine the way a player would: a frame clock at the declared
 /// frame rate, `sendID3` for each tag when the playhead reaches it, `playheadPosition` once a
 /// second of playback. The clock is injected: `ContinuousClock` for real time, `InstantClock`
@@ -22,112 +21,189 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
         self.stopAfter = stopAfter
     }
 
-    private enum Input: Sendable {
-        case source(MediaEvent)
-        case sourceEnded
-        case wake(Int)
-    }
-
-    /// Runs until the source ends and every tag is delivered, `stopAfter` has played, or the task
-    /// is cancelled. Returns the number of `sendID3` calls made.
+    /// The session's events as the feeder plays `source` against `engine`, the engine called as
+    /// the sequence is pulled: nothing is read before the first pull, and a source event is
+    /// handed out before any tag after it is delivered.
     ///
     /// Tags of a segment are buffered when the segment has been read (its `.segment` event), as
     /// a player buffers whole segments; a tag from an input without segments is buffered at once.
-    /// `playback` hears what the clock does (its rate, each delivery's lateness, stalls);
-    /// `problem` gets the source's `.malformed`, `.failure` and `.warning` events as they are.
-    @discardableResult
-    public func run<S: AsyncSequence & Sendable>(_ source: S, engine: any MeteringEngine,
-                                                 playback: @Sendable (PlaybackEvent) async -> Void = { _ in },
-                                                 problem: @Sendable (MediaEvent) async -> Void = { _ in }) async -> Int
-    where S.Element == MediaEvent, S.Failure == Never {
-        let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
-        let pump = Task {
-            for await event in source { continuation.yield(.source(event)) }
-            continuation.yield(.sourceEnded)
-        }
-        var timer: Task<Void, Never>?
-        defer {
-            pump.cancel()
-            timer?.cancel()
-        }
-        let start = clock.now
-        func elapsed() -> Double { start.duration(to: clock.now).seconds }
+    /// The sequence ends when the source has ended and every tag is delivered, `stopAfter` has
+    /// played, or the pulling task is cancelled; a consumer that stops pulling stops the feeder,
+    /// and the reading of the source, where they are.
+    public func events<S: AsyncSequence & Sendable>(_ source: S, engine: any MeteringEngine)
+        -> some AsyncSequence<MeteringEvent, Never> & Sendable where S.Element == MediaEvent, S.Failure == Never {
+        FeederEvents(feeder: self, source: source, engine: engine)
+    }
+}
 
-        var playout: Playout?
-        var sourceEnded = false
-        var nextPlayheadReport = 1.0
-        var generation = 0
-        var calls = 0
+private struct FeederEvents<S: AsyncSequence & Sendable, C: Clock>: AsyncSequence, Sendable
+where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
+    let feeder: Feeder<C>
+    let source: S
+    let engine: any MeteringEngine
+
+    func makeAsyncIterator() -> Iterator { Iterator(self) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        private enum Input: Sendable {
+            case source(MediaEvent)
+            case sourceEnded
+            case wake(Int)
+        }
+
+        /// The source's pump and the clock's timer, cancelled however the iteration ends.
+        private final class Tasks {
+            var pump: Task<Void, Never>?
+            var timer: Task<Void, Never>?
+
+            func cancel() {
+                pump?.cancel()
+                timer?.cancel()
+            }
+
+            deinit { cancel() }
+        }
+
+        private let run: FeederEvents
+        private var inputs: AsyncStream<Input>.Iterator
+        private let continuation: AsyncStream<Input>.Continuation
+        private let tasks = Tasks()
+        private var start: C.Instant?
+        private var playout: Playout?
+        private var sourceEnded = false
+        private var nextPlayheadReport = 1.0
+        private var generation = 0
         /// Tags of the segment being read.
-        var segmentTags: [TimedTag] = []
-        func makePlayout(_ info: SourceInfo?) async -> Playout {
-            let choice = FrameRateChoice(info: info, option: frameRateOption)
-            await playback(.frameRate(choice))
-            return Playout(frameRate: choice.framesPerSecond, speed: speed)
-        }
-        func buffer(_ chunk: MediaChunk) async {
-            if playout == nil { playout = await makePlayout(nil) }
-            if let stalled = playout?.append(chunk, at: elapsed()), stalled > 0 { await playback(.stalled(seconds: stalled)) }
+        private var segmentTags: [TimedTag] = []
+        /// Events made and not yet pulled.
+        private var ready: [MeteringEvent] = []
+        /// An input was taken in: the clock plays before the next one is.
+        private var mustPlay = false
+        private var finished = false
+
+        init(_ run: FeederEvents) {
+            self.run = run
+            let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
+            self.inputs = inputs.makeAsyncIterator()
+            self.continuation = continuation
         }
 
-        for await input in inputs {
-            switch input {
-            case .source(.opened(let info)):
-                if playout == nil { playout = await makePlayout(info) }
-            case .source(.tag(let tag)):
-                if tag.origin.segment == nil {
-                    await buffer(MediaChunk(segment: nil, duration: nil, tags: [tag]))
+        mutating func next() async -> MeteringEvent? {
+            await next(isolation: nil)
+        }
+
+        mutating func next(isolation actor: isolated (any Actor)?) async -> MeteringEvent? {
+            if start == nil { begin() }
+            while ready.isEmpty {
+                guard !finished else { return nil }
+                if mustPlay {
+                    mustPlay = false
+                    await play(isolation: actor)
                 } else {
-                    segmentTags.append(tag)
+                    await take(isolation: actor)
                 }
-            case .source(.segment(let segment)):
-                await buffer(MediaChunk(segment: segment, duration: segment.duration, tags: segmentTags))
-                segmentTags = []
-            case .source(let other):
-                await problem(other)
+            }
+            return ready.removeFirst()
+        }
+
+        private mutating func begin() {
+            start = run.feeder.clock.now
+            let (source, continuation) = (run.source, continuation)
+            tasks.pump = Task {
+                for await event in source { continuation.yield(.source(event)) }
+                continuation.yield(.sourceEnded)
+            }
+        }
+
+        private mutating func finish() {
+            finished = true
+            tasks.cancel()
+        }
+
+        private func elapsed() -> Double { start.map { $0.duration(to: run.feeder.clock.now).seconds } ?? 0 }
+
+        private mutating func makePlayout(_ info: SourceInfo?) -> Playout {
+            let choice = FrameRateChoice(info: info, option: run.feeder.frameRateOption)
+            ready.append(.frameRate(choice))
+            return Playout(frameRate: choice.framesPerSecond, speed: run.feeder.speed)
+        }
+
+        private mutating func buffer(_ chunk: MediaChunk) {
+            if playout == nil { playout = makePlayout(nil) }
+            let now = elapsed()
+            if let stalled = playout?.append(chunk, at: now), stalled > 0 { ready.append(.stalled(seconds: stalled)) }
+        }
+
+        /// The next input taken in: a source event, the source's end, or the clock's wake-up.
+        private mutating func take(isolation actor: isolated (any Actor)?) async {
+            guard let input = await inputs.next(isolation: actor) else { return finish() }
+            switch input {
+            case .source(let event):
+                ready.append(.read(event))
+                switch event {
+                case .opened(let info):
+                    if playout == nil { playout = makePlayout(info) }
+                case .tag(let tag):
+                    if tag.origin.segment == nil {
+                        buffer(MediaChunk(segment: nil, duration: nil, tags: [tag]))
+                    } else {
+                        segmentTags.append(tag)
+                    }
+                case .segment(let segment):
+                    buffer(MediaChunk(segment: segment, duration: segment.duration, tags: segmentTags))
+                    segmentTags = []
+                case .mediaTime, .malformed, .failure, .warning, .resumed:
+                    break
+                }
             case .sourceEnded:
                 sourceEnded = true
                 if let first = segmentTags.first {
-                    await buffer(MediaChunk(segment: first.origin.segment, duration: nil, tags: segmentTags))
+                    buffer(MediaChunk(segment: first.origin.segment, duration: nil, tags: segmentTags))
                     segmentTags = []
                 }
             case .wake(let wake):
-                guard wake == generation else { continue }
+                guard wake == generation else { return }
             }
+            mustPlay = true
+        }
+
+        /// The tags now due delivered, the playhead reported once a second, the next wake-up set.
+        private mutating func play(isolation actor: isolated (any Actor)?) async {
+            let feeder = run.feeder
             let now = elapsed()
             guard var current = playout else {
-                if sourceEnded { break } else { continue }
+                if sourceEnded { finish() }
+                return
             }
-            let stopPosition = stopAfter.flatMap { limit in current.startPosition.map { $0 + limit.seconds } }
+            let stopPosition = feeder.stopAfter.flatMap { limit in current.startPosition.map { $0 + limit.seconds } }
             for due in current.takeDue(at: now) where stopPosition.map({ due.position <= $0 + 1e-9 }) ?? true {
-                let lateness = current.time(reaching: due.position).map { max(elapsed() - $0, 0) } ?? 0
+                let lateness = current.time(reaching: due.position).map { Swift.max(elapsed() - $0, 0) } ?? 0
                 for nielsen in due.tag.nielsenTags {
-                    await engine.sendID3(nielsen.payload, context: TagContext(due.tag))
-                    await playback(.delivered(lateness: lateness))
-                    calls += 1
+                    await run.engine.sendID3(nielsen.payload, context: TagContext(due.tag))
+                    ready.append(.delivered(lateness: lateness))
                 }
             }
             let stalled = current.isStalled(at: now)
             if now >= nextPlayheadReport {
-                if !stalled, let playhead = current.playhead(at: now) { await engine.playheadPosition(Int64(playhead)) }
+                if !stalled, let playhead = current.playhead(at: now) { await run.engine.playheadPosition(Int64(playhead)) }
                 nextPlayheadReport = now.rounded(.down) + 1
             }
             playout = current
-            if let stopPosition, let playhead = current.playhead(at: now), playhead >= stopPosition - 1e-9 { break }
-            if sourceEnded, current.pending.isEmpty || current.nextDueTime() == nil { break }
+            if let stopPosition, let playhead = current.playhead(at: now), playhead >= stopPosition - 1e-9 { return finish() }
+            if sourceEnded, current.pending.isEmpty || current.nextDueTime() == nil { return finish() }
             let stopTime = stopPosition.flatMap { current.time(reaching: $0) }
             let wake = [current.nextDueTime(), stalled ? nil : nextPlayheadReport, stopTime].compactMap { $0 }.min()
             generation += 1
-            timer?.cancel()
-            if let wake {
-                let deadline = start.advanced(by: .seconds(wake)), clock = clock, generation = generation
-                timer = Task {
+            tasks.timer?.cancel()
+            if let wake, let start {
+                let deadline = start.advanced(by: .seconds(wake)), clock = feeder.clock
+                let (generation, continuation) = (generation, continuation)
+                tasks.timer = Task {
                     try? await clock.sleep(until: deadline, tolerance: nil)
                     if !Task.isCancelled { continuation.yield(.wake(generation)) }
                 }
             }
         }
-        return calls
     }
 }
 

@@ -22,17 +22,21 @@ public struct MeteringSession: Sendable {
         return (try? JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
-    /// Returns the number of `sendID3` calls made.
-    @discardableResult
-    public func run<S: AsyncSequence & Sendable, C: Clock>(_ source: S, feeder: Feeder<C>, engine: any MeteringEngine,
-                                                          playback: @Sendable (PlaybackEvent) async -> Void = { _ in },
-                                                          problem: @Sendable (MediaEvent) async -> Void = { _ in }) async -> Int
+    /// The session's events as it plays `source` through `feeder` against `engine`: `play` and
+    /// `loadMetadata` at the first pull, then the feeder's events, then `end` once they end (the
+    /// source's end, the feeder's stop, or the pulling task's cancellation). A consumer that
+    /// stops pulling before the end leaves the session without its `end`: cancel instead.
+    public func events<S: AsyncSequence & Sendable, C: Clock>(_ source: S, feeder: Feeder<C>, engine: any MeteringEngine)
+        -> some AsyncSequence<MeteringEvent, Never> & Sendable
     where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
-        await engine.play(channelName: channelName)
-        await engine.loadMetadata(metadataJSON)
-        let calls = await feeder.run(source, engine: engine, playback: playback, problem: problem)
-        await engine.end()
-        return calls
+        SessionEvents(session: self, played: feeder.events(source, engine: engine), engine: engine)
+    }
+
+    /// Runs the session to its end; returns the number of `sendID3` calls made.
+    @discardableResult
+    public func run<S: AsyncSequence & Sendable, C: Clock>(_ source: S, feeder: Feeder<C>, engine: any MeteringEngine) async -> Int
+    where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
+        await events(source, feeder: feeder, engine: engine).deliveries()
     }
 
     /// A channel name from a stream's URL: the playlist's name, or its folder's when the
@@ -46,5 +50,44 @@ public struct MeteringSession: Sendable {
             if !folder.hasSuffix(":") { return folder }
         }
         return stem.isEmpty ? "defaultChannelName" : stem
+    }
+}
+
+/// A feeder's events between the engine's `play` and `end`.
+private struct SessionEvents<Played: AsyncSequence & Sendable>: AsyncSequence, Sendable
+where Played.Element == MeteringEvent, Played.Failure == Never {
+    let session: MeteringSession
+    let played: Played
+    let engine: any MeteringEngine
+
+    func makeAsyncIterator() -> Iterator { Iterator(events: self, played: played.makeAsyncIterator()) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let events: SessionEvents
+        var played: Played.AsyncIterator
+        var stage = Stage.notStarted
+
+        enum Stage { case notStarted, playing, ended }
+
+        mutating func next() async -> MeteringEvent? {
+            await next(isolation: nil)
+        }
+
+        mutating func next(isolation actor: isolated (any Actor)?) async -> MeteringEvent? {
+            switch stage {
+            case .ended:
+                return nil
+            case .notStarted:
+                stage = .playing
+                await events.engine.play(channelName: events.session.channelName)
+                await events.engine.loadMetadata(events.session.metadataJSON)
+            case .playing:
+                break
+            }
+            if let event = await played.next(isolation: actor) { return event }
+            stage = .ended
+            await events.engine.end()
+            return nil
+        }
     }
 }

@@ -99,21 +99,33 @@ public final class ChannelRun: Sendable {
         var failures = 0
         var lastReason: String?
         while !Task.isCancelled {
-            let failure = Mutex<String?>(nil)
+            var failure: String?
+            var opened = false
+            var delivered = 0
             let meter = StreamMeter(input: config.url, session: MeteringSession(channelName: config.name, adModel: config.adModel),
                                     scanner: Scanner(variant: config.variant, fetcher: fetcher), liveStart: config.liveStart,
                                     frameRateOption: config.fps, resume: resume)
-            let opened = Mutex(false)
-            let delivered = await meter.run(engine: engine, playback: { self.played($0) }, watch: { [weak self, resume] event in
-                if case .opened = event { opened.withLock { $0 = true } }
-                if case .failure(let reason) = event, reason.segment == nil { failure.withLock { $0 = reason.kind.description } }
-                await self?.observe(event, resumingFrom: resume)
-            })
+            for await event in meter.events(engine: engine) {
+                switch event {
+                case .read(let read):
+                    if case .opened = read { opened = true }
+                    if case .failure(let reason) = read, reason.segment == nil { failure = reason.kind.description }
+                    await observe(read, resumingFrom: resume)
+                case .delivered(let lateness):
+                    delivered += 1
+                    metrics.pacing.record(lateness)
+                case .stalled(let seconds):
+                    metrics.stall.increment(by: seconds)
+                    state.withLock { $0.status.stallSeconds += seconds }
+                case .frameRate(let choice):
+                    log.log(.info, "channel \(config.name): frame clock at \(choice.framesPerSecond) fps (\(choice.origin))")
+                }
+            }
             guard !Task.isCancelled else { break }
             if delivered > 0 { quiet = 0 }
             quiet += 1
             let pause = Self.backoff.delay(after: quiet).seconds
-            if opened.withLock({ $0 }) {
+            if opened {
                 if failures > 0 { log.log(.notice, "channel \(config.name): its stream opened again, after \(failures) failed attempt\(failures == 1 ? "" : "s")") }
                 failures = 0
                 lastReason = nil
@@ -133,7 +145,7 @@ public final class ChannelRun: Sendable {
                     $0.status.restarts += 1
                 }
                 failures += 1
-                let reason = failure.withLock { $0 } ?? "no reason given"
+                let reason = failure ?? "no reason given"
                 if failures == 1 || reason != lastReason || failures % 10 == 0 {
                     let attempts = failures == 1 ? "" : " (\(failures) attempts so far)"
                     log.log(.warning, "channel \(config.name): its stream could not be opened: \(reason); trying again in \(Int(pause)) s\(attempts)")
@@ -202,18 +214,6 @@ public final class ChannelRun: Sendable {
             await write(.warning(warning.kind.description, channel: config.name, at: Date()))
         }
         if case .segment = event { await check() }
-    }
-
-    private func played(_ event: PlaybackEvent) {
-        switch event {
-        case .delivered(let lateness):
-            metrics.pacing.record(lateness)
-        case .stalled(let seconds):
-            metrics.stall.increment(by: seconds)
-            state.withLock { $0.status.stallSeconds += seconds }
-        case .frameRate(let choice):
-            log.log(.info, "channel \(config.name): frame clock at \(choice.framesPerSecond) fps (\(choice.origin))")
-        }
     }
 
     /// A delivery the engine made: the watch and the counts hear of it before the record goes out.

@@ -1,0 +1,26 @@
+/// What a metering session tells its caller besides the engine calls: each event of its source
+/// as the feeder takes it in, and what the frame clock did.
+public enum MeteringEvent: Sendable {
+    /// An event of the source as the feeder takes it in, before the frame clock plays any tag
+    /// that follows it: a tag read (not yet due), a segment buffered, a failure, a resumption.
+    case read(MediaEvent)
+    /// The frame rate the clock runs at, and where it came from.
+    case frameRate(FrameRateChoice)
+    /// A `sendID3` call, `lateness` seconds of the feeder's clock after the frame that brought its
+    /// tag due: the pacing error (a timer's wake-up delay, a busy process).
+    case delivered(lateness: Double)
+    /// The buffer ran dry for `seconds` of the feeder's clock (a live stall), and media came again.
+    case stalled(seconds: Double)
+}
+
+extension AsyncSequence where Element == MeteringEvent, Failure == Never {
+    /// Pulls every event, so the session runs to its end; the number of `sendID3` calls.
+    @discardableResult
+    package func deliveries() async -> Int {
+        var calls = 0
+        for await event in self {
+            if case .delivered = event { calls += 1 }
+        }
+        return calls
+    }
+}
