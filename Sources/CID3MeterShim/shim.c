@@ -211,6 +211,7 @@ struct idm_stream {
     idm_interrupt *interrupt;
     int64_t deadline;       // av_gettime_relative() microseconds; 0: none
     int deadline_passed;
+    int64_t read_until;     // this read's own limit, av_gettime_relative(); 0: none
 };
 
 // Polled by libavformat while it waits, so the overall deadline also ends a connect, a
@@ -222,7 +223,7 @@ static int idm_stream_interrupt_callback(void *opaque) {
         __atomic_store_n(&stream->deadline_passed, 1, __ATOMIC_RELAXED);
         return 1;
     }
-    return 0;
+    return stream->read_until > 0 && AV(av_gettime_relative)() > stream->read_until;
 }
 
 int idm_stream_open(idm_stream **out, const char *url, const char *protocols, idm_interrupt *interrupt,
@@ -263,6 +264,21 @@ int idm_stream_open(idm_stream **out, const char *url, const char *protocols, id
 int idm_stream_read(idm_stream *stream, uint8_t *buffer, int size) {
     int count = AV(avio_read_partial)(stream->io, buffer, size);
     return count == 0 ? AVERROR_EOF : count;
+}
+
+int idm_stream_read_within(idm_stream *stream, uint8_t *buffer, int size, int64_t wait_us) {
+    stream->read_until = AV(av_gettime_relative)() + wait_us;
+    int count = AV(avio_read_partial)(stream->io, buffer, size);
+    int waited_out = count < 0 && stream->read_until > 0 && AV(av_gettime_relative)() > stream->read_until
+        && !idm_interrupt_callback(stream->interrupt) && !idm_stream_deadline_passed(stream);
+    stream->read_until = 0;
+    if (count == 0) return AVERROR_EOF;
+    if (!waited_out) return count;
+    // The protocols end a wait between polls, no byte taken; the context marks the
+    // interruption as its end, which it is not.
+    stream->io->eof_reached = 0;
+    stream->io->error = 0;
+    return AVERROR(EAGAIN);
 }
 
 int64_t idm_stream_size(idm_stream *stream) { return AV(avio_size)(stream->io); }

@@ -113,7 +113,7 @@ struct RecordOptions: ParsableArguments {
             let output: CollectorOutput
             do {
                 output = try CollectorOutput(collector: url, spoolDirectory: spoolDirectory, settings: settings, onError: { Console.warning($0) },
-                                             accepted: { checkpoint?.collectorAccepted($0) })
+                                             accepted: { await checkpoint?.collectorAccepted($0) })
             } catch {
                 Console.error("cannot use --spool \(spoolDirectory.path): \(error.localizedDescription)")
                 throw ExitCode.failure

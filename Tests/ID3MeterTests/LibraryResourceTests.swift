@@ -19,6 +19,43 @@ struct LibraryResourceTests {
                 "\(result.stdout)")
     }
 
+    /// Threads of process `pid` now.
+    static func threads(of pid: Int32) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).count
+    }
+
+    /// `scan` of `count` tcp streams that connect and then say nothing: the most threads its
+    /// process had while every one was connected and waiting, and its stderr.
+    static func threadsScanningSilentStreams(_ count: Int, server: LocalHTTPServer) throws -> (threads: Int, stderr: String) {
+        let before = server.connections
+        let inputs = (0..<count).map { "tcp://127.0.0.1:\(server.port)?n=\($0)" }
+        let (process, _, err) = try Command.launch(["scan", "--jobs", "\(count)", "--timeout", "3"] + inputs)
+        var most = 0
+        let deadline = Date().addingTimeInterval(20)
+        // Connected: each read is waiting on its silent socket, as it will until the timeout.
+        while server.connections < before + count, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        while process.isRunning, Date() < deadline {
+            most = max(most, threads(of: process.processIdentifier))
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (most, stderr)
+    }
+
+    /// A silent stream is read a short wait at a time on the blocking pool: eight of them take
+    /// no more threads than the pool has, where a thread each would have taken eight.
+    @Test func silentStreamsShareTheBlockingPool() async throws {
+        let server = try LocalHTTPServer { _ in .notFound }   // it waits for a request that never comes
+        defer { server.stop() }
+        let one = try await offThePool { try Self.threadsScanningSilentStreams(1, server: server) }
+        let eight = try await offThePool { try Self.threadsScanningSilentStreams(8, server: server) }
+        // Nothing came: each is said to be unopenable once its I/O timeout has passed.
+        #expect(one.stderr.components(separatedBy: ": cannot open: Input/output error").count - 1 == 1, "\(one.stderr)")
+        #expect(eight.stderr.components(separatedBy: ": cannot open: Input/output error").count - 1 == 8, "\(eight.stderr)")
+        #expect(eight.threads - one.threads <= BlockingPool.threads - 1, "1 stream: \(one.threads) threads, 8: \(eight.threads)")
+    }
+
     /// Threads of event loops of this process (NIO names them "NIO-ELT-...").
     static func eventLoopThreads() -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []

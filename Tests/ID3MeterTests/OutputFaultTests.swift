@@ -226,7 +226,7 @@ struct OutputFaultTests {
 
     /// A checkpoint written before a rotation points into the rotated file: the records after it
     /// there, and in the new file, are read back.
-    @Test func aCheckpointIntoARotatedFileIsFollowedIntoTheNewOne() throws {
+    @Test func aCheckpointIntoARotatedFileIsFollowedIntoTheNewOne() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("records.jsonl").path
@@ -239,7 +239,7 @@ struct OutputFaultTests {
         try (line(1) + line(2)).write(toFile: path, atomically: false, encoding: .utf8)
         let identity = try #require(StateDirectory.identity(of: path))
         let state = try StateDirectory(directory: folder.appendingPathComponent("state"))
-        state.save(Checkpoint(recordsFile: path, recordsOffset: identity.size, recordsInode: identity.inode), wait: true)
+        await state.saveNow(Checkpoint(recordsFile: path, recordsOffset: identity.size, recordsInode: identity.inode))
         try (try line(3)).data(using: .utf8)!.append(toFile: path)
         #expect(rename(path, path + ".20261124T080000Z") == 0)
         try (line(4)).write(toFile: path, atomically: false, encoding: .utf8)

@@ -51,6 +51,9 @@ int idm_stream_open(idm_stream **out, const char *url, const char *protocols, id
 int idm_stream_deadline_passed(const idm_stream *stream);
 /// Up to `size` bytes, returning as soon as some are available; AVERROR_EOF at the end.
 int idm_stream_read(idm_stream *stream, uint8_t *buffer, int size);
+/// As idm_stream_read, waiting at most `wait_us` for the first byte: AVERROR(EAGAIN) when none
+/// came by then, the stream still open and readable again.
+int idm_stream_read_within(idm_stream *stream, uint8_t *buffer, int size, int64_t wait_us);
 /// The total size when the protocol knows it, else a negative AVERROR.
 int64_t idm_stream_size(idm_stream *stream);
 void idm_stream_close(idm_stream **stream);

@@ -39,7 +39,7 @@ public final class CollectorOutput: MeterOutput, Sendable {
     private let spool: Mutex<Spool>
     private let settings: Settings
     private let onError: @Sendable (String) -> Void
-    private let accepted: @Sendable (Substring) -> Void
+    private let accepted: @Sendable (Substring) async -> Void
     private let spoolIdentifier: String
     /// `finish()` asks `run()` to stop through this, and waits for `runEnded`.
     private let stop = AsyncStream.makeStream(of: Void.self)
@@ -52,7 +52,7 @@ public final class CollectorOutput: MeterOutput, Sendable {
     /// from them.
     public init(collector: URL, spoolDirectory: URL, settings: Settings = Settings(),
                 onError: @escaping @Sendable (String) -> Void = { _ in },
-                accepted: @escaping @Sendable (Substring) -> Void = { _ in }) throws {
+                accepted: @escaping @Sendable (Substring) async -> Void = { _ in }) throws {
         self.collector = collector
         self.settings = settings
         self.onError = onError
@@ -143,25 +143,25 @@ public final class CollectorOutput: MeterOutput, Sendable {
             }
             switch await send(text, id: "\(spoolIdentifier)-\(batch.name)") {
             case .delivered:
-                accepted(text[...])
+                await accepted(text[...])
                 spool.withLock { $0.remove(batch) }
             case .retry(let after):
                 return .wait(after.map { .seconds($0) })
             case .tooLarge:
                 let split = spool.withLock { $0.split(batch) }
-                if !split { reject(batch, text: text, why: "the collector answered 413 (too large) to a single record") }
+                if !split { await reject(batch, text: text, why: "the collector answered 413 (too large) to a single record") }
             case .rejected(let why):
-                reject(batch, text: text, why: why)
+                await reject(batch, text: text, why: why)
             }
         }
         return .allSent
     }
 
-    private func reject(_ batch: Spool.Batch, text: String, why: String) {
+    private func reject(_ batch: Spool.Batch, text: String, why: String) async {
         let count = text.split(separator: "\n").count
         onError("collector \(collector): \(why); batch \(batch.name) (\(count) record\(count == 1 ? "" : "s")) moved to "
                 + "the spool's dead-letter folder ('id3-meter spool' lists and retries it)")
-        accepted(text[...])
+        await accepted(text[...])
         spool.withLock { $0.deadLetter(batch, why: why) }
     }
 

@@ -46,12 +46,12 @@ package final class CheckpointOutput: MeterOutput, Sendable {
     /// the batch leaves the spool: once it is gone, the checkpoint is the only trace of them.
     /// Not called among the writes: the records file's size now may cover a record not folded
     /// yet, so the offset stays the last one known to be behind every unfolded record.
-    public func collectorAccepted(_ lines: Substring) {
+    public func collectorAccepted(_ lines: Substring) async {
         let checkpoint = folded.withLock { folded in
             _ = folded.points.fold(jsonLines: lines)
             return take(&folded)
         }
-        state.save(checkpoint, wait: true)
+        await state.saveNow(checkpoint)
     }
 
     public func finish() async {
@@ -61,7 +61,7 @@ package final class CheckpointOutput: MeterOutput, Sendable {
             folded.records = recordsFile.flatMap(StateDirectory.identity(of:))
             return take(&folded)
         }
-        if let checkpoint { state.save(checkpoint, wait: true) }
+        if let checkpoint { await state.saveNow(checkpoint) }
     }
 
     private func take(_ folded: inout Folded) -> Checkpoint {

@@ -116,23 +116,34 @@ package final class StateDirectory: Sendable {
     /// Writes `checkpoint` in the background, in the order asked: the records file is synced
     /// first, then the checkpoint is written beside and renamed over the old one, so that a
     /// crash of the machine leaves the old checkpoint or the new, never one ahead of the records.
-    func save(_ checkpoint: Checkpoint, wait: Bool = false) {
-        let work = { @Sendable [self] in
-            if let records = checkpoint.recordsFile { Self.sync(records) }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            guard let data = try? encoder.encode(checkpoint) else { return }
-            let temporary = directory.appendingPathComponent("checkpoint.json.new")
-            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            var error = descriptor < 0 ? errno : LineWriter.appendWhole([UInt8](data), to: descriptor)
-            if descriptor >= 0 {
-                if error == nil, fsync(descriptor) != 0 { error = errno }
-                close(descriptor)
+    func save(_ checkpoint: Checkpoint) {
+        queue.async { [self] in write(checkpoint) }
+    }
+
+    /// As `save`, returning once this checkpoint, and every one asked before it, is written.
+    func saveNow(_ checkpoint: Checkpoint) async {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                write(checkpoint)
+                continuation.resume()
             }
-            if error == nil, rename(temporary.path, checkpointURL.path) != 0 { error = errno }
-            saved(failure: error.map { String(cString: strerror($0)) })
         }
-        if wait { queue.sync(execute: work) } else { queue.async(execute: work) }
+    }
+
+    private func write(_ checkpoint: Checkpoint) {
+        if let records = checkpoint.recordsFile { Self.sync(records) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(checkpoint) else { return }
+        let temporary = directory.appendingPathComponent("checkpoint.json.new")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var error = descriptor < 0 ? errno : LineWriter.appendWhole([UInt8](data), to: descriptor)
+        if descriptor >= 0 {
+            if error == nil, fsync(descriptor) != 0 { error = errno }
+            close(descriptor)
+        }
+        if error == nil, rename(temporary.path, checkpointURL.path) != 0 { error = errno }
+        saved(failure: error.map { String(cString: strerror($0)) })
     }
 
     /// A checkpoint the disk refused leaves the last one in place (a restart resumes from an

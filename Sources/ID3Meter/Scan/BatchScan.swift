@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a batch does with one input's events, in the task that scans it (for a file read in
 /// blocks, on the threads that read them, one at a time and in stream order): formatting
 /// records and building reports there keeps that work parallel and stores only its outcome,
@@ -75,12 +77,12 @@ package struct BatchScan: Sendable {
         return consumer.finish()
     }
 
-    /// `input` read in this task, its events collected on a thread of their own.
+    /// `input` read in this task, its events collected on a thread of their own (`Thread.run`).
     private static func scan<Collector: ScanCollector>(_ input: String, with scanner: Scanner,
                                                       collectingAside collector: @escaping @Sendable () -> Collector) async
         -> Collector.Outcome {
         let handoff = EventHandoff()
-        async let outcome = BlockingExecutor(label: "collect").run {
+        async let outcome = Thread.run {
             var consumer = collector()
             while let batch = handoff.next() {
                 for event in batch { consumer.add(event) }

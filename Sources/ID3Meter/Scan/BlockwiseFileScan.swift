@@ -72,7 +72,7 @@ struct BlockwiseFileScan {
             let sink = Sink(emit)
             let scan = self
             let threads = (0..<max(workers, 1)).map { _ in
-                Task { await BlockingExecutor(label: "block").run { scan.work(schedule, boundaries, emit: sink.emit) } }
+                Task { await BlockingPool.run { scan.work(schedule, boundaries, emit: sink.emit) } }
             }
             // The first block, in order, while the threads read the next ones: its turn is this task's.
             var first = InOrder(bytes: read)

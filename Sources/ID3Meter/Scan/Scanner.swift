@@ -95,31 +95,86 @@ public struct Scanner: Sendable {
         extractor.finish(emit: emit)
     }
 
-    /// A stream only libavformat reads (udp, srt, rtp, tcp): read on an executor of its own, its
-    /// events brought back to this task.
+    /// A stream only libavformat reads (udp, srt, rtp, tcp): opened and read on `BlockingPool`,
+    /// a read at a time, each waiting at most `readWait` for bytes, so that a silent stream holds
+    /// a thread of the pool no longer than that; its events are made here.
     private func scanStream(_ input: String, opened: (([UInt8]) -> Void)?, emit: (MediaEvent) -> Void) async {
-        enum Step: Sendable { case opened([UInt8]), event(MediaEvent) }
-        let (steps, continuation) = AsyncStream.makeStream(of: Step.self)
-        let scanner = self
-        let reading = Task {
-            await BlockingExecutor(label: "stream").run {
-                scanner.readStream(input, opened: { continuation.yield(.opened($0)) }) { continuation.yield(.event($0)) }
-                continuation.finish()
-            }
-        }
-        let interrupt = fetcher.interrupt
+        let (interrupt, ioTimeout) = (fetcher.interrupt, fetcher.ioTimeout)
         await withTaskCancellationHandler {
-            for await step in steps {
-                switch step {
-                case .opened(let prefix): opened?(prefix)
-                case .event(let event): emit(event)
+            let stream: StreamReading
+            do throws(FetchError) {
+                stream = try await BlockingPool.run { () throws(FetchError) in
+                    StreamReading(try ByteStream(url: input, interrupt: interrupt, ioTimeout: ioTimeout))
+                }
+            } catch {
+                return emit(.failure(InputFailure(source: input, .cannotOpen(error))))
+            }
+            // The first bytes are held until they show MPEG-TS.
+            var prefix: [UInt8] = []
+            var extractor: TransportStreamExtractor?
+            var bytes: Int64 = 0
+            var lastBytes = ContinuousClock.now
+            var stop: FetchError?
+            reading: while true {
+                let read = await BlockingPool.run { () -> Result<[UInt8]?, FetchError> in
+                    Result { () throws(FetchError) in try stream.next(waitingAtMost: Self.readWait) }
+                }
+                switch read {
+                case .success(nil):
+                    guard ContinuousClock.now - lastBytes >= .seconds(ioTimeout), !interrupt.isCancelled else { continue }
+                    stop = .libav(AVError(code: -EIO))
+                    break reading
+                case .success(let chunk?) where chunk.isEmpty:
+                    break reading
+                case .success(let chunk?):
+                    lastBytes = .now
+                    bytes += Int64(chunk.count)
+                    progress?.update(input, bytes: bytes)
+                    if extractor != nil {
+                        extractor!.feed(chunk, emit: emit)
+                    } else {
+                        prefix += chunk
+                        if prefix.count >= StreamProbe.prefixBytes { extractor = start(input, prefix, opened: opened, emit: emit) }
+                        if extractor == nil, prefix.count >= StreamProbe.prefixBytes { return }
+                    }
+                case .failure(let error):
+                    stop = error
+                    break reading
                 }
             }
+            if extractor == nil {
+                guard !prefix.isEmpty else { return emit(.failure(InputFailure(source: input, stop.map { .cannotOpen($0) } ?? .empty))) }
+                extractor = start(input, prefix, opened: opened, emit: emit)
+            }
+            guard var extractor else { return }
+            extractor.finish(emit: emit)
+            // udp and srt report a silence as long as the timeout as an I/O error: they have no other end.
+            if let stop {
+                let silence = ["udp:", "srt:"].contains { input.hasPrefix($0) } ? ioTimeout : nil
+                emit(.failure(InputFailure(source: input, .readFailed(afterBytes: nil, stop, silentFor: silence))))
+            }
+            // Read, but nothing to meter: a warning (and a failed check in the QA report), not an error.
+            if !extractor.hasTimedID3Stream { emit(.warning(InputFailure(source: input, .noTimedID3(.transportStream)))) }
         } onCancel: {
             interrupt.cancel()
-            reading.cancel()
         }
     }
+
+    /// The extractor fed a stream's first bytes, once they show MPEG-TS; `nil` when they do not.
+    private func start(_ input: String, _ prefix: [UInt8], opened: (([UInt8]) -> Void)?,
+                       emit: (MediaEvent) -> Void) -> TransportStreamExtractor? {
+        guard MediaForm.sniff(prefix) == .transportStream else {
+            emit(.failure(InputFailure(source: input, .notTransportStream)))
+            return nil
+        }
+        opened?(prefix)
+        var extractor = TransportStreamExtractor(origin: TagOrigin(source: input))
+        extractor.feed(prefix, emit: emit)
+        return extractor
+    }
+
+    /// How long one read of a libavformat stream may wait for bytes before it gives its thread back.
+    static let readWait = 0.25
 
     /// When `input` is a local MPEG-TS file big enough to be read in blocks: where they start,
     /// and its first bytes (what a scan reads before any event).
@@ -132,26 +187,5 @@ public struct Scanner: Sendable {
                                    interrupt: fetcher.interrupt, consume: { prefix.append(contentsOf: $0) })) != nil,
               MediaForm.sniff(prefix) == .transportStream, let first = TransportStreamSync.offset(in: prefix) else { return nil }
         return (BlockwiseFileScan.boundaries(size: size, firstPacket: first, read: prefix.count), prefix)
-    }
-
-    /// MPEG-TS from a stream libavformat opens, blocking until it ends.
-    func readStream(_ input: String, opened: ([UInt8]) -> Void, emit: (MediaEvent) -> Void) {
-        let start: (stream: ByteStream, prefix: [UInt8])
-        do { start = try TransportStreamReader.open(input, fetcher: fetcher, prefixBytes: StreamProbe.prefixBytes) } catch {
-            emit(.failure(error))
-            return
-        }
-        opened(start.prefix)
-        var extractor = TransportStreamExtractor(origin: TagOrigin(source: input))
-        do {
-            try TransportStreamReader.read(start.stream, prefix: start.prefix, into: &extractor,
-                                           progress: { progress?.update(input, bytes: $0) }, emit: emit)
-        } catch {
-            // udp and srt report a silence as long as the timeout as an I/O error.
-            let silence = ["udp:", "srt:"].contains { input.hasPrefix($0) } ? fetcher.ioTimeout : nil
-            emit(.failure(InputFailure(source: input, .readFailed(afterBytes: nil, error, silentFor: silence))))
-        }
-        // Read, but nothing to meter: a warning (and a failed check in the QA report), not an error.
-        if !extractor.hasTimedID3Stream { emit(.warning(InputFailure(source: input, .noTimedID3(.transportStream)))) }
     }
 }

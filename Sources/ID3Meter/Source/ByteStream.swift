@@ -3,8 +3,8 @@ import Glibc
 
 /// Bytes from the streams only libavformat's I/O layer speaks here (udp, srt, rtp, tcp), read
 /// as they arrive. Only the protocols `ReferenceRule.protocols(for:)` allows for the URL
-/// are ever opened, redirects included. Blocking, and used by one thread: it is made, read and
-/// closed inside one `BlockingExecutor` call.
+/// are ever opened, redirects included. Blocking: made, read and closed on `BlockingPool`
+/// threads, by one job at a time.
 package final class ByteStream {
     private var stream: OpaquePointer?
     /// Held for libavformat, which polls it through a pointer for as long as the stream is open.
@@ -39,6 +39,18 @@ package final class ByteStream {
         LibAVLog.clearLastError()
         let result = idm_stream_read(stream, base, Int32(clamping: buffer.count))
         if result >= 0 { return Int(result) }
+        if AVError(code: result).isEndOfFile { return 0 }
+        throw error(result)
+    }
+
+    /// As `read(into:)`, waiting at most `wait` seconds for the first byte: `nil` when none came
+    /// by then (the stream is still open), so that a silent stream holds a thread no longer.
+    package func read(into buffer: UnsafeMutableBufferPointer<UInt8>, waitingAtMost wait: Double) throws(FetchError) -> Int? {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
+        LibAVLog.clearLastError()
+        let result = idm_stream_read_within(stream, base, Int32(clamping: buffer.count), Self.microseconds(wait))
+        if result >= 0 { return Int(result) }
+        if result == -EAGAIN { return nil }
         if AVError(code: result).isEndOfFile { return 0 }
         throw error(result)
     }

@@ -99,28 +99,29 @@ public struct Fetcher: Sendable {
         case .file:
             try LocalFile.read(location, range: range, limit: limit, resource: resource, interrupt: interrupt, consume: consume)
         case .stream:
-            try readStream(location, range: range, limit: limit, resource: resource, deadline: deadline, consume: consume)
+            try await readStream(location, range: range, limit: limit, resource: resource, deadline: deadline, consume: consume)
         }
     }
 
-    /// Through libavformat, blocking the caller: only a whole input is ever read this way (a
-    /// playlist may refer to nothing but http(s) and local files).
+    /// Through libavformat, on `BlockingPool` a read at a time: only a whole input is ever read
+    /// this way (a playlist may refer to nothing but http(s) and local files).
     private func readStream(_ location: String, range: ByteRange?, limit: Int, resource: FetchLimits.Resource, deadline: Double?,
-                            consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(FetchError) {
-        let stream = try ByteStream(url: location, interrupt: interrupt, ioTimeout: ioTimeout, deadline: deadline, range: range)
-        if range == nil, let declared = stream.size, declared > limit { throw .tooLarge(resource, limit: limit, declared: declared) }
+                            consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
+        let (interrupt, ioTimeout) = (self.interrupt, self.ioTimeout)
+        let stream = try await BlockingPool.run { () throws(FetchError) in
+            let stream = StreamReading(try ByteStream(url: location, interrupt: interrupt, ioTimeout: ioTimeout, deadline: deadline,
+                                                      range: range))
+            if range == nil, let declared = stream.size, declared > limit { throw .tooLarge(resource, limit: limit, declared: declared) }
+            return stream
+        }
         let wanted = range?.length ?? .max
-        var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
         var total = 0
         while total < wanted {
-            let room = min(buffer.count, wanted - total)
-            let got = try buffer.withUnsafeMutableBufferPointer { bytes throws(FetchError) in
-                try stream.read(into: UnsafeMutableBufferPointer(rebasing: bytes[..<room]))
-            }
-            if got == 0 { break }
-            total += got
+            let room = min(Self.chunkSize, wanted - total)
+            guard let chunk = try await BlockingPool.run({ () throws(FetchError) in try stream.next(upTo: room) }), !chunk.isEmpty else { break }
+            total += chunk.count
             if total > limit { throw .tooLarge(resource, limit: limit, declared: nil) }
-            buffer.withUnsafeBufferPointer { consume(UnsafeBufferPointer(rebasing: $0[..<got])) }
+            chunk.withUnsafeBufferPointer(consume)
         }
         if let range, total < range.length { throw .shortRange(range, got: total) }
     }

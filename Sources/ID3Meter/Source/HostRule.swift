@@ -16,10 +16,10 @@ public struct HostRule: Sendable, Equatable {
     public init(allowed: [String] = []) { self.allowed = allowed }
 
     /// Why `host` may not be reached; `nil` when it may. Resolving blocks (a slow DNS server waits
-    /// out its timeouts), so it runs on a queue of its own, never on a thread of the cooperative
-    /// pool every channel shares.
+    /// out its timeouts), so it runs on `BlockingPool`, never on a thread of the cooperative pool
+    /// every channel shares.
     public func refusal(of host: String) async -> String? {
-        await BlockingExecutor(label: "resolve").run { self.check(host) }
+        await BlockingPool.run { self.check(host) }
     }
 
     private func check(_ host: String) -> String? {
