@@ -34,6 +34,23 @@ struct StreamInputTests {
         #expect(silence != nil, "a udp or srt stream's silence is said")
     }
 
+    /// A feed silent for a while, shorter than the I/O timeout, then back: each read gives its
+    /// thread back after a short wait, and not a byte is lost to those waits.
+    @Test func aFeedThatPausesLosesNothing() async throws {
+        let port = Self.freePort()
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Samples.path("quirks/quirks.ts"))))
+        let half = bytes.count / 2 / 188 * 188
+        let address = "udp://127.0.0.1:\(port)"
+        let events = try await scanWhileSending(address, delay: 0.5) {
+            try StreamSender.send(Array(bytes[..<half]), to: address)
+            Thread.sleep(forTimeInterval: 1.2)   // several short waits, well within the 1.5 s timeout
+            try StreamSender.send(Array(bytes[half...]), to: address)
+        }
+        let expected = try Samples.expected("quirks/quirks.expected.jsonl")
+        #expect(events.frames() == expected.map(FoundFrame.init))
+        #expect(events.failures.count == 1, "only the silence at the end: \(events.failures)")
+    }
+
     /// The meter on a UDP feed: every Nielsen tag sent, in PTS order, until the feed falls silent.
     @Test func theMeterOnAUDPFeed() throws {
         let port = Self.freePort()

@@ -223,10 +223,8 @@ public final class ChannelRun: Sendable {
         state.withLock { state in
             state.lastDelivery = ResumePoint(record) ?? state.lastDelivery
             state.watch.delivered(tag, at: at)
-            state.status.delivered += 1
+            state.status.tags.add(tag)
             state.status.lastTag = Date(timeIntervalSince1970: record.sentAt)
-            if !tag.isValid { state.status.invalid += 1 }
-            if tag.hasPlaceholderPCCID { state.status.placeholder += 1 }
         }
         metrics.delivered.increment()
         if !tag.isValid { metrics.invalid.increment() }

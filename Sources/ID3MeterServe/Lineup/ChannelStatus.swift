@@ -1,5 +1,6 @@
 import Foundation
 import ID3Meter
+import ID3MeterCore
 
 /// How a channel of the line-up is doing: what `GET /channels` shows and the metrics count.
 public struct ChannelStatus: Sendable, Equatable {
@@ -20,9 +21,11 @@ public struct ChannelStatus: Sendable, Equatable {
     public var state = State.joining
     /// When the last Nielsen tag was delivered.
     public var lastTag: Date?
-    public var delivered = 0
-    public var invalid = 0
-    public var placeholder = 0
+    /// The Nielsen tags delivered.
+    package var tags = NielsenCounts()
+    public var delivered: Int { tags.tags }
+    public var invalid: Int { tags.invalid }
+    public var placeholder: Int { tags.placeholder }
     public var segmentsRead = 0
     public var segmentsFailed = 0
     public var playlistReloadFailures = 0
