@@ -153,6 +153,37 @@ struct FeederTests {
         #expect(sendsAtWarning == 1)
     }
 
+    /// One timer serves the whole run; while it sleeps until the next second's playhead report,
+    /// a tag read now and due sooner (a stream's tags are buffered as they come) is still
+    /// delivered on its frame: the timer asleep until later is replaced.
+    @Test func aTagDueBeforeTheTimersWakeIsDeliveredOnItsFrame() async {
+        let clock = ManualClock()
+        let engine = CallLog()
+        let tags = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [0, 2, 0.6]).tags
+            .map { TimedTag(tag: $0.tag, pts: $0.pts, origin: TagOrigin(source: "udp://feed")) }
+        let (source, feed) = AsyncStream.makeStream(of: MediaEvent.self)
+        [.opened(Self.info), .tag(tags[0]), .tag(tags[1])].forEach { feed.yield($0) }
+        let consumer = Task {
+            var lateness: [Double] = []
+            for await event in Feeder(clock: clock).events(source, engine: engine) {
+                if case .delivered(let late) = event { lateness.append(late) }
+            }
+            return lateness
+        }
+        await clock.sleeper(until: ManualClock.at(1))   // the playhead report; the tag at 2 s waits
+        clock.advance(to: ManualClock.at(0.5))
+        feed.yield(.tag(tags[2]))                        // due at 0.6 s
+        await clock.sleeper(until: ManualClock.at(0.6))
+        clock.advance(to: ManualClock.at(0.6))
+        await clock.sleeper(until: ManualClock.at(1))   // delivered, and the report is next
+        feed.finish()
+        clock.advance(to: ManualClock.at(10))
+        let lateness = await consumer.value
+        #expect(await engine.calls.filter { $0.hasPrefix("sendID3") } == ["sendID3 www.nielsen.com/0/0", "sendID3 www.nielsen.com/0/2",
+                                                                         "sendID3 www.nielsen.com/0/1"])
+        #expect(lateness.count == 3 && lateness[0] < 1e-6 && lateness[1] < 1e-6, "\(lateness)")
+    }
+
     /// A session's engine hears `end` when the task pulling its events is cancelled, as a
     /// player's session ends when it is closed mid-stream.
     @Test func aCancelledSessionStillEnds() async throws {

@@ -55,10 +55,14 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
         private final class Tasks {
             var pump: Task<Void, Never>?
             var timer: Task<Void, Never>?
+            /// Wake-ups asked of the timer, by generation: it sleeps until one at a time, then
+            /// takes the latest asked for.
+            var alarms: AsyncStream<(Int, C.Instant)>.Continuation?
 
             func cancel() {
                 pump?.cancel()
                 timer?.cancel()
+                alarms?.finish()
             }
 
             deinit { cancel() }
@@ -73,6 +77,8 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
         private var sourceEnded = false
         private var nextPlayheadReport = 1.0
         private var generation = 0
+        /// Wake-ups asked of the timer that have not come back: it may be asleep until any of them.
+        private var unfired: [(generation: Int, deadline: C.Instant)] = []
         /// Tags of the segment being read.
         private var segmentTags: [TimedTag] = []
         /// Events made and not yet pulled.
@@ -162,6 +168,7 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
                     segmentTags = []
                 }
             case .wake(let wake):
+                unfired.removeAll { $0.generation <= wake }
                 guard wake == generation else { return }
             }
             mustPlay = true
@@ -194,15 +201,30 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
             let stopTime = stopPosition.flatMap { current.time(reaching: $0) }
             let wake = [current.nextDueTime(), stalled ? nil : nextPlayheadReport, stopTime].compactMap { $0 }.min()
             generation += 1
-            tasks.timer?.cancel()
-            if let wake, let start {
-                let deadline = start.advanced(by: .seconds(wake)), clock = feeder.clock
-                let (generation, continuation) = (generation, continuation)
+            if let wake, let start { wakeUp(at: start.advanced(by: .seconds(wake))) }
+        }
+
+        /// Asks the timer to wake the feeder at `deadline`, for this generation. One timer waits
+        /// in its loop for the whole run; only when it may be asleep until a later deadline than
+        /// this one (a tag read now is due sooner) is it replaced, so it cannot wake late.
+        private mutating func wakeUp(at deadline: C.Instant) {
+            if tasks.timer == nil || unfired.contains(where: { deadline < $0.deadline }) {
+                tasks.timer?.cancel()
+                tasks.alarms?.finish()
+                let (alarms, alarm) = AsyncStream.makeStream(of: (Int, C.Instant).self, bufferingPolicy: .bufferingNewest(1))
+                let (clock, continuation) = (run.feeder.clock, continuation)
+                tasks.alarms = alarm
                 tasks.timer = Task {
-                    try? await clock.sleep(until: deadline, tolerance: nil)
-                    if !Task.isCancelled { continuation.yield(.wake(generation)) }
+                    for await (generation, deadline) in alarms {
+                        try? await clock.sleep(until: deadline, tolerance: nil)
+                        guard !Task.isCancelled else { return }
+                        continuation.yield(.wake(generation))
+                    }
                 }
+                unfired = []
             }
+            unfired.append((generation, deadline))
+            tasks.alarms?.yield((generation, deadline))
         }
     }
 }
