@@ -156,7 +156,7 @@ struct FeederTests {
     /// One timer serves the whole run; while it sleeps until the next second's playhead report,
     /// a tag read now and due sooner (a stream's tags are buffered as they come) is still
     /// delivered on its frame: the timer asleep until later is replaced.
-    @Test func aTagDueBeforeTheTimersWakeIsDeliveredOnItsFrame() async {
+    @Test(.timeLimit(.minutes(1))) func aTagDueBeforeTheTimersWakeIsDeliveredOnItsFrame() async {
         let clock = ManualClock()
         let engine = CallLog()
         let tags = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [0, 2, 0.6]).tags
