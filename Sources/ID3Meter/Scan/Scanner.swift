@@ -132,11 +132,12 @@ public struct Scanner: Sendable {
                     progress?.update(input, bytes: bytes)
                     if extractor != nil {
                         extractor!.feed(chunk, emit: emit)
-                    } else {
-                        prefix += chunk
-                        if prefix.count >= StreamProbe.prefixBytes { extractor = start(input, prefix, opened: opened, emit: emit) }
-                        if extractor == nil, prefix.count >= StreamProbe.prefixBytes { return }
+                        continue
                     }
+                    prefix += chunk
+                    guard prefix.count >= StreamProbe.prefixBytes else { continue }
+                    guard let started = start(input, prefix, opened: opened, emit: emit) else { return }
+                    extractor = started
                 case .failure(let error):
                     stop = error
                     break reading
