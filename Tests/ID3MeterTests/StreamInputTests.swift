@@ -51,6 +51,17 @@ struct StreamInputTests {
         #expect(events.failures.count == 1, "only the silence at the end: \(events.failures)")
     }
 
+    /// A library caller's timeout of no value (NaN) neither traps nor waits for ever: the
+    /// silent stream is given up at once, and said.
+    @Test func aTimeoutOfNoValueEndsASilentStream() async throws {
+        let server = try LocalHTTPServer { _ in .notFound }   // connects, then says nothing
+        defer { server.stop() }
+        var events: [MediaEvent] = []
+        await Scanner(fetcher: Fetcher(ioTimeout: .nan, retry: .none)).scan("tcp://127.0.0.1:\(server.port)") { events.append($0) }
+        #expect(events.failures.count == 1, "\(events.failures)")
+        guard case .cannotOpen? = events.failures.first?.kind else { Issue.record("\(events.failures)"); return }
+    }
+
     /// The meter on a UDP feed: every Nielsen tag sent, in PTS order, until the feed falls silent.
     @Test func theMeterOnAUDPFeed() throws {
         let port = Self.freePort()

@@ -121,7 +121,8 @@ public struct Scanner: Sendable {
                 }
                 switch read {
                 case .success(nil):
-                    guard ContinuousClock.now - lastBytes >= .seconds(ioTimeout), !interrupt.isCancelled else { continue }
+                    // Bounded: a timeout of any value (NaN, infinity) from a library caller must not trap here.
+                    guard (ContinuousClock.now - lastBytes).seconds >= HTTPTransport.bounded(ioTimeout), !interrupt.isCancelled else { continue }
                     stop = .libav(AVError(code: -EIO))
                     break reading
                 case .success(let chunk?) where chunk.isEmpty:

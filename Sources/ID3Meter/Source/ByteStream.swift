@@ -84,6 +84,6 @@ package final class ByteStream {
 
     /// Microseconds for libavformat, which a `Double` of any size must not overflow.
     private static func microseconds(_ seconds: Double) -> Int64 {
-        Int64(min(max(seconds, 0), 1e9) * 1_000_000)
+        Int64(HTTPTransport.bounded(seconds) * 1_000_000)
     }
 }
