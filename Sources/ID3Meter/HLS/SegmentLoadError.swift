@@ -8,10 +8,13 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
         case key(String)
     }
 
-    /// `ReferenceRule` refused the reference.
-    case refused(ReferenceRule.Refusal, Resource)
-    /// The fetch failed: its `FetchFailure` says how (HTTP status, connection, limit, ...).
-    case fetch(FetchFailure, Resource)
+    /// The reference may not be followed from its playlist: a remote playlist may reference
+    /// http(s) only, a local one local files too. `scheme` is the scheme refused, `nil` for a
+    /// local file named by a remote playlist.
+    case refused(reference: String, scheme: String?, Resource)
+    /// The fetch failed, after `attempts` tries: the error says how (HTTP status, connection,
+    /// limit, ...).
+    case fetch(FetchError, Resource, attempts: Int)
     /// The playlist's text is not a playlist that can be followed.
     case unreadablePlaylist(String, PlaylistError)
     /// A master playlist where a media playlist was due.
@@ -24,18 +27,29 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
     case decryptionFailed
 
     /// The failed fetch, when that is what it was.
-    public var fetchFailure: FetchFailure? {
-        if case .fetch(let failure, _) = self { failure } else { nil }
+    package var fetchFailure: FetchFailure? {
+        if case .fetch(let error, _, let attempts) = self { FetchFailure(error: error, attempts: attempts) } else { nil }
+    }
+
+    static func refused(_ refusal: ReferenceRule.Refusal, _ resource: Resource) -> SegmentLoadError {
+        .refused(reference: refusal.reference, scheme: refusal.scheme, resource)
+    }
+
+    static func fetch(_ failure: FetchFailure, _ resource: Resource) -> SegmentLoadError {
+        .fetch(failure.error, resource, attempts: failure.attempts)
     }
 
     public var description: String {
         switch self {
-        case .refused(let refusal, .key): "AES-128 key \(refusal)"
-        case .refused(let refusal, _): "\(refusal)"
-        case .fetch(let failure, .playlist(let location)): "cannot fetch playlist \(location): \(failure)"
-        case .fetch(let failure, .segment): "cannot fetch: \(failure)"
-        case .fetch(let failure, .initSection(let uri)): "cannot fetch its initialisation segment \(uri): \(failure)"
-        case .fetch(let failure, .key(let uri)): "cannot fetch its AES-128 key \(uri): \(failure)"
+        case .refused(let reference, let scheme, .key): "AES-128 key \(ReferenceRule.Refusal(reference: reference, scheme: scheme))"
+        case .refused(let reference, let scheme, _): "\(ReferenceRule.Refusal(reference: reference, scheme: scheme))"
+        case .fetch(let error, let resource, let attempts):
+            switch (resource, FetchFailure(error: error, attempts: attempts)) {
+            case (.playlist(let location), let failure): "cannot fetch playlist \(location): \(failure)"
+            case (.segment, let failure): "cannot fetch: \(failure)"
+            case (.initSection(let uri), let failure): "cannot fetch its initialisation segment \(uri): \(failure)"
+            case (.key(let uri), let failure): "cannot fetch its AES-128 key \(uri): \(failure)"
+            }
         case .unreadablePlaylist(let location, let error): "playlist \(location): \(error)"
         case .masterPlaylist(let location): "\(location) is a master playlist, not a media playlist"
         case .noSuchVariant(let variant, let count): "master playlist has \(count) variants; cannot pick \(variant)"

@@ -4,9 +4,6 @@ import Foundation
 /// (live: followed as it slides; VOD: read through) segment by segment, or any other input
 /// read as its bytes arrive, tag by tag. Waiting on the network holds no thread.
 public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
-    /// What it yields: every event of the input, in order.
-    public typealias Element = MediaEvent
-
     /// A playlist, file, URL or stream, as `id3-meter` takes it.
     public var input: String
     /// Chooses the variant and fetches, with its limits, retries and headers.

@@ -16,20 +16,22 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case refused(String)
     /// A local file that could not be opened or read.
     case file(errno: Int32)
-    /// A stream libavformat reads (udp, srt, rtp, tcp) failed.
-    case libav(AVError)
+    /// A stream libavformat reads (udp, srt, rtp, tcp) failed: its error code (a negative
+    /// errno or an `AVERROR`) and libav's own last line about it.
+    case libav(code: Int32, detail: String?)
     /// More bytes than `FetchLimits` allows, counted or declared (Content-Length) before reading.
     case tooLarge(FetchLimits.Resource, limit: Int, declared: Int64?)
     /// The fetch's overall deadline passed.
     case deadline(Double)
-    /// The resource ended before the sub-range the playlist gives.
-    case shortRange(ByteRange, got: Int)
+    /// The resource ended `got` bytes into the sub-range the playlist gives (`EXT-X-BYTERANGE`
+    /// `length@offset`).
+    case shortRange(length: Int, offset: Int, got: Int)
     case cancelled
 
     public var isCancelled: Bool {
         switch self {
         case .cancelled: true
-        case .libav(let error): error.isCancelled
+        case .libav(let code, _): AVError(code: code).isCancelled
         default: false
         }
     }
@@ -41,7 +43,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isWorthRetrying: Bool {
         switch self {
         case .http, .connection, .idle, .shortRange: true
-        case .libav(let error): !error.isCancelled && !error.isInvalidArgument
+        case .libav(let code, _): !AVError(code: code).isCancelled && !AVError(code: code).isInvalidArgument
         case .redirect, .refused, .file, .tooLarge, .deadline, .cancelled: false
         }
     }
@@ -53,16 +55,20 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         case .idle(let seconds): "no data for \(Self.seconds(seconds)) s"
         case .redirect(let reason), .refused(let reason): reason
         case .file(let code): String(cString: strerror(code))
-        case .libav(let error) where error.isInvalidArgument && error.detail == nil:
-            "\(error) (libavformat refused to open it)"
-        case .libav(let error): "\(error)"
+        case .libav(let code, nil) where AVError(code: code).isInvalidArgument:
+            "\(AVError(code: code)) (libavformat refused to open it)"
+        case .libav(let code, let detail): "\(AVError(code: code, detail: detail))"
         case .tooLarge(let resource, let limit, let declared):
             (declared.map { "declares \($0) bytes, " } ?? "") + "more than the \(Self.size(limit)) allowed for \(resource.article) \(resource.name)"
         case .deadline(let seconds): "not complete after \(Self.seconds(seconds)) s, its deadline"
-        case .shortRange(let range, let got): "the resource ends \(got) bytes into the sub-range \(range) (EXT-X-BYTERANGE)"
+        case .shortRange(let length, let offset, let got): "the resource ends \(got) bytes into the sub-range \(length)@\(offset) (EXT-X-BYTERANGE)"
         case .cancelled: "cancelled"
         }
     }
+
+    static func libav(_ error: AVError) -> FetchError { .libav(code: error.code, detail: error.detail) }
+
+    static func shortRange(_ range: ByteRange, got: Int) -> FetchError { .shortRange(length: range.length, offset: range.offset, got: got) }
 
     static func size(_ bytes: Int) -> String {
         bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MB" : bytes >= 1 << 10 && bytes % (1 << 10) == 0 ? "\(bytes >> 10) KB" : "\(bytes) bytes"
@@ -74,21 +80,24 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A fetch that failed for good: the last attempt's error, after how many tries.
-public struct FetchFailure: Error, Sendable, CustomStringConvertible {
-    public var error: FetchError
-    public var attempts: Int
+package struct FetchFailure: Error, Sendable, CustomStringConvertible {
+    package var error: FetchError
+    package var attempts: Int
 
-    public init(error: FetchError, attempts: Int = 1) {
+    package init(error: FetchError, attempts: Int = 1) {
         self.error = error
         self.attempts = attempts
     }
 
-    public var description: String { attempts > 1 ? "\(error) (after \(attempts) attempts)" : "\(error)" }
+    package var description: String { attempts > 1 ? "\(error) (after \(attempts) attempts)" : "\(error)" }
 }
 
 extension InputFailure {
     /// The failed fetch underneath, however deep: a bare one, or a playlist's or segment's.
-    public var fetchFailure: FetchFailure? {
+    public var fetchError: FetchError? { fetchFailure?.error }
+
+    /// The failed fetch with how many attempts it took.
+    package var fetchFailure: FetchFailure? {
         switch kind.cause {
         case let failure as FetchFailure: failure
         case let error as SegmentLoadError: error.fetchFailure

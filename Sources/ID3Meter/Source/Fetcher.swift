@@ -57,7 +57,7 @@ public struct Fetcher: Sendable {
     /// at a live edge, a 503, a stalled or refused connection) is read again from the start after
     /// a backoff, `restart` being called first so that the consumer drops what it had; with
     /// `retrying` off, and for local files, there is one attempt.
-    public func read(_ location: String, range: ByteRange? = nil, as resource: FetchLimits.Resource, targetDuration: Double? = nil,
+    package func read(_ location: String, range: ByteRange? = nil, as resource: FetchLimits.Resource, targetDuration: Double? = nil,
                      retrying: Bool = true, restart: () -> Void = {},
                      consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchFailure) {
         let network = Location.transport(of: location) != .file
@@ -76,7 +76,7 @@ public struct Fetcher: Sendable {
     }
 
     /// The whole resource: for what is parsed whole (playlists, keys, initialisation sections).
-    public func fetch(_ location: String, range: ByteRange? = nil, as resource: FetchLimits.Resource, targetDuration: Double? = nil,
+    package func fetch(_ location: String, range: ByteRange? = nil, as resource: FetchLimits.Resource, targetDuration: Double? = nil,
                       retrying: Bool = true) async throws(FetchFailure) -> [UInt8] {
         var bytes: [UInt8] = []
         try await read(location, range: range, as: resource, targetDuration: targetDuration, retrying: retrying,

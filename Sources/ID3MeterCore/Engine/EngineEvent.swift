@@ -34,9 +34,3 @@ public enum EngineError: Int, Sendable, Equatable {
     case exception = 1008
     case unknownException = 1009
 }
-
-/// Hears the reference engine's events and errors, as an App SDK delegate does.
-public protocol EngineDelegate: AnyObject, Sendable {
-    /// Called on the engine, for each event and error as it happens.
-    func engine(_ engine: ReferenceEngine, didReport event: EngineEvent)
-}

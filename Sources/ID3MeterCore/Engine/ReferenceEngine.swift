@@ -13,18 +13,17 @@ public actor ReferenceEngine: MeteringEngine {
     /// Tags not delivered: not Nielsen, or already delivered (`DuplicateFilter`).
     public private(set) var suppressed = 0
 
-    private weak var delegate: (any EngineDelegate)?
     private let outputs: [any MeterOutput]
     private var duplicates = DuplicateFilter()
     private let logger: Logger
     private let now: @Sendable () -> Date
 
     /// An engine that writes to `outputs`; app info with an empty required value disables it, the
-    /// error reported to `delegate` as the SDK does. `now` stamps the records (tests inject it).
-    public init(appInfo: AppInfo, outputs: [any MeterOutput], delegate: (any EngineDelegate)? = nil,
+    /// error written as an event record, as the SDK reports it to its delegate. `now` stamps the
+    /// records (tests inject it).
+    public init(appInfo: AppInfo, outputs: [any MeterOutput],
                 logger: Logger = Logger(label: "id3-meter.engine"), now: @escaping @Sendable () -> Date = Date.init) async {
         self.outputs = outputs
-        self.delegate = delegate
         self.logger = logger
         self.now = now
         let errors = appInfo.errors
@@ -98,7 +97,6 @@ public actor ReferenceEngine: MeteringEngine {
     }
 
     private func report(_ event: EngineEvent) async {
-        delegate?.engine(self, didReport: event)
         let record = MeterRecord.event(event, at: now())
         for output in outputs { await output.write(record) }
     }

@@ -49,12 +49,16 @@ public struct TimedTag: Sendable {
     public let origin: TagOrigin
     /// The tag's Nielsen PRIV frames, parsed once.
     public let nielsenTags: [NielsenTag]
-    /// Its tag stream and what was wrong with the way it was carried; `nil` from a source that
-    /// says nothing of it.
-    public let carriage: Carriage?
+    /// Its tag stream and what was wrong with the way it was carried (what the QA report
+    /// judges); `nil` from a source that says nothing of it.
+    package let carriage: Carriage?
 
     /// `tag` at `pts`, its Nielsen PRIV frames parsed now.
-    public init(tag: ID3Tag, pts: Int64?, origin: TagOrigin, carriage: Carriage? = nil) {
+    public init(tag: ID3Tag, pts: Int64?, origin: TagOrigin) {
+        self.init(tag: tag, pts: pts, origin: origin, carriage: nil)
+    }
+
+    package init(tag: ID3Tag, pts: Int64?, origin: TagOrigin, carriage: Carriage?) {
         self.tag = tag
         self.pts = pts
         self.origin = origin

@@ -78,16 +78,16 @@ package struct Segment: Sendable, Equatable {
 }
 
 /// A sub-range of a resource (RFC 8216 §4.3.2.2), its offset resolved.
-public struct ByteRange: Sendable, Equatable, CustomStringConvertible {
-    public var offset: Int
-    public var length: Int
+package struct ByteRange: Sendable, Equatable, CustomStringConvertible {
+    package var offset: Int
+    package var length: Int
 
-    public init(offset: Int, length: Int) {
+    package init(offset: Int, length: Int) {
         self.offset = offset
         self.length = length
     }
 
-    public var end: Int { offset + length }
+    package var end: Int { offset + length }
 
     /// `<n>[@<o>]`; without `o`, the range starts at `following` (the end of the previous
     /// sub-range of the same resource). `nil` when the text is no range or would overflow.
@@ -106,7 +106,7 @@ public struct ByteRange: Sendable, Equatable, CustomStringConvertible {
         (self.offset, self.length) = (offset, length)
     }
 
-    public var description: String { "\(length)@\(offset)" }
+    package var description: String { "\(length)@\(offset)" }
 }
 
 /// `EXT-X-KEY` with `METHOD=AES-128` (METHOD=NONE is no key at all).

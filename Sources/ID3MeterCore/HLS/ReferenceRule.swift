@@ -4,21 +4,26 @@
 /// another protocol (file:, data:, pipe:, concat:, tcp:, udp:, ...). A stream is other people's
 /// input: it must never make us read a local file or open a socket. Inputs the user names are
 /// theirs to choose and are not subject to it.
-public enum ReferenceRule {
+package enum ReferenceRule {
     /// A reference the rule does not let a playlist follow.
-    public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
-        public var reference: String
+    package struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        package var reference: String
         /// The scheme refused; `nil` for a local file named by a playlist loaded over http(s).
-        public var scheme: String?
+        package var scheme: String?
 
-        public var description: String {
+        package init(reference: String, scheme: String?) {
+            self.reference = reference
+            self.scheme = scheme
+        }
+
+        package var description: String {
             scheme.map { "refused '\(reference)': a playlist may not reference \($0): URLs (only http(s), and local files from a local playlist)" }
                 ?? "refused '\(reference)': a playlist loaded over http(s) may reference only http(s) URLs"
         }
     }
 
     /// Why `reference` (resolved) may not be followed from the playlist at `playlist`; `nil` when it may.
-    public static func refusal(of reference: String, from playlist: String) -> Refusal? {
+    package static func refusal(of reference: String, from playlist: String) -> Refusal? {
         switch (Place(playlist), Place(reference)) {
         case (_, .remote), (.local, .local): nil
         case (_, .local): Refusal(reference: reference, scheme: nil)
@@ -28,7 +33,7 @@ public enum ReferenceRule {
 
     /// The libavformat protocols that opening `location` may use, nested ones and redirects
     /// included: what the shim passes as `protocol_whitelist`.
-    public static func protocols(for location: String) -> String {
+    package static func protocols(for location: String) -> String {
         switch Place(location) {
         case .local: "file"
         case .remote: "http,https,tls,tcp"
