@@ -58,10 +58,10 @@ print("\(await printing.tags) tags played")
 // `OutputSet`: a record the disk refuses is held and written later, and `notice` hears when an
 // output cannot write and what it had to drop (`recordsLost` counts it).
 let file = FileManager.default.temporaryDirectory.appendingPathComponent("custom-engine-example.jsonl").path
-let outputs = OutputSet([try StreamOutput(appendingTo: file, rotation: OutputRotation(maximumBytes: 64 << 20, keep: 4))]) { notice in
+let outputs = OutputSet([try StreamOutput(appendingTo: file, rotation: StreamOutput.Rotation(maximumBytes: 64 << 20, keep: 4))]) { notice in
     print("output: \(notice.message ?? "")")
 }
-let reference = await ReferenceEngine(appInfo: AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "example", appVersion: "1.0"),
+let reference = await ReferenceEngine(appInfo: ReferenceEngine.AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "example", appVersion: "1.0"),
                                 outputs: [outputs])
 await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: Feeder(clock: InstantClock()), engine: reference)
 await outputs.finish()

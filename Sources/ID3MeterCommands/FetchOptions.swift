@@ -4,7 +4,7 @@ import ID3Meter
 /// How an input is fetched: which variant, what headers, how long and how much a fetch may
 /// take. The same flags, and the same help, for `scan` and the meter.
 struct FetchOptions: ParsableArguments {
-    private static let defaults = FetchLimits()
+    private static let defaults = Fetcher.Limits()
 
     @Option(help: ArgumentHelp("Variant of a master playlist to read: lowest, highest, or its position from 0.", valueName: "choice"))
     var variant = VariantChoice.lowestBandwidth
@@ -13,7 +13,7 @@ struct FetchOptions: ParsableArguments {
     var timeout = 10.0
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Seconds one playlist, segment, key or init section fetch may take in all (default: 3 target durations, at least \(Int(FetchLimits.minimumDeadline))).",
+        "Seconds one playlist, segment, key or init section fetch may take in all (default: 3 target durations, at least \(Int(Fetcher.Limits.minimumDeadline))).",
         valueName: "seconds"))
     var fetchDeadline: Double?
 
@@ -40,7 +40,7 @@ struct FetchOptions: ParsableArguments {
     var headerLines: [String] = []
 
     func validate() throws {
-        for line in headerLines where HTTPHeader(line) == nil {
+        for line in headerLines where Fetcher.Header(line) == nil {
             throw ValidationError("--header '\(line)' is not 'Name: value' (a name of letters, digits and -, one line)")
         }
         try NumberCheck.check(timeout, "--timeout", in: 0.001...86_400, unit: " seconds")
@@ -69,13 +69,13 @@ struct FetchOptions: ParsableArguments {
 
     /// The fetcher the options describe, through `connections` (the process's when `nil`).
     func fetcher(through connections: HTTPConnections? = nil) -> Fetcher {
-        var limits = FetchLimits()
+        var limits = Fetcher.Limits()
         limits.maximumSegmentBytes = maxSegmentSize.bytes
         limits.maximumPlaylistBytes = maxPlaylistSize.bytes
         limits.maximumInitBytes = maxInitSize.bytes
         limits.maximumKeyBytes = maxKeySize.bytes
         limits.fetchDeadline = fetchDeadline
         limits.maximumConsecutiveLostSegments = maxLostSegments
-        return Fetcher(ioTimeout: timeout, limits: limits, headers: headerLines.compactMap(HTTPHeader.init), connections: connections)
+        return Fetcher(ioTimeout: timeout, limits: limits, headers: headerLines.compactMap(Fetcher.Header.init), connections: connections)
     }
 }

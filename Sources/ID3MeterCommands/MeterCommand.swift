@@ -104,11 +104,11 @@ struct MeterCommand: AsyncParsableCommand {
     private func run(through connections: HTTPConnections) async throws {
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .warning
-        LibAVLog.route(to: logger, verbose: verbose)
+        LibAVLog.route(to: verbose ? logger : nil)
 
-        let style = format?.style ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
-        let records = try self.records.open(style: style)
-        let engine = await ReferenceEngine(appInfo: AppInfo(appID: appId, appName: appName, appVersion: appVersion),
+        let style = format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
+        let records = try self.records.open(standardOutputLines: style.line)
+        let engine = await ReferenceEngine(appInfo: ReferenceEngine.AppInfo(appID: appId, appName: appName, appVersion: appVersion),
                                            outputs: [records.set], logger: logger)
         let meter = StreamMeter(input: input, session: MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input),
                                                                        adModel: adModel),
@@ -168,10 +168,11 @@ private struct MeteringService: Service {
 enum OutputStyle: String, ExpressibleByArgument, CaseIterable {
     case jsonl, text
 
-    var style: StreamOutput.Style {
+    /// The line stdout gets for a record.
+    var line: @Sendable (MeterRecord) -> [UInt8] {
         switch self {
-        case .jsonl: .jsonl
-        case .text: .text
+        case .jsonl: { $0.jsonLine }
+        case .text: RecordText.line
         }
     }
 }

@@ -71,14 +71,14 @@ struct RecordOptions: ParsableArguments {
         }
     }
 
-    var rotation: OutputRotation {
-        OutputRotation(maximumBytes: UInt64(outputMaxSize.bytes), maximumAge: outputMaxAge, keep: outputKeep)
+    var rotation: StreamOutput.Rotation {
+        StreamOutput.Rotation(maximumBytes: UInt64(outputMaxSize.bytes), maximumAge: outputMaxAge, keep: outputKeep)
     }
 
     /// The outputs, stdout first, made only when the run starts: a usage error leaves the disk
     /// alone, and an output that cannot be opened is a one-line error (exit 1). A collector
     /// starts sending at once; `RecordOutputs.finish()` flushes it.
-    func open(style: StreamOutput.Style) throws -> RecordOutputs {
+    func open(standardOutputLines line: @escaping @Sendable (MeterRecord) -> [UInt8]) throws -> RecordOutputs {
         // Read back before the collector's spool seals its open file or anything is written.
         let checkpoint: CheckpointOutput?
         var recovered: ResumePoints?
@@ -95,7 +95,7 @@ struct RecordOptions: ParsableArguments {
         } else {
             checkpoint = nil
         }
-        var outputs: [any MeterOutput] = [StreamOutput(standardOutputStyle: style)]
+        var outputs: [any MeterOutput] = [StreamOutput(standardOutputLines: line)]
         if let output {
             do {
                 let file = try StreamOutput(appendingTo: output, rotation: rotation)

@@ -132,7 +132,7 @@ struct ScanCommand: AsyncParsableCommand {
         let tolerances = try tolerances()
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .error
-        LibAVLog.route(to: logger, verbose: verbose)
+        LibAVLog.route(to: verbose ? logger : nil)
 
         // Checked now, once the whole command line is valid and before any work, by making and
         // removing a file beside it: the report itself is written once, whole, at the end (one

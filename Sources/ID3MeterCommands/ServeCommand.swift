@@ -109,7 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
     private func run(through connections: HTTPConnections) async throws {
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .notice
-        LibAVLog.route(to: logger, verbose: verbose)
+        LibAVLog.route(to: verbose ? logger : nil)
 
         let tokens: APITokens?
         do { tokens = try api.loadTokens() } catch {
@@ -127,7 +127,7 @@ struct ServeCommand: AsyncParsableCommand {
             Console.error("\(error)")
             throw ExitCode.failure
         }
-        let records = try self.records.open(style: format.style)
+        let records = try self.records.open(standardOutputLines: format.line)
         let recovered = records.recovered ?? ResumePoints()
         let output = records.set
         let registry = PrometheusCollectorRegistry()

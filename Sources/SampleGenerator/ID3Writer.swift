@@ -28,7 +28,7 @@ public struct ID3FrameSpec: Sendable {
 
 /// Writes ID3v2.3 and v2.4 tags with the options real encoders use, for samples and tests.
 public struct ID3TagSpec: Sendable {
-    public var version: ID3Version = .v2_4
+    public var version: ID3Tag.Version = .v2_4
     public var frames: [ID3FrameSpec]
     /// Header flag bits besides unsynchronisation and footer (Nielsen's encoders set 0x20).
     public var extraFlags: UInt8 = 0
@@ -37,7 +37,7 @@ public struct ID3TagSpec: Sendable {
     public var footer = false
     public var padding = 0
 
-    public init(version: ID3Version = .v2_4, frames: [ID3FrameSpec], extraFlags: UInt8 = 0,
+    public init(version: ID3Tag.Version = .v2_4, frames: [ID3FrameSpec], extraFlags: UInt8 = 0,
                 unsynchronised: Bool = false, extendedHeader: Bool = false, footer: Bool = false, padding: Int = 0) {
         self.version = version
         self.frames = frames

@@ -41,7 +41,7 @@ public struct TagSchedule {
     public init(flavour: Flavour, startPTS: Int64, duration: Double, seed: UInt64) {
         var random = SeededRandom(seed: seed)
         var factory = NielsenTagFactory(seed: seed)
-        let version: ID3Version = flavour == .v23 ? .v2_3 : .v2_4
+        let version: ID3Tag.Version = flavour == .v23 ? .v2_3 : .v2_4
         var seconds = 2.0
         var index = 0
         while seconds < duration - 1 {
@@ -60,7 +60,7 @@ public struct TagSchedule {
         }
     }
 
-    private func decoys(version: ID3Version, index: Int, pts: Int64) -> [ID3TagSpec] {
+    private func decoys(version: ID3Tag.Version, index: Int, pts: Int64) -> [ID3TagSpec] {
         switch index % 3 {
         case 0:
             return [ID3TagSpec(version: version, frames: [.txxx(description: "scte35", value: "cue-\(index)")])]

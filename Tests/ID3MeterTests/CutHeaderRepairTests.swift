@@ -9,7 +9,7 @@ import SampleGenerator
 struct CutHeaderRepairTests {
     static let owner = "www.nielsen.com/X100zdCIGeIlgZnkYj6UvQ==/R8WHe7pEBeqBhu8jTeXydg==/AAICoyitYqlxT7n6aZ0oMCGheFi4CXFp46AMUPZz1lMr_M9tr3_cjee1SHqxrOiVerMDLeyn9xzocZSKwi746Re8vNOtpNCAZjYABs_J0R25IHpvOc1HS8QHGgD5TgOJeS6gX100zdCIGeIlgZnkYj6UvVJWFNhSVhTiPE0=/00000/46016/00"
 
-    static func nielsenTag(_ version: ID3Version) -> [UInt8] {
+    static func nielsenTag(_ version: ID3Tag.Version) -> [UInt8] {
         ID3TagSpec(version: version, frames: [.priv(owner: owner, data: [0x41])], extraFlags: 0x20).bytes()
     }
 
@@ -18,8 +18,8 @@ struct CutHeaderRepairTests {
         #expect(Self.nielsenTag(.v2_4).count == 271)
     }
 
-    @Test(arguments: [ID3Version.v2_3, .v2_4])
-    func wholeAndCutPacketsDecodeAlike(version: ID3Version) throws {
+    @Test(arguments: [ID3Tag.Version.v2_3, .v2_4])
+    func wholeAndCutPacketsDecodeAlike(version: ID3Tag.Version) throws {
         let whole = Self.nielsenTag(version)
         let cut = Array(whole.dropFirst(5))
         #expect(cut.first == 0x20, "a cut packet starts at the flags byte")

@@ -23,7 +23,7 @@ struct DeployTests {
         let lineup = Lineup(fetcher: Fetcher(retry: .none), output: OutputSet([]), logger: Logger(label: "deploy-test"),
                             metrics: PrometheusMetricsFactory.lineup(registry: registry))
         // The outputs' series, as serve's API registers them.
-        let api = LineupAPI(lineup: lineup, registry: registry, outputs: OutputSet([StreamOutput(standardOutputStyle: .jsonl)]))
+        let api = LineupAPI(lineup: lineup, registry: registry, outputs: OutputSet([StreamOutput()]))
         await lineup.apply(try LineupConfig.parse("channels:\n  - {name: c, url: \"http://127.0.0.1:9/c.m3u8\"}\n", file: "x.yaml"))
         await api.refreshMetrics()  // as a scrape does
         let exposed = Set(registry.emitToString().split(separator: "\n").compactMap { line -> String? in

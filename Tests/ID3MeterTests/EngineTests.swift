@@ -18,7 +18,7 @@ extension RecordingOutput {
 
 @Suite("Reference engine")
 struct EngineTests {
-    static let appInfo = AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "id3-meter", appVersion: "1.0")
+    static let appInfo = ReferenceEngine.AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "id3-meter", appVersion: "1.0")
     static let tag = NielsenTagTests.sample
     static let context = TagContext(pts: 900_000, origin: TagOrigin(source: "s"), programDateTime: nil)
 
@@ -69,7 +69,7 @@ struct EngineTests {
 
     @Test func appInfoErrors() async {
         let output = RecordingOutput()
-        let engine = await ReferenceEngine(appInfo: AppInfo(appID: "", appName: "", appVersion: "", sfcode: ""), outputs: [output])
+        let engine = await ReferenceEngine(appInfo: ReferenceEngine.AppInfo(appID: "", appName: "", appVersion: "", sfcode: ""), outputs: [output])
         #expect(await engine.state == .disabled)
         #expect(await output.eventCodes == [1007, 1005, 1006, 1004])
         let good = RecordingOutput()

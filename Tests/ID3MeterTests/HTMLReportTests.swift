@@ -177,10 +177,10 @@ struct HTMLReportTests {
         let hostile = #"</script><img src=x onerror="document.title='owned'"><!--"#
         var builder = SourceReportBuilder(source: hostile, timeline: TimelineRecorder(details: .latest(10)))
         var tags = TimelineTests.Tags()
-        let segment = SegmentOrigin(uri: hostile + ".ts", mediaSequence: 0, startPTS: 0, duration: 6)
+        let segment = TagOrigin.Segment(uri: hostile + ".ts", mediaSequence: 0, startPTS: 0, duration: 6)
         builder.add(try tags.tag(pts: 90_000, segment: segment))
         builder.add(.segment(segment))
-        builder.add(.segment(SegmentOrigin(uri: hostile + "2.ts", mediaSequence: 1, startPTS: 540_000, duration: 6)))
+        builder.add(.segment(TagOrigin.Segment(uri: hostile + "2.ts", mediaSequence: 1, startPTS: 540_000, duration: 6)))
         var qa = QAReport()
         qa.add(builder.report)
         try await Self.open(qa) { browser, session in

@@ -84,7 +84,7 @@ struct HostileStreamTests {
         let events = await Samples.scan(playlist)
         #expect(Self.payloads(events) == (await Self.plantedPayloads()))
         #expect(events.failures.contains {
-            if case .segmentSkipped(_, SegmentLoadError.refused(let refusal, .segment)) = $0.kind { refusal.reference == "pipe:0" } else { false }
+            if case .segmentSkipped(_, SegmentLoadError.refused(let reference, _, .segment)) = $0.kind { reference == "pipe:0" } else { false }
         }, "\(events.failures)")
     }
 
@@ -171,8 +171,8 @@ struct HostileStreamTests {
     }
 
     /// Keys and init sections go through the same fetch, each with its own limit.
-    @Test(arguments: [(FetchLimits.Resource.key, 64 << 10), (.initSection, 16 << 20)])
-    func anEndlessKeyOrInitSectionIsCutAtItsLimit(resource: FetchLimits.Resource, limit: Int) async throws {
+    @Test(arguments: [(Fetcher.Limits.Resource.key, 64 << 10), (.initSection, 16 << 20)])
+    func anEndlessKeyOrInitSectionIsCutAtItsLimit(resource: Fetcher.Limits.Resource, limit: Int) async throws {
         let server = try Self.limitServer()
         defer { server.stop() }
         let url = server.url("endless.ts")
@@ -194,7 +194,7 @@ struct HostileStreamTests {
     }
 
     @Test func theDefaultDeadlineIsThreeTargetDurationsAndNeverUnderTenSeconds() {
-        let limits = FetchLimits()
+        let limits = Fetcher.Limits()
         #expect(limits.deadline(for: .segment, targetDuration: 6) == 18)
         #expect(limits.deadline(for: .segment, targetDuration: 2) == 10)
         #expect(limits.deadline(for: .playlist, targetDuration: nil) == 10)

@@ -65,8 +65,8 @@ struct ID3TagParserTests {
         #expect(tag.privFrames.first?.data == privateData)
     }
 
-    @Test(arguments: [ID3Version.v2_3, .v2_4])
-    func extendedHeaderFooterAndPadding(version: ID3Version) throws {
+    @Test(arguments: [ID3Tag.Version.v2_3, .v2_4])
+    func extendedHeaderFooterAndPadding(version: ID3Tag.Version) throws {
         let spec = ID3TagSpec(version: version, frames: [.priv(owner: owner, data: [0x41])],
                               extendedHeader: true, footer: version == .v2_4, padding: 40)
         let bytes = spec.bytes()

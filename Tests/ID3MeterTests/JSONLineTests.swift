@@ -27,7 +27,7 @@ struct JSONLineTests {
         func text() -> String? { random.next() % 5 == 0 ? nil : awkward(&random, length: Int(random.next() % 12)) }
         func number() -> Int { Int(Int64(bitPattern: random.next()) >> Int64(random.next() % 63)) }
         func maybe<T>(_ make: () -> T) -> T? { random.next() % 3 == 0 ? nil : make() }
-        let segment = maybe { SegmentOrigin(uri: awkward(&random, length: 10), mediaSequence: number(), discontinuitySequence: number()) }
+        let segment = maybe { TagOrigin.Segment(uri: awkward(&random, length: 10), mediaSequence: number(), discontinuitySequence: number()) }
         // PTS as a stream carries them (33 bits), and others: their times are the doubles written.
         let pts = maybe { [Int64(random.next() % (1 << 33)), Int64(number()), 1, -3, 0][Int(random.next() % 5)] }
         let date = maybe { Date(timeIntervalSince1970: Double(random.next() % 4_000_000_000_000) / 1000) }

@@ -29,9 +29,9 @@ struct LineupConfigTests {
         let news = lineup.channels[0], sport = lineup.channels[1]
         #expect(news.url == "https://cdn.example/news/master.m3u8")
         #expect(news.fps == 25 && news.alertAfter == 20 && news.adModel == "2" && news.liveStart == 3)
-        #expect(news.headers == [HTTPHeader(name: "X-Token", value: "t0k3n")])
+        #expect(news.headers == [Fetcher.Header(name: "X-Token", value: "t0k3n")])
         #expect(news.variant == .lowestBandwidth)
-        #expect(sport.headers == [HTTPHeader(name: "Cookie", value: "a=1"), HTTPHeader(name: "X-Token", value: "other")])
+        #expect(sport.headers == [Fetcher.Header(name: "Cookie", value: "a=1"), Fetcher.Header(name: "X-Token", value: "other")])
         #expect(sport.alertAfter == 45 && sport.variant == .highestBandwidth && sport.liveStart == 2 && sport.fps == nil)
         #expect(sport.adModel == "2")
     }
@@ -108,7 +108,7 @@ struct LineupConfigTests {
         let lineup = try LineupConfig.parse(Self.config, file: "lineup.yaml")
         let added = try lineup.channel(from: #"{"name": "music", "url": "http://127.0.0.1:9/m.m3u8", "fps": 50}"#, source: "PUT /channels/music")
         #expect(added.name == "music" && added.fps == 50 && added.alertAfter == 20 && added.adModel == "2")
-        #expect(added.headers == [HTTPHeader(name: "X-Token", value: "t0k3n")])
+        #expect(added.headers == [Fetcher.Header(name: "X-Token", value: "t0k3n")])
         let bad = #expect(throws: ConfigError.self) {
             try lineup.channel(from: #"{"name": "music", "url": "http://127.0.0.1:9/m.m3u8", "fps": "fast"}"#, source: "PUT /channels/music")
         }

@@ -49,8 +49,8 @@ struct HTTPConnectionTests {
     @Test func aLiveFollowReusesOneConnectionAndSendsTheHeaders() async throws {
         let server = try LiveServer(preroll: 3) { LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 3, segmentCount: 7, startDate: $0) }
         defer { server.stop() }
-        let headers = [HTTPHeader(name: "X-Token", value: "t0k3n"), HTTPHeader(name: "Cookie", value: "session=42"),
-                       HTTPHeader(name: "User-Agent", value: "backend/1.0")]
+        let headers = [Fetcher.Header(name: "X-Token", value: "t0k3n"), Fetcher.Header(name: "Cookie", value: "session=42"),
+                       Fetcher.Header(name: "User-Agent", value: "backend/1.0")]
         let fetcher = Fetcher(ioTimeout: 5, headers: headers)
         var segments = 0
         for await event in TagSource(input: server.url("master.m3u8"), scanner: Scanner(fetcher: fetcher), liveStart: 2,
@@ -77,7 +77,7 @@ struct HTTPConnectionTests {
         let other = "http://\(host):\(target.port)/spec/hls/index.m3u8"
         let origin = try LocalHTTPServer { _ in LocalHTTPServer.Response(status: 302, headers: ["Location": other]) }
         defer { origin.stop() }
-        let fetcher = Fetcher(ioTimeout: 5, headers: [HTTPHeader(name: "X-Channel", value: "7"), HTTPHeader(name: "Authorization", value: "Bearer x")])
+        let fetcher = Fetcher(ioTimeout: 5, headers: [Fetcher.Header(name: "X-Channel", value: "7"), Fetcher.Header(name: "Authorization", value: "Bearer x")])
         let playlist = try await fetcher.fetch(origin.url("index.m3u8"), as: .playlist)
         #expect(String(decoding: playlist, as: UTF8.self).hasPrefix("#EXTM3U"))
         #expect(origin.requests.first?.headers["authorization"] == "Bearer x")
@@ -99,7 +99,7 @@ struct HTTPConnectionTests {
     }
 
     @Test func aHeaderThatIsNotNameColonValueIsRefused() {
-        #expect(HTTPHeader("X-Token: a: b") == HTTPHeader(name: "X-Token", value: "a: b"))
-        for bad in ["no colon", ": empty name", "Bad Name: x", "X-A: one\r\nX-B: two"] { #expect(HTTPHeader(bad) == nil, "\(bad)") }
+        #expect(Fetcher.Header("X-Token: a: b") == Fetcher.Header(name: "X-Token", value: "a: b"))
+        for bad in ["no colon", ": empty name", "Bad Name: x", "X-A: one\r\nX-B: two"] { #expect(Fetcher.Header(bad) == nil, "\(bad)") }
     }
 }

@@ -128,7 +128,7 @@ struct NetworkFaultTests {
             return LocalHTTPServer.Response(body: Array(lines.joined(separator: "\n").utf8))
         }
         defer { server.stop() }
-        var limits = FetchLimits()
+        var limits = Fetcher.Limits()
         limits.maximumConsecutiveLostSegments = 3
         var failures: [InputFailure.Kind] = []
         for await event in TagSource(input: server.url("live.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: .none, limits: limits)),

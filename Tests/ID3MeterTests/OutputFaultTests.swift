@@ -187,7 +187,7 @@ struct OutputFaultTests {
         let file = folder.appendingPathComponent("records.jsonl")
         let squatter = folder.appendingPathComponent("records.jsonl.19700101T000000Z")
         try FileManager.default.createDirectory(at: squatter, withIntermediateDirectories: false)
-        let output = try StreamOutput(appendingTo: file.path, rotation: OutputRotation(maximumBytes: 300, keep: 1),
+        let output = try StreamOutput(appendingTo: file.path, rotation: StreamOutput.Rotation(maximumBytes: 300, keep: 1),
                                       now: { Date(timeIntervalSince1970: 2_000_000_000) })
         let outputs = OutputSet([output])
         for index in 0..<6 { await outputs.write(Self.record(index)) }

@@ -13,7 +13,7 @@ struct PlayoutTests {
     /// A segment starting at `startPTS`, with a tag at each offset (seconds from the start).
     static func segment(sequence: Int, startPTS: Int64, duration: Double = 6, tagOffsets: [Double],
                         discontinuity: Int = 0) -> MediaChunk {
-        let segment = SegmentOrigin(uri: "seg\(sequence).ts", mediaSequence: sequence, discontinuitySequence: discontinuity,
+        let segment = TagOrigin.Segment(uri: "seg\(sequence).ts", mediaSequence: sequence, discontinuitySequence: discontinuity,
                                     startPTS: startPTS, duration: duration)
         let origin = TagOrigin(source: "test.m3u8", segment: segment)
         let tags = tagOffsets.enumerated().map { index, offset in

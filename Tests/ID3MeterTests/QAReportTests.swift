@@ -120,7 +120,7 @@ struct QAReportTests {
     @Test func listsKeepAThousandAndCountTheRest() throws {
         var builder = SourceReportBuilder(source: "long")
         for sequence in 0..<1_500 {
-            builder.add(.segment(SegmentOrigin(uri: "seg\(sequence).ts", mediaSequence: sequence, discontinuitySequence: 0)))
+            builder.add(.segment(TagOrigin.Segment(uri: "seg\(sequence).ts", mediaSequence: sequence, discontinuitySequence: 0)))
         }
         let report = builder.report
         #expect(report.segmentsWithoutTags.count == SourceReport.keptFindings)

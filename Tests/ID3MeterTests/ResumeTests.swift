@@ -63,7 +63,7 @@ struct ResumePickUpTests {
         let inner = ClockedEngine(clock: clock)
         let engine = ResumingEngine(inner, resumingAfter: ResumePoint(input: "x", mediaSequence: 7, pts: 100, payload: "b", sentAt: 0))
         func context(_ sequence: Int, _ pts: Int64) -> TagContext {
-            TagContext(pts: pts, origin: TagOrigin(source: "x", segment: SegmentOrigin(uri: "s", mediaSequence: sequence)),
+            TagContext(pts: pts, origin: TagOrigin(source: "x", segment: TagOrigin.Segment(uri: "s", mediaSequence: sequence)),
                        programDateTime: nil)
         }
         for (payload, sequence, pts) in [("z", 6, 50), ("a", 7, 100), ("b", 7, 100), ("c", 7, 100), ("d", 7, 200), ("e", 8, 10)] {

@@ -26,7 +26,7 @@ struct SampleScanTests {
         for (tag, frame) in zip(tagOfEachFrame, expected) {
             let ambiguous = tag.notes.contains { $0.contains("2.3 or 2.4") }
             if frame.nielsen { #expect(!ambiguous) }
-            #expect(tag.version.rawValue == (ambiguous ? ID3Version.v2_4.rawValue : frame.version))
+            #expect(tag.version.rawValue == (ambiguous ? ID3Tag.Version.v2_4.rawValue : frame.version))
         }
     }
 

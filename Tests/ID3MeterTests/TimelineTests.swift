@@ -11,7 +11,7 @@ struct TimelineTests {
     struct Tags {
         var factory = NielsenTagFactory(seed: 5)
 
-        mutating func tag(pts: Int64, placeholder: Bool = false, segment: SegmentOrigin? = nil) throws -> MediaEvent {
+        mutating func tag(pts: Int64, placeholder: Bool = false, segment: TagOrigin.Segment? = nil) throws -> MediaEvent {
             let owner = factory.owner(secondsIntoDay: Int(pts / 90_000) % 86_400, placeholder: placeholder)
             let bytes = ID3TagSpec(frames: [.priv(owner: owner, data: [0x41])], extraFlags: 0x20).bytes()
             let tag = try ID3TagParser.parse(bytes, at: 0).get()
@@ -49,8 +49,8 @@ struct TimelineTests {
     @Test func aSegmentWithoutATagIsPlacedByItsFirstPTS() throws {
         var tags = Tags()
         var recorder = TimelineRecorder(details: .latest(10))
-        func segment(_ index: Int) -> SegmentOrigin {
-            SegmentOrigin(uri: "seg\(index).ts", mediaSequence: index, startPTS: 900_000 + Int64(index) * 540_000, duration: 6)
+        func segment(_ index: Int) -> TagOrigin.Segment {
+            TagOrigin.Segment(uri: "seg\(index).ts", mediaSequence: index, startPTS: 900_000 + Int64(index) * 540_000, duration: 6)
         }
         recorder.add(try tags.tag(pts: 900_000 + 90_000, segment: segment(0)))
         recorder.add(.segment(segment(0)))
@@ -132,8 +132,8 @@ struct TimelineTests {
         let count = 2 * TimelineRecorder.windowedLimit + 500
         for index in 0..<count {
             recorder.add(try tags.tag(pts: Int64(index) * 90))
-            recorder.add(.segment(SegmentOrigin(uri: "s\(index)", mediaSequence: index, startPTS: Int64(index) * 90 + 45, duration: 0.0004)))
-            recorder.add(.segment(SegmentOrigin(uri: "e\(index)", mediaSequence: index, startPTS: Int64(index) * 90 + 60, duration: 0.0002)))
+            recorder.add(.segment(TagOrigin.Segment(uri: "s\(index)", mediaSequence: index, startPTS: Int64(index) * 90 + 45, duration: 0.0004)))
+            recorder.add(.segment(TagOrigin.Segment(uri: "e\(index)", mediaSequence: index, startPTS: Int64(index) * 90 + 60, duration: 0.0002)))
         }
         let timeline = recorder.timeline
         let limit = TimelineRecorder.windowedLimit

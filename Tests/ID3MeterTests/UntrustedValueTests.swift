@@ -135,7 +135,7 @@ struct TypedFailureTests {
             _ = try await PlaylistLoader(fetcher: Fetcher(retry: .none)).load(server.url("gone.m3u8"))
             Issue.record("a 404 was read as a playlist")
         } catch {
-            guard case .fetch(let failure, .playlist) = error, case .http(let status, _) = failure.error else {
+            guard case .fetch(.http(let status, _), .playlist, _) = error else {
                 Issue.record("\(error)"); return
             }
             #expect(status == 404)
@@ -166,7 +166,7 @@ struct TypedFailureTests {
         let events = await Samples.scan(server.url("p.m3u8"), fetcher: Fetcher(retry: .none))
         let failure = try #require(events.failures.first)
         #expect(failure.segment?.hasSuffix("gone.ts") == true)
-        guard case .segmentSkipped(1, SegmentLoadError.fetch(let fetch, .segment)) = failure.kind, case .http(let status, _) = fetch.error else {
+        guard case .segmentSkipped(1, SegmentLoadError.fetch(.http(let status, _), .segment, _)) = failure.kind else {
             Issue.record("\(failure)"); return
         }
         #expect(status == 404)
@@ -181,9 +181,9 @@ struct TypedFailureTests {
         var extractor = MediaExtractor(origin: TagOrigin(source: "damaged.ts"))
         var events: [MediaEvent] = []
         extractor.extract(damaged) { events.append($0) }
-        let lost = events.failures.compactMap { $0.cause as? StreamDamage }
+        let lost = events.failures.compactMap { $0.cause as? InputFailure.StreamDamage }
         #expect(lost == [.lostSync(at: 188 * 10, skipped: 100)])
-        let cut = events.warnings.compactMap { $0.cause as? StreamDamage }
+        let cut = events.warnings.compactMap { $0.cause as? InputFailure.StreamDamage }
         #expect(cut == [.endsInsidePacket(at: Int64(whole.count - 188 + 100), bytes: 88)])
     }
 
@@ -192,8 +192,9 @@ struct TypedFailureTests {
             _ = try await PlaylistLoader().load("file:///etc/passwd", referencedBy: "https://cdn.example/master.m3u8")
             Issue.record("a remote playlist reached a local file")
         } catch {
-            guard case .refused(let refusal, .playlist) = error else { Issue.record("\(error)"); return }
-            #expect(refusal == ReferenceRule.Refusal(reference: "file:///etc/passwd", scheme: nil))
+            guard case .refused(let reference, let scheme, .playlist) = error else { Issue.record("\(error)"); return }
+            #expect(reference == "file:///etc/passwd")
+            #expect(scheme == nil)
         }
     }
 }

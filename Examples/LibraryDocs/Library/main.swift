@@ -6,7 +6,7 @@ let url = CommandLine.arguments.dropFirst().first ?? "samples/hls/master.m3u8"
 
 do {
 
-    let fetcher = Fetcher(headers: [HTTPHeader(name: "Authorization", value: "Bearer ...")])
+    let fetcher = Fetcher(headers: [Fetcher.Header(name: "Authorization", value: "Bearer ...")])
     for await event in TagSource(input: "https://host/live/master.m3u8", scanner: Scanner(fetcher: fetcher),
                                  clock: ContinuousClock()) {
         switch event {
@@ -63,7 +63,7 @@ do {
     }
 
     let counting = CountingOutput()
-    let reference = await ReferenceEngine(appInfo: AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "backend",
+    let reference = await ReferenceEngine(appInfo: ReferenceEngine.AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "backend",
                                                             appVersion: "1.0"), outputs: [OutputSet([counting])])
     await MeteringSession(channelName: "my-channel").run(TagSource(input: url, clock: ContinuousClock()),
                                                          feeder: Feeder(clock: InstantClock()), engine: reference)

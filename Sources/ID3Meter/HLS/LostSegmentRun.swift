@@ -1,4 +1,4 @@
-/// Segments lost in a row on one playlist, held to `FetchLimits.maximumConsecutiveLostSegments`:
+/// Segments lost in a row on one playlist, held to `Fetcher.Limits.maximumConsecutiveLostSegments`:
 /// the one rule of every walk. At the limit a playlist that will not change is given up (the
 /// rest of it would most likely fail too); a live one is still followed, since the stream may
 /// come back, and the limit is told once per run of losses.

@@ -72,7 +72,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             // Held while `.opened` must come first, or the segment may be dropped for the rendition.
             let holding = !opened || rendition != nil
             var held: [MediaEvent] = []
-            var completed: SegmentOrigin?
+            var completed: TagOrigin.Segment?
             let read = await lanes[number].reader.read(segment, probeStreams: probe) { event in
                 if completed == nil, case .tag(let timed) = event { completed = timed.origin.segment }
                 if holding { held.append(event) } else { deliver(event) }

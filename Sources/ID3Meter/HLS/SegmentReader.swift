@@ -16,25 +16,17 @@ package final class SegmentReader {
         public var byteCount: Int64
     }
 
-    /// One segment being read.
-    private struct Reading {
-        var origin: TagOrigin
-        /// The first bytes, until the form is known.
-        var prefix: [UInt8] = []
-        var started = false
-        /// Packed audio or fMP4; `nil` for MPEG-TS, which goes through the playlist's extractor.
-        var extractor: (any TagExtractor)?
-        var byteCount: Int64 = 0
-        var streams: [StreamProbe.Stream] = []
-        var foundTag = false
-        /// Held until the attempt ends (a retry drops them); bounded, for a hostile segment of
-        /// millions of tiny tags: a Nielsen tag comes every few seconds.
+    /// One segment's events, held until its attempt ends (a retry drops them); bounded, for a
+    /// hostile segment of millions of tiny tags: a Nielsen tag comes every few seconds.
+    private struct HeldEvents {
         var events: [MediaEvent] = []
         var dropped = 0
+        var byteCount: Int64 = 0
+        /// Its first bytes, while libavformat is to probe its streams.
+        var probePrefix: [UInt8] = []
         static let maximumEvents = 100_000
 
         mutating func collect(_ event: MediaEvent) {
-            if case .tag = event { foundTag = true }
             guard events.count < Self.maximumEvents else {
                 dropped += 1
                 return
@@ -52,31 +44,28 @@ package final class SegmentReader {
     private let source: String
     private var loader: SegmentLoader
     private let interrupt: Interrupt
-    private var transportStream: TransportStreamExtractor
+    private var extractor: SegmentedExtractor
     private var previous: Segment?
-    /// A TS packet cut by the end of a sub-range (`EXT-X-BYTERANGE`), kept for the next
-    /// sub-range of the same resource, which holds the rest of it.
-    private var cutPacket: (uri: String, end: Int, bytes: [UInt8])?
 
     /// `playlist` is where the segments are listed (references are checked against it).
     public init(source: String, playlist: String, targetDuration: Double?, fetcher: Fetcher) {
         self.source = source
         loader = SegmentLoader(fetcher: fetcher, playlist: playlist, targetDuration: targetDuration)
         interrupt = fetcher.interrupt
-        transportStream = TransportStreamExtractor(origin: TagOrigin(source: source))
+        extractor = SegmentedExtractor(source: source)
     }
 
     /// Emits the tags of `segment`; `nil` when it could not be read (and a failure was emitted,
     /// after whatever its bytes up to the failure held). `probeStreams` asks libavformat for its
     /// streams' frame rates.
     public func read(_ segment: Segment, probeStreams: Bool = false, emit: (MediaEvent) -> Void) async -> SegmentRead? {
-        let origin = TagOrigin(source: source, segment: SegmentOrigin(
+        let origin = TagOrigin(source: source, segment: TagOrigin.Segment(
             uri: segment.uri, mediaSequence: segment.mediaSequence,
             discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime,
             duration: segment.duration))
         if let previous, segment.mediaSequence != previous.mediaSequence + 1
             || segment.discontinuitySequence != previous.discontinuitySequence {
-            finish(emit: emit)
+            extractor.finish(emit: emit)
         }
         previous = segment
         if let note = segment.note { emit(.warning(InputFailure(source: source, segment: segment.uri, .segmentNote(note)))) }
@@ -86,102 +75,40 @@ package final class SegmentReader {
         var initSegment: [UInt8]?
         if let uri = segment.mapURI {
             do throws(SegmentLoadError) { initSegment = try await loader.initSegment(at: uri, range: segment.mapByteRange) } catch {
-                finish(emit: emit)
+                extractor.finish(emit: emit)
                 emit(.failure(failed(error)))
                 return nil
             }
         }
-        let carried = takeCutPacket(continuing: segment, emit: emit)
-        let saved = transportStream
-        let prefixLength = probeStreams ? StreamProbe.prefixBytes : SegmentStartPTS.bytesScanned
-        var reading = Reading(origin: origin)
+        extractor.begin(origin, range: segment.byteRange, initSegment: initSegment, emit: emit)
+        let saved = extractor
+        var held = HeldEvents()
         do throws(SegmentLoadError) {
             try await loader.load(segment, restart: {
-                transportStream = saved
-                reading = Reading(origin: origin)
+                extractor = saved
+                held = HeldEvents()
             }) { chunk in
-                reading.byteCount += Int64(chunk.count)
-                if reading.started { return feed(chunk, &reading) }
-                reading.prefix.append(contentsOf: chunk)
-                if reading.prefix.count >= prefixLength {
-                    start(&reading, segment: segment, carried: carried, initSegment: initSegment, probeStreams: probeStreams)
-                }
+                held.byteCount += Int64(chunk.count)
+                if probeStreams, held.probePrefix.count < StreamProbe.prefixBytes { held.probePrefix.append(contentsOf: chunk) }
+                extractor.feed(chunk) { held.collect($0) }
             }
         } catch {
-            end(&reading, segment: segment, carried: carried, initSegment: initSegment, keepingCut: false)
-            reading.takeEvents(source: source, segment: segment.uri).forEach(emit)
-            finish(emit: emit)
+            _ = extractor.end(keepingCut: false) { held.collect($0) }
+            held.takeEvents(source: source, segment: segment.uri).forEach(emit)
+            extractor.finish(emit: emit)
             emit(.failure(failed(error)))
             return nil
         }
-        end(&reading, segment: segment, carried: carried, initSegment: initSegment, probeStreams: probeStreams,
-            keepingCut: segment.byteRange != nil)
-        reading.takeEvents(source: source, segment: segment.uri).forEach(emit)
-        if let segment = reading.origin.segment { emit(.segment(segment)) }
-        return SegmentRead(origin: reading.origin, streams: reading.streams,
-                           hasTimedID3: reading.extractor == nil ? transportStream.hasTimedID3Stream : reading.foundTag,
-                           byteCount: reading.byteCount)
+        let streams = probeStreams ? (try? StreamProbe.streams(in: held.probePrefix, interrupt: interrupt)) ?? [] : []
+        let end = extractor.end(keepingCut: segment.byteRange != nil) { held.collect($0) }
+        held.takeEvents(source: source, segment: segment.uri).forEach(emit)
+        let read = end?.origin ?? origin
+        if let segment = read.segment { emit(.segment(segment)) }
+        return SegmentRead(origin: read, streams: streams, hasTimedID3: end?.hasTimedID3 ?? false, byteCount: held.byteCount)
     }
 
     /// Hands over whatever is still waiting for a continuation that will not come.
     public func finish(emit: (MediaEvent) -> Void) {
-        _ = takeCutPacket(continuing: nil, emit: emit)
-        transportStream.finish(emit: emit)
-        transportStream = TransportStreamExtractor(origin: TagOrigin(source: source))
-    }
-
-    /// The bytes of a packet the last sub-range cut, when `segment` is the sub-range that follows
-    /// it in the same resource; otherwise they are read as the end of the input they are.
-    private func takeCutPacket(continuing segment: Segment?, emit: (MediaEvent) -> Void) -> [UInt8] {
-        guard let cut = cutPacket else { return [] }
-        cutPacket = nil
-        if let segment, segment.uri == cut.uri, segment.byteRange?.offset == cut.end { return cut.bytes }
-        transportStream.readCut(cut.bytes, at: Int64(cut.end - cut.bytes.count), emit: emit)
-        return []
-    }
-
-    /// The form is told from the first bytes: packed audio and fMP4 segments stand alone; only
-    /// MPEG-TS carries state across segments.
-    private func start(_ reading: inout Reading, segment: Segment, carried: [UInt8], initSegment: [UInt8]?,
-                       probeStreams: Bool) {
-        reading.started = true
-        let prefix = reading.prefix
-        reading.prefix = []
-        let form = initSegment != nil ? .fragmentedMP4 : MediaForm.sniff(carried + prefix)
-        if let form, form != .transportStream {
-            reading.extractor = form.makeExtractor(origin: reading.origin, initSegment: initSegment)
-        } else {
-            reading.origin.segment?.startPTS = SegmentStartPTS.find(in: carried + prefix)
-            // Offsets in messages are the resource's: a sub-range starts inside it.
-            transportStream.beginUnit(reading.origin, at: Int64(segment.byteRange?.offset ?? 0), continuing: carried)
-        }
-        if probeStreams { reading.streams = (try? StreamProbe.streams(in: prefix, interrupt: interrupt)) ?? [] }
-        prefix.withUnsafeBufferPointer { feed($0, &reading) }
-    }
-
-    private func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ reading: inout Reading) {
-        var events: [MediaEvent] = []
-        if reading.extractor != nil {
-            reading.extractor!.feed(chunk) { events.append($0) }
-        } else {
-            transportStream.feed(chunk) { events.append($0) }
-        }
-        events.forEach { reading.collect($0) }
-    }
-
-    /// With `keepingCut` (a sub-range's segment), a packet its end cuts is kept for the next sub-range.
-    private func end(_ reading: inout Reading, segment: Segment, carried: [UInt8], initSegment: [UInt8]?,
-                     probeStreams: Bool = false, keepingCut: Bool) {
-        if !reading.started { start(&reading, segment: segment, carried: carried, initSegment: initSegment, probeStreams: probeStreams) }
-        if reading.extractor != nil {
-            var events: [MediaEvent] = []
-            reading.extractor!.finish { events.append($0) }
-            events.forEach { reading.collect($0) }
-            return
-        }
-        var events: [MediaEvent] = []
-        let cut = transportStream.endUnit(keepingCut: keepingCut) { events.append($0) }
-        if !cut.isEmpty, let range = segment.byteRange { cutPacket = (segment.uri, range.end, cut) }
-        events.forEach { reading.collect($0) }
+        extractor.finish(emit: emit)
     }
 }

@@ -170,7 +170,7 @@ public final class CollectorOutput: MeterOutput, Sendable {
     private func send(_ lines: String, id: String) async -> Answer {
         let records = lines.split(separator: "\n").joined(separator: ",")
         let body = #"{"batch":"\#(id)","meter_version":"\#(ID3MeterVersion.current)","records":[\#(records)]}"#
-        let headers = [HTTPHeader(name: "Content-Type", value: "application/json"), HTTPHeader(name: "Idempotency-Key", value: id)]
+        let headers = [Fetcher.Header(name: "Content-Type", value: "application/json"), Fetcher.Header(name: "Idempotency-Key", value: id)]
         do {
             let answer = try await HTTPTransport.post(Array(body.utf8), to: collector.absoluteString, headers: headers,
                                                       timeout: settings.requestTimeout)

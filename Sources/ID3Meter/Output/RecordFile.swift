@@ -10,7 +10,7 @@ final class RecordFile {
     /// The file's path; `nil` for stdout.
     let path: String?
     let writer: LineWriter
-    private let rotation: OutputRotation?
+    private let rotation: StreamOutput.Rotation?
     private var size: UInt64 = 0
     private var openedAt: Date
     private let now: @Sendable () -> Date
@@ -27,7 +27,7 @@ final class RecordFile {
     }
 
     /// Appends to the file at `path`, created if need be; throws the reason it cannot be opened.
-    init(appendingTo path: String, rotation: OutputRotation? = nil, now: @escaping @Sendable () -> Date = Date.init) throws(RecordFileError) {
+    init(appendingTo path: String, rotation: StreamOutput.Rotation? = nil, now: @escaping @Sendable () -> Date = Date.init) throws(StreamOutput.OpenError) {
         self.path = path
         self.rotation = rotation
         self.now = now
@@ -77,9 +77,9 @@ final class RecordFile {
         return key(a) < key(b)
     }
 
-    private static func open(_ path: String) throws(RecordFileError) -> Int32 {
+    private static func open(_ path: String) throws(StreamOutput.OpenError) -> Int32 {
         let descriptor = Glibc.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw RecordFileError(path: path, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw StreamOutput.OpenError(path: path, errno: errno) }
         return descriptor
     }
 
@@ -175,9 +175,14 @@ final class RecordFile {
     }
 }
 
-/// A records file that cannot be opened: its path, and the system's reason.
-public struct RecordFileError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-    public var description: String { "cannot open records file \(path): \(reason)" }
+extension StreamOutput {
+    /// A records file that cannot be opened: its path, and the system's reason.
+    public struct OpenError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        /// What `open(2)` said.
+        public var errno: Int32
+        /// The system's words for `errno`.
+        public var reason: String { String(cString: strerror(errno)) }
+        public var description: String { "cannot open records file \(path): \(reason)" }
+    }
 }

@@ -12,15 +12,15 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case idle(Double)
     /// A redirect that was not followed: off http(s), or too many.
     case redirect(String)
-    /// A host the fetcher's `HostRule` does not let it reach.
+    /// A host the fetcher's `Fetcher.HostRule` does not let it reach.
     case refused(String)
     /// A local file that could not be opened or read.
     case file(errno: Int32)
     /// A stream libavformat reads (udp, srt, rtp, tcp) failed: its error code (a negative
     /// errno or an `AVERROR`) and libav's own last line about it.
     case libav(code: Int32, detail: String?)
-    /// More bytes than `FetchLimits` allows, counted or declared (Content-Length) before reading.
-    case tooLarge(FetchLimits.Resource, limit: Int, declared: Int64?)
+    /// More bytes than `Fetcher.Limits` allows, counted or declared (Content-Length) before reading.
+    case tooLarge(Fetcher.Limits.Resource, limit: Int, declared: Int64?)
     /// The fetch's overall deadline passed.
     case deadline(Double)
     /// The resource ended `got` bytes into the sub-range the playlist gives (`EXT-X-BYTERANGE`

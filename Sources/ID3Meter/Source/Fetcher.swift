@@ -1,5 +1,5 @@
 /// Reads resources (playlists, segments, keys, initialisation sections, whole inputs) within
-/// `FetchLimits`: each fetch has a byte limit and an overall deadline besides the idle timeout.
+/// `Fetcher.Limits`: each fetch has a byte limit and an overall deadline besides the idle timeout.
 /// HTTP(S) goes through a pooled async client (`HTTPTransport`), local files are read
 /// directly, and the streams only libavformat speaks (udp, srt, rtp, tcp) through the shim.
 public struct Fetcher: Sendable {
@@ -33,19 +33,19 @@ public struct Fetcher: Sendable {
     /// How a failed fetch of a network resource is tried again.
     public var retry: RetryPolicy
     /// How many bytes and how long each kind of fetch may take.
-    public var limits: FetchLimits
+    public var limits: Fetcher.Limits
     /// Sent with every HTTP request (`--header`).
-    public var headers: [HTTPHeader]
+    public var headers: [Fetcher.Header]
     /// Where HTTP requests may go, checked at every request and redirect hop (a channel added
     /// over `serve`'s API); `nil`: anywhere.
-    public var hostRule: HostRule?
+    public var hostRule: Fetcher.HostRule?
 
     /// The HTTP connections to fetch through; `nil`: the process's, shared and never shut down.
     public var connections: HTTPConnections?
 
-    /// The defaults are the command line's: 10 s without a byte, four tries, the size limits of `FetchLimits`.
+    /// The defaults are the command line's: 10 s without a byte, four tries, the size limits of `Fetcher.Limits`.
     public init(ioTimeout: Double = 10, retry: RetryPolicy = RetryPolicy(),
-                limits: FetchLimits = FetchLimits(), headers: [HTTPHeader] = [], connections: HTTPConnections? = nil) {
+                limits: Fetcher.Limits = Fetcher.Limits(), headers: [Fetcher.Header] = [], connections: HTTPConnections? = nil) {
         self.connections = connections
         self.ioTimeout = ioTimeout
         self.retry = retry
@@ -57,7 +57,7 @@ public struct Fetcher: Sendable {
     /// at a live edge, a 503, a stalled or refused connection) is read again from the start after
     /// a backoff, `restart` being called first so that the consumer drops what it had; with
     /// `retrying` off, and for local files, there is one attempt.
-    package func read(_ location: String, range: ByteRange? = nil, as resource: FetchLimits.Resource, targetDuration: Double? = nil,
+    package func read(_ location: String, range: ByteRange? = nil, as resource: Fetcher.Limits.Resource, targetDuration: Double? = nil,
                      retrying: Bool = true, restart: () -> Void = {},
                      consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchFailure) {
         let network = Location.transport(of: location) != .file
@@ -76,7 +76,7 @@ public struct Fetcher: Sendable {
     }
 
     /// The whole resource: for what is parsed whole (playlists, keys, initialisation sections).
-    package func fetch(_ location: String, range: ByteRange? = nil, as resource: FetchLimits.Resource, targetDuration: Double? = nil,
+    package func fetch(_ location: String, range: ByteRange? = nil, as resource: Fetcher.Limits.Resource, targetDuration: Double? = nil,
                       retrying: Bool = true) async throws(FetchFailure) -> [UInt8] {
         var bytes: [UInt8] = []
         try await read(location, range: range, as: resource, targetDuration: targetDuration, retrying: retrying,
@@ -86,7 +86,7 @@ public struct Fetcher: Sendable {
 
     private static let chunkSize = 256 << 10
 
-    private func readOnce(_ location: String, range: ByteRange?, as resource: FetchLimits.Resource, targetDuration: Double?,
+    private func readOnce(_ location: String, range: ByteRange?, as resource: Fetcher.Limits.Resource, targetDuration: Double?,
                           consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
         let limit = limits.maximumBytes(for: resource)
         if let range, range.length > limit { throw .tooLarge(resource, limit: limit, declared: Int64(range.length)) }
@@ -105,7 +105,7 @@ public struct Fetcher: Sendable {
 
     /// Through libavformat, on `BlockingPool` a read at a time: only a whole input is ever read
     /// this way (a playlist may refer to nothing but http(s) and local files).
-    private func readStream(_ location: String, range: ByteRange?, limit: Int, resource: FetchLimits.Resource, deadline: Double?,
+    private func readStream(_ location: String, range: ByteRange?, limit: Int, resource: Fetcher.Limits.Resource, deadline: Double?,
                             consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
         let (interrupt, ioTimeout) = (self.interrupt, self.ioTimeout)
         let stream = try await BlockingPool.run { () throws(FetchError) in

@@ -13,13 +13,13 @@ struct HTTPTransport: Sendable {
     static let maximumRedirects = 8
 
     var ioTimeout: Double
-    var headers: [HTTPHeader]
+    var headers: [Fetcher.Header]
     /// Checked for every host a request goes to, redirects included.
-    var hostRule: HostRule?
+    var hostRule: Fetcher.HostRule?
     var connections: HTTPConnections
 
     /// Hands the body of `url` (its `range`) to `consume`, at most `limit` bytes, by `deadline`.
-    func read(_ url: String, range: ByteRange?, limit: Int, resource: FetchLimits.Resource, deadline seconds: Double?,
+    func read(_ url: String, range: ByteRange?, limit: Int, resource: Fetcher.Limits.Resource, deadline seconds: Double?,
               consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
         // The client's deadline covers the response head; the body is checked as it comes, idle
         // waits ending after `ioTimeout`, so a trickle ends within that of its deadline.
@@ -92,7 +92,7 @@ struct HTTPTransport: Sendable {
 
     /// One hop of a redirect from `location` to `target`: http(s) with a host only, at most
     /// `maximumRedirects`, credentials dropped when the origin changes.
-    private static func follow(_ target: String, hop: Int, from location: inout String, headers: inout [HTTPHeader]) throws(FetchError) {
+    private static func follow(_ target: String, hop: Int, from location: inout String, headers: inout [Fetcher.Header]) throws(FetchError) {
         guard hop < maximumRedirects else { throw .redirect("redirected more than \(maximumRedirects) times") }
         guard let next = URL(string: target, relativeTo: URL(string: location))?.absoluteURL,
               ["http", "https"].contains(next.scheme?.lowercased() ?? ""), next.host?.isEmpty == false else {
@@ -113,7 +113,7 @@ struct HTTPTransport: Sendable {
 
     /// POSTs `body` with `headers` on the shared pool, following redirects as `read` does (the
     /// body posted again at each hop, as 307 and 308 ask).
-    static func post(_ body: [UInt8], to url: String, headers: [HTTPHeader], timeout: Double) async throws(FetchError) -> PostAnswer {
+    static func post(_ body: [UInt8], to url: String, headers: [Fetcher.Header], timeout: Double) async throws(FetchError) -> PostAnswer {
         var location = url
         var headers = headers
         for hop in 0...maximumRedirects {

@@ -15,9 +15,11 @@ public enum LibAVLog {
     private static let avLogWarning: Int32 = 24
     private static let avLogVerbose: Int32 = 40
 
-    /// `verbose` prints libav's lines (informational ones too); otherwise its errors are only kept.
-    public static func route(to logger: Logger, verbose: Bool) {
-        destination.withLock { $0 = verbose ? logger : nil }
+    /// Prints libav's lines, informational ones too, through `logger`; `nil` prints none again
+    /// (its errors are still kept for the failures they explain).
+    public static func route(to logger: Logger?) {
+        let verbose = logger != nil
+        destination.withLock { $0 = logger }
         idm_set_log_handler({ level, line in
             guard let line, let logger = LibAVLog.destination.withLock({ $0 }) else { return }
             let text = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)

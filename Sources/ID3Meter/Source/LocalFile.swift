@@ -24,7 +24,7 @@ enum LocalFile {
 
     /// Reads until the end (of `range`), or until `interrupt` is cancelled (a scan stopped by a
     /// signal), checked between chunks.
-    static func read(_ location: String, range: ByteRange?, limit: Int, resource: FetchLimits.Resource, interrupt: Interrupt?,
+    static func read(_ location: String, range: ByteRange?, limit: Int, resource: Fetcher.Limits.Resource, interrupt: Interrupt?,
                      consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(FetchError) {
         let path = path(of: location)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

@@ -21,7 +21,7 @@ public actor ReferenceEngine: MeteringEngine {
     /// An engine that writes to `outputs`; app info with an empty required value disables it, the
     /// error written as an event record, as the SDK reports it to its delegate. `now` stamps the
     /// records (tests inject it).
-    public init(appInfo: AppInfo, outputs: [any MeterOutput],
+    public init(appInfo: ReferenceEngine.AppInfo, outputs: [any MeterOutput],
                 logger: Logger = Logger(label: "id3-meter.engine"), now: @escaping @Sendable () -> Date = Date.init) async {
         self.outputs = outputs
         self.logger = logger

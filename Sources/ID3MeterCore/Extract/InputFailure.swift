@@ -28,7 +28,7 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         /// before read. `silentFor`: a udp or srt stream, whose silence is reported as an error.
         case readFailed(afterBytes: Int64?, any Error & Sendable, silentFor: Double? = nil)
         /// Bytes of the stream lost or mangled.
-        case damage(StreamDamage)
+        case damage(InputFailure.StreamDamage)
         /// Read, but without anything that could carry a tag in this form.
         case noTimedID3(MediaForm)
         /// Version-0 `emsg` tags that have no time: their fragment's start is unknown without the

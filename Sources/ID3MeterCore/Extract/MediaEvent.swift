@@ -9,7 +9,7 @@ public enum MediaEvent: Sendable {
     case tag(TimedTag)
     /// A segment was read, after its tags: a player's buffer has grown by the segment's
     /// duration, and reports count the segments that held no tag.
-    case segment(SegmentOrigin)
+    case segment(TagOrigin.Segment)
     /// The program's media (its audio, in MPEG-TS) at `pts`: the first and last of an input,
     /// so that the QA report knows the span of media its tags should cover.
     case mediaTime(Int64, origin: TagOrigin)

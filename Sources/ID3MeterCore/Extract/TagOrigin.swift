@@ -5,37 +5,39 @@ public struct TagOrigin: Sendable, Equatable {
     /// The input as the user or caller named it.
     public var source: String
     /// The HLS segment, for tags read through a playlist.
-    public var segment: SegmentOrigin?
+    public var segment: TagOrigin.Segment?
 
-    public init(source: String, segment: SegmentOrigin? = nil) {
+    public init(source: String, segment: TagOrigin.Segment? = nil) {
         self.source = source
         self.segment = segment
     }
 }
 
-/// The HLS segment a tag came from, as its playlist described it.
-public struct SegmentOrigin: Sendable, Equatable {
-    /// The segment's URI, resolved against its playlist.
-    public var uri: String
-    /// Its media sequence number (`EXT-X-MEDIA-SEQUENCE` plus its place in the playlist).
-    public var mediaSequence: Int
-    /// Its discontinuity sequence number: PTS are comparable only within one.
-    public var discontinuitySequence: Int
-    /// `EXT-X-PROGRAM-DATE-TIME` of its first sample, given or carried forward.
-    public var programDateTime: Date?
-    /// The segment's first PTS, which its PROGRAM-DATE-TIME refers to.
-    public var startPTS: Int64?
-    /// EXTINF: how much media time the segment adds to a player's buffer.
-    public var duration: Double?
+extension TagOrigin {
+    /// The HLS segment a tag came from, as its playlist described it.
+    public struct Segment: Sendable, Equatable {
+        /// The segment's URI, resolved against its playlist.
+        public var uri: String
+        /// Its media sequence number (`EXT-X-MEDIA-SEQUENCE` plus its place in the playlist).
+        public var mediaSequence: Int
+        /// Its discontinuity sequence number: PTS are comparable only within one.
+        public var discontinuitySequence: Int
+        /// `EXT-X-PROGRAM-DATE-TIME` of its first sample, given or carried forward.
+        public var programDateTime: Date?
+        /// The segment's first PTS, which its PROGRAM-DATE-TIME refers to.
+        public var startPTS: Int64?
+        /// EXTINF: how much media time the segment adds to a player's buffer.
+        public var duration: Double?
 
-    public init(uri: String, mediaSequence: Int, discontinuitySequence: Int = 0, programDateTime: Date? = nil,
-                startPTS: Int64? = nil, duration: Double? = nil) {
-        self.uri = uri
-        self.mediaSequence = mediaSequence
-        self.discontinuitySequence = discontinuitySequence
-        self.programDateTime = programDateTime
-        self.startPTS = startPTS
-        self.duration = duration
+        public init(uri: String, mediaSequence: Int, discontinuitySequence: Int = 0, programDateTime: Date? = nil,
+                    startPTS: Int64? = nil, duration: Double? = nil) {
+            self.uri = uri
+            self.mediaSequence = mediaSequence
+            self.discontinuitySequence = discontinuitySequence
+            self.programDateTime = programDateTime
+            self.startPTS = startPTS
+            self.duration = duration
+        }
     }
 }
 

@@ -20,7 +20,7 @@ enum CutHeaderRepair {
     /// reading goes before any tolerant one, or v2.3 would pass for v2.4 with plain sizes.
     static func restore(_ packet: [UInt8]) -> (bytes: [UInt8], tag: ID3Tag)? {
         for tolerant in [false, true] {
-            for version in [ID3Version.v2_4, .v2_3, .v2_2] {
+            for version in [ID3Tag.Version.v2_4, .v2_3, .v2_2] {
                 let restored: [UInt8] = [0x49, 0x44, 0x33, version.rawValue, 0] + packet
                 if case .success(var tag) = ID3TagParser.parse(restored, at: 0, tolerant: tolerant) {
                     tag.notes.insert("header restored: FFmpeg 5.1 dropped its first 5 bytes; " + versionNote(tag, packet), at: 0)

@@ -2,7 +2,7 @@
 /// (v2.4 sync-safe sizes, v2.4 written with plain sizes, v2.3 after a cut header), and
 /// the right reading is the one whose frames add up (Media3's Id3Decoder does the same).
 struct FrameLayout: Equatable {
-    var version: ID3Version
+    var version: ID3Tag.Version
     var syncSafeSizes: Bool
 
     var idLength: Int { version == .v2_2 ? 3 : 4 }
@@ -11,7 +11,7 @@ struct FrameLayout: Equatable {
     var headerLength: Int { idLength + sizeLength + flagsLength }
 
     /// The reading the spec prescribes for `version`.
-    static func standard(for version: ID3Version) -> FrameLayout {
+    static func standard(for version: ID3Tag.Version) -> FrameLayout {
         FrameLayout(version: version, syncSafeSizes: version == .v2_4)
     }
 }

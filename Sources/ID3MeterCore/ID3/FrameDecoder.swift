@@ -1,7 +1,7 @@
 /// Turns a located frame into an `ID3Frame`, undoing the per-frame flags first.
 enum FrameDecoder {
     /// `tagUnsynchronised` is the v2.4 header flag, which applies to every frame.
-    static func decode(_ raw: RawFrame, in body: [UInt8], version: ID3Version,
+    static func decode(_ raw: RawFrame, in body: [UInt8], version: ID3Tag.Version,
                        tagUnsynchronised: Bool) -> ID3Frame {
         var reader = ByteReader(body, from: raw.data.lowerBound, to: raw.data.upperBound)
         let size = raw.data.count

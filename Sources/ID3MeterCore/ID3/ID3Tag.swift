@@ -1,20 +1,22 @@
-/// The ID3v2 major versions in the wild; each frames its data differently.
-public enum ID3Version: UInt8, Sendable, Codable, CustomStringConvertible {
-    case v2_2 = 2, v2_3 = 3, v2_4 = 4
+extension ID3Tag {
+    /// The ID3v2 major versions in the wild; each frames its data differently.
+    public enum Version: UInt8, Sendable, Codable, CustomStringConvertible {
+        case v2_2 = 2, v2_3 = 3, v2_4 = 4
 
-    /// Literals, not interpolated: a scan writes one a tag.
-    public var description: String {
-        switch self {
-        case .v2_2: "2.2"
-        case .v2_3: "2.3"
-        case .v2_4: "2.4"
+        /// Literals, not interpolated: a scan writes one a tag.
+        public var description: String {
+            switch self {
+            case .v2_2: "2.2"
+            case .v2_3: "2.3"
+            case .v2_4: "2.4"
+            }
         }
     }
 }
 
 /// One decoded ID3v2 tag.
 public struct ID3Tag: Sendable, Equatable {
-    public var version: ID3Version
+    public var version: ID3Tag.Version
     public var flags: UInt8
     public var frames: [ID3Frame]
     /// Bytes the tag occupied in its packet, header and footer included.
@@ -80,7 +82,7 @@ public struct ID3ParseError: Error, Sendable, Equatable, CustomStringConvertible
         case truncated(declared: Int, present: Int)
         case extendedHeaderDoesNotFit
         case packetDoesNotStartWithTag
-        case invalidFrameID(version: ID3Version)
+        case invalidFrameID(version: ID3Tag.Version)
         case frameOverruns(String)
         case bytesAfterLastFrame
         case nonZeroPadding

@@ -37,7 +37,7 @@ enum ID3TagParser {
         guard hasHeader(bytes, at: offset), header.skip(3) else {
             return .failure(ID3ParseError(.noHeader, offset: offset))
         }
-        guard let major = header.readByte(), let version = ID3Version(rawValue: major),
+        guard let major = header.readByte(), let version = ID3Tag.Version(rawValue: major),
               let revision = header.readByte(), revision != 0xFF else {
             return .failure(ID3ParseError(.unsupportedVersion(bytes[min(offset + 3, bytes.count - 1)]), offset: offset + 3))
         }
@@ -99,7 +99,7 @@ enum ID3TagParser {
     }
 
     /// The extended header's length from the start of the body, when the header flag says there is one.
-    static func extendedHeaderLength(_ body: [UInt8], version: ID3Version, flags: UInt8) -> Result<Int, ID3ParseError> {
+    static func extendedHeaderLength(_ body: [UInt8], version: ID3Tag.Version, flags: UInt8) -> Result<Int, ID3ParseError> {
         guard version != .v2_2, flags & HeaderFlag.extendedHeader != 0 else { return .success(0) }
         var reader = ByteReader(body)
         // v2.3's size excludes its own 4 bytes and is a plain integer; v2.4's includes them and is sync-safe.

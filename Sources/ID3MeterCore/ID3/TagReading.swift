@@ -11,14 +11,14 @@ struct TagReading {
     var notes: [String]
 
     /// The reading the spec prescribes; `nil` when the extended header the flags announce does not fit.
-    static func spec(_ body: [UInt8], version: ID3Version, flags: UInt8) -> TagReading? {
+    static func spec(_ body: [UInt8], version: ID3Tag.Version, flags: UInt8) -> TagReading? {
         guard case .success(let start) = ID3TagParser.extendedHeaderLength(body, version: version, flags: flags) else { return nil }
         return TagReading(body: body, start: start, layout: .standard(for: version),
                           unsynchronisedFrames: isUnsynchronisedPerFrame(version: version, flags: flags), notes: [])
     }
 
     /// The spec's reading, then (when `tolerant`) the ones writers get wrong, in that order.
-    static func candidates(_ body: [UInt8], version: ID3Version, flags: UInt8, tolerant: Bool) -> [TagReading] {
+    static func candidates(_ body: [UInt8], version: ID3Tag.Version, flags: UInt8, tolerant: Bool) -> [TagReading] {
         let spec = spec(body, version: version, flags: flags)
         guard tolerant else { return spec.map { [$0] } ?? [] }
         var starts: [(Int, [String])] = spec.map { [($0.start, [])] } ?? []
@@ -51,7 +51,7 @@ struct TagReading {
         return readings
     }
 
-    private static func isUnsynchronisedPerFrame(version: ID3Version, flags: UInt8) -> Bool {
+    private static func isUnsynchronisedPerFrame(version: ID3Tag.Version, flags: UInt8) -> Bool {
         version == .v2_4 && flags & ID3TagParser.unsynchronisationFlag != 0
     }
 }

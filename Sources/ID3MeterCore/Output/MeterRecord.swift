@@ -62,7 +62,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     }
 
     /// The record of an engine event reported at `date`.
-    public static func event(_ event: EngineEvent, at date: Date) -> MeterRecord {
+    package static func event(_ event: EngineEvent, at date: Date) -> MeterRecord {
         MeterRecord(type: .event, sentAt: date.timeIntervalSince1970, event: event.code, message: event.description)
     }
 
@@ -125,7 +125,7 @@ extension MeterRecord {
 extension MeterRecord {
     /// The record as one JSON line, without its line break: sorted keys, slashes as they are.
     /// The same bytes whichever output writes it (stdout, a records file, the collector's spool).
-    package var jsonLine: [UInt8] { (try? Self.encoder.encode(self)).map { [UInt8]($0) } ?? Array("{}".utf8) }
+    public var jsonLine: [UInt8] { (try? Self.encoder.encode(self)).map { [UInt8]($0) } ?? Array("{}".utf8) }
 
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()

@@ -18,12 +18,12 @@ package struct TagRecord: Encodable, Sendable {
     package let nielsen: NielsenTag?
     /// The frame of a `.frame` record.
     private let otherFrame: ID3Frame?
-    private let version: ID3Version?
+    private let version: ID3Tag.Version?
     package let reason: String?
     package let notes: [String]?
 
     package init(type: Kind, origin: TagOrigin, pts: Int64?, programDateTime: Date? = nil, nielsen: NielsenTag? = nil,
-                 frame: ID3Frame? = nil, id3Version: ID3Version? = nil, reason: String? = nil, notes: [String]? = nil) {
+                 frame: ID3Frame? = nil, id3Version: ID3Tag.Version? = nil, reason: String? = nil, notes: [String]? = nil) {
         self.type = type
         self.origin = origin
         self.pts = pts

@@ -17,7 +17,7 @@ package struct TimedID3Demuxer: Sendable, Equatable {
         /// The program's audio at `pts`: its first PES of the input, and at the end its last.
         case audioTime(Int64, unit: Int)
         /// Damage, or an end cut short; `unit` is where it was found.
-        case damage(StreamDamage, unit: Int)
+        case damage(InputFailure.StreamDamage, unit: Int)
     }
 
     private enum Role: UInt8 { case other, pat, pmt, timedID3, audio }

@@ -2,7 +2,7 @@
 /// straight from the caller's buffer, and only what ends short of a packet is held for the next
 /// piece. The timed-ID3 packets become tags (or malformed reports) at their PTS.
 ///
-/// For HLS, one extractor reads a playlist's segments in turn, each a unit with its own origin,
+/// For HLS, `SegmentedExtractor` has one read a playlist's segments in turn, each a unit with its own origin,
 /// so that a tag cut by a segment boundary is joined to the rest of it in the next segment.
 package struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     /// What a demuxer may leave unused: less than two packets, plus a piece being topped up.
@@ -81,7 +81,7 @@ package struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
 
     /// A new piece of the same stream (an HLS segment) starts, from `offset` in its resource;
     /// `cut` is the front of a packet the last sub-range of that resource ended inside.
-    package mutating func beginUnit(_ origin: TagOrigin, at offset: Int64, continuing cut: [UInt8] = []) {
+    mutating func beginUnit(_ origin: TagOrigin, at offset: Int64, continuing cut: [UInt8] = []) {
         demuxer.unit += 1
         self.origin = origin
         origins[demuxer.unit] = origin
@@ -91,7 +91,7 @@ package struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
 
     /// The piece ended. With `keepingCut` (a sub-range, continued by the next), a packet its end
     /// cuts is returned rather than read as the end of the input.
-    package mutating func endUnit(keepingCut: Bool, emit: (MediaEvent) -> Void) -> [UInt8] {
+    mutating func endUnit(keepingCut: Bool, emit: (MediaEvent) -> Void) -> [UInt8] {
         var cut: [UInt8] = []
         if keepingCut { swap(&cut, &carry) } else { readCarry(emit: emit) }
         let places = places
@@ -103,7 +103,7 @@ package struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     }
 
     /// The front of a packet whose rest will not come, at `offset` in its resource.
-    package mutating func readCut(_ bytes: [UInt8], at offset: Int64, emit: (MediaEvent) -> Void) {
+    mutating func readCut(_ bytes: [UInt8], at offset: Int64, emit: (MediaEvent) -> Void) {
         self.offset = offset
         carry = bytes
         readCarry(emit: emit)

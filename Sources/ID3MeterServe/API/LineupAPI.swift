@@ -75,7 +75,7 @@ public struct LineupAPI: Sendable {
             }
             if let refusal = await Self.refusal(of: channel, schemes: policy.schemes, hosts: config.apiHosts) { return Self.problem(.badRequest, refusal) }
             channel.addedOverAPI = true
-            channel.hostRule = HostRule(allowed: config.apiHosts)
+            channel.hostRule = Fetcher.HostRule(allowed: config.apiHosts)
             guard channel.name == name else {
                 return Self.problem(.badRequest, "the body names channel '\(channel.name)', the path '\(name)'")
             }
@@ -140,7 +140,7 @@ public struct LineupAPI: Sendable {
             // A scheme the operator allowed may name no host (file:); http(s) must.
             return ["http", "https"].contains(scheme) ? "'\(channel.url)' names no host" : nil
         }
-        return await HostRule(allowed: hosts).refusal(of: host)
+        return await Fetcher.HostRule(allowed: hosts).refusal(of: host)
     }
 
     private static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {

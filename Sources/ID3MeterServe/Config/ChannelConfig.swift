@@ -6,13 +6,13 @@ public struct ChannelConfig: Sendable, Equatable {
     /// Unique in the line-up: what `play` is given, and the `channel` of its records.
     public var name: String
     public var url: String
-    public var headers: [HTTPHeader] = []
+    public var headers: [Fetcher.Header] = []
     public var variant: VariantChoice = .lowestBandwidth
     /// The frame rate when the stream declares none (`--fps`).
     public var fps: Double?
     /// DTVR's ad model: "1" linear, "2" dynamic.
     public var adModel = "1"
-    public var appInfo = AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "id3-meter", appVersion: "1.0")
+    public var appInfo = ReferenceEngine.AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "id3-meter", appVersion: "1.0")
     /// Seconds without a creditable tag (or a live playlist stale that long) before an alert.
     public var alertAfter = 30.0
     /// Segments back from the live edge to join at.
@@ -25,7 +25,7 @@ public struct ChannelConfig: Sendable, Equatable {
     public var addedOverAPI = false
     /// Where its requests may go (an API channel's: no loopback or private network unless the
     /// file's `api_hosts` allows it); `nil`: anywhere.
-    public var hostRule: HostRule?
+    public var hostRule: Fetcher.HostRule?
 
     public init(name: String, url: String) {
         self.name = name

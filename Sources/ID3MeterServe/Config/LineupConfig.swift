@@ -69,7 +69,7 @@ public struct LineupConfig: Sendable, Equatable {
             guard case .sequence(let hosts) = node else { throw reader.error(node, "api_hosts", .mustBe("a list of hosts or networks")) }
             for (index, host) in hosts.enumerated() {
                 guard let entry = host.string else { throw reader.error(host, "api_hosts[\(index)]", .mustBe("a host or a network")) }
-                if let problem = HostRule.problem(with: entry) { throw reader.error(host, "api_hosts[\(index)]", .refused(problem)) }
+                if let problem = Fetcher.HostRule.problem(with: entry) { throw reader.error(host, "api_hosts[\(index)]", .refused(problem)) }
                 config.apiHosts.append(entry)
             }
         }
@@ -210,7 +210,7 @@ private struct FieldReader {
     }
 
     /// `{Name: value, ...}` or `["Name: value", ...]`.
-    private func headers(_ node: Node, field: String) throws(ConfigError) -> [HTTPHeader] {
+    private func headers(_ node: Node, field: String) throws(ConfigError) -> [Fetcher.Header] {
         var lines: [(String, Node)] = []
         switch node {
         case .mapping(let mapping):
@@ -220,9 +220,9 @@ private struct FieldReader {
         default:
             throw error(node, field, .mustBe("a mapping of names to values or a list of 'Name: value'"))
         }
-        var headers: [HTTPHeader] = []
+        var headers: [Fetcher.Header] = []
         for (line, place) in lines {
-            guard let header = HTTPHeader(line) else { throw error(place, field, .refused("'\(line)' is not a header (Name: value)")) }
+            guard let header = Fetcher.Header(line) else { throw error(place, field, .refused("'\(line)' is not a header (Name: value)")) }
             headers.append(header)
         }
         return headers

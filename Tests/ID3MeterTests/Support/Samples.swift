@@ -56,7 +56,7 @@ struct FoundFrame: Equatable, CustomStringConvertible {
 extension Array where Element == MediaEvent {
     var tags: [TimedTag] { compactMap { if case .tag(let tag) = $0 { tag } else { nil } } }
     /// The segments read, in order.
-    var segments: [SegmentOrigin] { compactMap { if case .segment(let segment) = $0 { segment } else { nil } } }
+    var segments: [TagOrigin.Segment] { compactMap { if case .segment(let segment) = $0 { segment } else { nil } } }
     var failures: [InputFailure] { compactMap { if case .failure(let failure) = $0 { failure } else { nil } } }
     var warnings: [InputFailure] { compactMap { if case .warning(let warning) = $0 { warning } else { nil } } }
     var malformed: [ID3ParseError] { compactMap { if case .malformed(let error, _, _) = $0 { error } else { nil } } }

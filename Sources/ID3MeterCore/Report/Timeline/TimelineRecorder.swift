@@ -107,7 +107,7 @@ package struct TimelineRecorder: Sendable {
         return last.t + max(date.timeIntervalSince(before), 0)
     }
 
-    private mutating func add(_ segment: SegmentOrigin) {
+    private mutating func add(_ segment: TagOrigin.Segment) {
         defer { tagsInSegment = 0 }
         var from = lastSegmentEnd ?? last?.t ?? 0
         if let pts = segment.startPTS, let last,

@@ -1,0 +1,129 @@
+/// The extractor for a presentation's segments (an HLS media playlist's, in order): each
+/// segment's form is told from its first bytes, as `MediaExtractor` tells an input's; packed
+/// audio and fMP4 segments are read each on its own, and MPEG-TS keeps its state from one
+/// segment to the next, so that a tag cut by a segment boundary is joined to the rest of it.
+/// A packet cut by the end of a sub-range (`EXT-X-BYTERANGE`) waits for the next sub-range of
+/// the same resource, which holds the rest of it.
+///
+/// Bytes in, events out, like every extractor: `begin` a segment, `feed` its bytes as they
+/// arrive, `end` it; `finish` when no segment follows. A segment read again from its start (a
+/// retry) begins again from a copy of the extractor taken after `begin`.
+package struct SegmentedExtractor: TagExtractor {
+    /// What a segment's bytes showed, once it has ended.
+    package struct SegmentEnd {
+        /// The segment's origin, its first PTS found (MPEG-TS).
+        package var origin: TagOrigin
+        /// A timed-ID3 stream declared (MPEG-TS), or any tag read (packed audio, fMP4).
+        package var hasTimedID3: Bool
+    }
+
+    /// The segment being read.
+    private struct Current {
+        var origin: TagOrigin
+        var initSegment: [UInt8]?
+        /// The sub-range of its resource it is, if it is one.
+        var range: ByteRange?
+        /// The front of a packet the previous sub-range ended inside.
+        var carried: [UInt8]
+        /// Its first bytes, until its form is known and its start PTS found.
+        var prefix: [UInt8] = []
+        var started = false
+        /// Packed audio or fMP4; `nil` for MPEG-TS, which goes through `transportStream`.
+        var extractor: (any TagExtractor)?
+        var foundTag = false
+    }
+
+    private let source: String
+    private var transportStream: TransportStreamExtractor
+    private var current: Current?
+    /// A TS packet cut by the end of a sub-range, kept for the next sub-range of its resource.
+    private var cutPacket: (uri: String, end: Int, bytes: [UInt8])?
+
+    /// An extractor for the segments of `source`, the input as the user named it.
+    package init(source: String) {
+        self.source = source
+        transportStream = TransportStreamExtractor(origin: TagOrigin(source: source))
+    }
+
+    /// A segment starts, straight after the previous one (the next media sequence, the same
+    /// discontinuity): MPEG-TS state carries over. Before a segment that does not follow, call
+    /// `finish`. `range`: the sub-range of its resource it is, if it is one.
+    package mutating func begin(_ origin: TagOrigin, range: ByteRange?, initSegment: [UInt8]?, emit: (MediaEvent) -> Void) {
+        let uri = origin.segment?.uri ?? origin.source
+        current = Current(origin: origin, initSegment: initSegment, range: range,
+                          carried: takeCutPacket(continuing: uri, at: range?.offset, emit: emit))
+    }
+
+    package mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
+        guard var segment = current else { return }
+        defer { current = segment }
+        if segment.started { return pass(bytes, &segment, emit: emit) }
+        segment.prefix.append(contentsOf: bytes)
+        if segment.prefix.count >= SegmentStartPTS.bytesScanned { start(&segment, emit: emit) }
+    }
+
+    /// The segment's bytes ended (or stopped: `keepingCut` false after a failure). With
+    /// `keepingCut` (a sub-range the next one continues), a packet its end cuts is kept.
+    package mutating func end(keepingCut: Bool, emit: (MediaEvent) -> Void) -> SegmentEnd? {
+        guard var segment = current else { return nil }
+        current = nil
+        if !segment.started { start(&segment, emit: emit) }
+        if var extractor = segment.extractor {
+            var found = segment.foundTag
+            extractor.finish { event in
+                if case .tag = event { found = true }
+                emit(event)
+            }
+            return SegmentEnd(origin: segment.origin, hasTimedID3: found)
+        }
+        let cut = transportStream.endUnit(keepingCut: keepingCut, emit: emit)
+        if !cut.isEmpty, let uri = segment.origin.segment?.uri, let range = segment.range {
+            cutPacket = (uri, range.end, cut)
+        }
+        return SegmentEnd(origin: segment.origin, hasTimedID3: transportStream.hasTimedID3Stream)
+    }
+
+    /// No segment follows (or the next does not continue these): what still waits is read.
+    package mutating func finish(emit: (MediaEvent) -> Void) {
+        _ = takeCutPacket(continuing: nil, at: nil, emit: emit)
+        transportStream.finish(emit: emit)
+        transportStream = TransportStreamExtractor(origin: TagOrigin(source: source))
+    }
+
+    /// The bytes of the packet the last sub-range cut, when the segment at `uri`, `offset` is
+    /// the sub-range that follows it; otherwise they are read as the end of the input they are.
+    private mutating func takeCutPacket(continuing uri: String?, at offset: Int?, emit: (MediaEvent) -> Void) -> [UInt8] {
+        guard let cut = cutPacket else { return [] }
+        cutPacket = nil
+        if let uri, uri == cut.uri, offset == cut.end { return cut.bytes }
+        transportStream.readCut(cut.bytes, at: Int64(cut.end - cut.bytes.count), emit: emit)
+        return []
+    }
+
+    /// The form is told from the first bytes: packed audio and fMP4 segments stand alone; only
+    /// MPEG-TS carries state across segments.
+    private mutating func start(_ segment: inout Current, emit: (MediaEvent) -> Void) {
+        segment.started = true
+        let prefix = segment.prefix
+        segment.prefix = []
+        let form = segment.initSegment != nil ? .fragmentedMP4 : MediaForm.sniff(segment.carried + prefix)
+        if let form, form != .transportStream {
+            segment.extractor = form.makeExtractor(origin: segment.origin, initSegment: segment.initSegment)
+        } else {
+            segment.origin.segment?.startPTS = SegmentStartPTS.find(in: segment.carried + prefix)
+            // Offsets in messages are the resource's: a sub-range starts inside it.
+            transportStream.beginUnit(segment.origin, at: Int64(segment.range?.offset ?? 0), continuing: segment.carried)
+        }
+        prefix.withUnsafeBufferPointer { pass($0, &segment, emit: emit) }
+    }
+
+    private mutating func pass(_ bytes: UnsafeBufferPointer<UInt8>, _ segment: inout Current, emit: (MediaEvent) -> Void) {
+        guard segment.extractor != nil else { return transportStream.feed(bytes, emit: emit) }
+        var found = false
+        segment.extractor!.feed(bytes) { event in
+            if case .tag = event { found = true }
+            emit(event)
+        }
+        if found { segment.foundTag = true }
+    }
+}
