@@ -8,7 +8,7 @@ import ID3Meter
 public enum FuzzSeeds {
     public static func write(to output: URL, samples: URL) throws {
         let manager = FileManager.default
-        for folder in ["id3", "nielsen", "playlist", "reference", "packed", "emsg", "ts", "options"] {
+        for folder in ["id3", "nielsen", "playlist", "reference", "packed", "emsg", "ts", "segments", "options"] {
             try manager.createDirectory(at: output.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         var index = 0
@@ -57,8 +57,11 @@ public enum FuzzSeeds {
             let bytes = try Data(contentsOf: samples.appendingPathComponent(sample))
             let pieceLength = seedLength / 188 * 188
             for (number, start) in stride(from: 0, to: min(bytes.count, 8 * pieceLength), by: pieceLength).enumerated() {
-                try bytes[start..<min(bytes.count, start + pieceLength)]
-                    .write(to: output.appendingPathComponent("ts/\(sample.replacingOccurrences(of: "/", with: "-"))-\(number).bin"))
+                // The segmented reader takes the same MPEG-TS, cut into segments of its own.
+                for folder in ["ts", "segments"] {
+                    try bytes[start..<min(bytes.count, start + pieceLength)]
+                        .write(to: output.appendingPathComponent("\(folder)/\(sample.replacingOccurrences(of: "/", with: "-"))-\(number).bin"))
+                }
             }
         }
     }

@@ -8,7 +8,7 @@ import ID3Meter
 import ID3MeterCommands
 
 enum FuzzTarget: String, CaseIterable {
-    case id3, nielsen, playlist, reference, packed, emsg, ts, options
+    case id3, nielsen, playlist, reference, packed, emsg, ts, segments, options
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -49,6 +49,14 @@ enum FuzzTarget: String, CaseIterable {
         case .ts:
             // MPEG-TS: sync, PSI sections, PES and tags joined across them; whole and in pieces.
             Self.readWholeAndInPieces(.transportStream, bytes)
+        case .segments:
+            // A playlist's segments: the bytes as three sub-ranges of one resource, each
+            // segment's form told on its own, MPEG-TS state and cut packets carried across; read
+            // again with the middle segment restarted halfway, as a retry does: the same events.
+            let once = Self.readAsSegments(bytes, restartingAt: nil)
+            guard once == Self.readAsSegments(bytes, restartingAt: bytes.count / 2) else {
+                fatalError("a restarted segment changed the events")
+            }
         case .options:
             // The command line's numbers: NUL-separated values for every numeric option of both
             // commands, parsed and validated as a user's would be, then turned into what a run uses.
@@ -79,6 +87,28 @@ enum FuzzTarget: String, CaseIterable {
         extractor = form.makeExtractor(origin: TagOrigin(source: "fuzz"))
         extractor.extract(bytes, cutAt: [bytes.count / 3, bytes.count / 3 + 1]) { pieces.append("\($0)") }
         guard whole == pieces else { fatalError("chunking changed the events:\n\(whole)\n\(pieces)") }
+    }
+
+    /// The events of `bytes` read as three consecutive sub-ranges of one resource; with
+    /// `restartingAt`, the middle one is fed up to that offset, then read again from its start
+    /// from a copy of the extractor taken after `begin`.
+    static func readAsSegments(_ bytes: [UInt8], restartingAt restart: Int?) -> [String] {
+        var events: [String] = []
+        var extractor = SegmentedExtractor(source: "fuzz")
+        let cuts = [0, bytes.count / 3, 2 * bytes.count / 3, bytes.count]
+        for (number, (start, end)) in zip(cuts, cuts.dropFirst()).enumerated() {
+            let origin = TagOrigin(source: "fuzz", segment: TagOrigin.Segment(uri: "fuzz.ts", mediaSequence: number))
+            extractor.begin(origin, range: ByteRange(offset: start, length: end - start), initSegment: nil) { events.append("\($0)") }
+            if number == 1, let restart, restart > start {
+                let saved = extractor
+                bytes[start..<min(restart, end)].withUnsafeBufferPointer { extractor.feed($0) { _ in } }
+                extractor = saved
+            }
+            bytes[start..<end].withUnsafeBufferPointer { extractor.feed($0) { events.append("\($0)") } }
+            _ = extractor.end(keepingCut: true) { events.append("\($0)") }
+        }
+        extractor.finish { events.append("\($0)") }
+        return events
     }
 
     static var current: FuzzTarget {
