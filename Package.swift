@@ -19,6 +19,13 @@ let package = Package(
         .executable(name: "id3-meter", targets: ["id3-meter"]),
         .executable(name: "id3-sample-gen", targets: ["id3-sample-gen"]),
     ],
+    // A backend that needs only the core depends on this package with `traits: []`: then
+    // SwiftPM fetches none of the packages the I/O layer, `serve` and the command line use.
+    traits: [
+        .trait(name: "IO", description: "ID3Meter: HTTP, streams, live playlists (async-http-client, swift-nio)"),
+        .trait(name: "Service", description: "serve and the command line (Hummingbird, Prometheus, ...)", enabledTraits: ["IO"]),
+        .default(enabledTraits: ["Service"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -56,12 +63,12 @@ let package = Package(
             dependencies: [
                 "ID3MeterCore",
                 "CID3MeterShim",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["IO"])),
+                .product(name: "DequeModule", package: "swift-collections", condition: .when(traits: ["IO"])),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["IO"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["IO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["IO"])),
             ]
         ),
         // The QA report and tag timelines in words and pages, for `scan` and `serve`: the core
@@ -80,17 +87,17 @@ let package = Package(
                 "ID3Meter",
                 "ID3MeterReport",
                 "CID3MeterShim",
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "Yams", package: "Yams", condition: .when(traits: ["Service"])),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Service"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Service"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Service"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["IO"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Service"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Service"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
             ]
         ),
         .target(
@@ -99,12 +106,12 @@ let package = Package(
                 "ID3Meter",
                 "ID3MeterReport",
                 "ID3MeterServe",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Service"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Service"])),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
             ]
         ),
         .executableTarget(name: "id3-meter", dependencies: ["CID3MeterShim", "ID3MeterCommands"]),
@@ -117,7 +124,7 @@ let package = Package(
             name: "id3-sample-gen",
             dependencies: [
                 "SampleGenerator",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
             ]
         ),
         .executableTarget(
@@ -151,8 +158,8 @@ let package = Package(
             dependencies: [
                 "ID3MeterCore", "ID3Meter", "ID3MeterReport", "ID3MeterServe", "SampleGenerator", "CID3MeterShim",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),
+                .product(name: "Yams", package: "Yams", condition: .when(traits: ["Service"])),
             ],
             // Read by OutputSnapshotTests from the source tree, not bundled.
             exclude: ["Snapshots"]

@@ -3,12 +3,44 @@ import Testing
 
 /// docs/LIBRARY.md's code is compiled (the package builds its blocks as two programs, in Swift 6
 /// language mode) and the core one runs on real bytes.
-@Suite("docs/LIBRARY.md compiles", .timeLimit(.minutes(1)))
+@Suite("docs/LIBRARY.md compiles", .timeLimit(.minutes(2)))
 struct LibraryDocsTests {
     @Test func theProgramsAreTheDocumentsBlocks() throws {
         let status = try Command.runTool("/usr/bin/env", ["python3", Samples.root.appendingPathComponent("scripts/library-docs-examples.py").path,
                                                           "--check"])
         #expect(status == 0, "run `make library-docs` after editing docs/LIBRARY.md")
+    }
+
+    /// A backend that depends on the package with `traits: []` (as LIBRARY.md says) gets only
+    /// what the core needs: resolving a fresh consumer of `ID3MeterCore` fetches swift-log alone,
+    /// and one of `ID3Meter` with `traits: ["IO"]` none of `serve`'s packages.
+    @Test(arguments: [("[]", "ID3MeterCore"), (#"["IO"]"#, "ID3Meter")])
+    func aConsumerFetchesOnlyWhatItsTraitsNeed(traits: String, product: String) throws {
+        let consumer = FileManager.default.temporaryDirectory.appendingPathComponent("id3-meter-consumer-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: consumer) }
+        try FileManager.default.createDirectory(at: consumer.appendingPathComponent("Sources/Consumer"), withIntermediateDirectories: true)
+        // A path dependency's identity is its folder's name.
+        let identity = Samples.root.standardized.lastPathComponent.lowercased()
+        let manifest = """
+            // swift-tools-version: 6.1
+            import PackageDescription
+            let package = Package(
+                name: "Consumer", platforms: [.macOS(.v15)],
+                dependencies: [.package(path: "\(Samples.root.path)", traits: \(traits))],
+                targets: [.executableTarget(name: "Consumer", dependencies: [.product(name: "\(product)", package: "\(identity)")])]
+            )
+            """
+        try manifest.write(to: consumer.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        try "import \(product)\n".write(to: consumer.appendingPathComponent("Sources/Consumer/main.swift"), atomically: true, encoding: .utf8)
+        let result = try Command.run(["swift", "package", "resolve"], in: consumer, binary: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let fetched = Set((try? FileManager.default.contentsOfDirectory(atPath: consumer.appendingPathComponent(".build/checkouts").path)) ?? [])
+        if product == "ID3MeterCore" {
+            #expect(fetched == ["swift-log"])
+        } else {
+            #expect(fetched.isSuperset(of: ["async-http-client", "swift-nio"]), "\(fetched.sorted())")
+            #expect(fetched.isDisjoint(with: ["hummingbird", "Yams", "swift-prometheus", "swift-argument-parser"]), "\(fetched.sorted())")
+        }
     }
 
     /// The core block, fed a TS recording in 64 KB pieces as a store would hand it over, prints
