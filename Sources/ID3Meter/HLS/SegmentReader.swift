@@ -1,8 +1,9 @@
-/// Reads the segments of one media playlist in order, each as its bytes arrive, keeping what
-/// spans them: the MPEG-TS extractor's state (a tag cut by a segment boundary is joined across
-/// it) and the key cache. The state is dropped at a discontinuity or a gap in the media sequence.
-/// Memory does not grow with a segment's size: only its first bytes (to tell its form, find its
-/// start PTS and probe its streams) and what an extractor needs for the next tag are held.
+/// Reads the segments of one media playlist in order, each as its bytes arrive: the I/O around
+/// a `SegmentedExtractor` (fetches, AES-128 keys and their cache, initialisation segments, a
+/// retry from the segment's start). The extractor's state spans segments and is finished at a
+/// discontinuity or a gap in the media sequence. Memory does not grow with a segment's size:
+/// only its first bytes (to tell its form, find its start PTS and probe its streams) and what
+/// an extractor needs for the next tag are held.
 ///
 /// One task reads through it, a segment at a time.
 package final class SegmentReader {
@@ -16,9 +17,9 @@ package final class SegmentReader {
         public var byteCount: Int64
     }
 
-    /// One segment's events, held until its attempt ends (a retry drops them); bounded, for a
-    /// hostile segment of millions of tiny tags: a Nielsen tag comes every few seconds.
-    private struct HeldEvents {
+    /// One attempt at a segment. Its events are held until it ends (a retry drops them), to a
+    /// bound, for a hostile segment of millions of tiny tags: a Nielsen tag comes every few seconds.
+    private struct Attempt {
         var events: [MediaEvent] = []
         var dropped = 0
         var byteCount: Int64 = 0
@@ -82,29 +83,29 @@ package final class SegmentReader {
         }
         extractor.begin(origin, range: segment.byteRange, initSegment: initSegment, emit: emit)
         let saved = extractor
-        var held = HeldEvents()
+        var attempt = Attempt()
         do throws(SegmentLoadError) {
             try await loader.load(segment, restart: {
                 extractor = saved
-                held = HeldEvents()
+                attempt = Attempt()
             }) { chunk in
-                held.byteCount += Int64(chunk.count)
-                if probeStreams, held.probePrefix.count < StreamProbe.prefixBytes { held.probePrefix.append(contentsOf: chunk) }
-                extractor.feed(chunk) { held.collect($0) }
+                attempt.byteCount += Int64(chunk.count)
+                if probeStreams, attempt.probePrefix.count < StreamProbe.prefixBytes { attempt.probePrefix.append(contentsOf: chunk) }
+                extractor.feed(chunk) { attempt.collect($0) }
             }
         } catch {
-            _ = extractor.end(keepingCut: false) { held.collect($0) }
-            held.takeEvents(source: source, segment: segment.uri).forEach(emit)
+            _ = extractor.end(keepingCut: false) { attempt.collect($0) }
+            attempt.takeEvents(source: source, segment: segment.uri).forEach(emit)
             extractor.finish(emit: emit)
             emit(.failure(failed(error)))
             return nil
         }
-        let streams = probeStreams ? (try? StreamProbe.streams(in: held.probePrefix, interrupt: interrupt)) ?? [] : []
-        let end = extractor.end(keepingCut: segment.byteRange != nil) { held.collect($0) }
-        held.takeEvents(source: source, segment: segment.uri).forEach(emit)
+        let streams = probeStreams ? (try? StreamProbe.streams(in: attempt.probePrefix, interrupt: interrupt)) ?? [] : []
+        let end = extractor.end(keepingCut: segment.byteRange != nil) { attempt.collect($0) }
+        attempt.takeEvents(source: source, segment: segment.uri).forEach(emit)
         let read = end?.origin ?? origin
         if let segment = read.segment { emit(.segment(segment)) }
-        return SegmentRead(origin: read, streams: streams, hasTimedID3: end?.hasTimedID3 ?? false, byteCount: held.byteCount)
+        return SegmentRead(origin: read, streams: streams, hasTimedID3: end?.hasTimedID3 ?? false, byteCount: attempt.byteCount)
     }
 
     /// Hands over whatever is still waiting for a continuation that will not come.

@@ -55,7 +55,8 @@ package struct SegmentedExtractor: TagExtractor {
     }
 
     package mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
-        guard var segment = current else { return }
+        // Taken out, not copied: a copy left in `current` would make every append copy the prefix.
+        guard var segment = current.take() else { return }
         defer { current = segment }
         if segment.started { return pass(bytes, &segment, emit: emit) }
         segment.prefix.append(contentsOf: bytes)
@@ -65,8 +66,7 @@ package struct SegmentedExtractor: TagExtractor {
     /// The segment's bytes ended (or stopped: `keepingCut` false after a failure). With
     /// `keepingCut` (a sub-range the next one continues), a packet its end cuts is kept.
     package mutating func end(keepingCut: Bool, emit: (MediaEvent) -> Void) -> SegmentEnd? {
-        guard var segment = current else { return nil }
-        current = nil
+        guard var segment = current.take() else { return nil }
         if !segment.started { start(&segment, emit: emit) }
         if var extractor = segment.extractor {
             var found = segment.foundTag
