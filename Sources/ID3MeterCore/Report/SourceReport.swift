@@ -144,6 +144,8 @@ package struct SourceReportBuilder {
     private var recoveryNames: [String: (message: String, varied: Bool)] = [:]
     private var recoveryCounts: [String: Int] = [:]
     private var nielsenInSegment = 0
+    /// Nielsen tags counted as a scan's summary and a `serve` channel count them.
+    private var counts = NielsenCounts()
     /// Each media sequence's duration: a variant's and its audio rendition's segments of one
     /// sequence are the same stretch of media, counted once.
     private var segmentDurations: [Int: Double] = [:]
@@ -180,6 +182,8 @@ package struct SourceReportBuilder {
         var builder = self
         for key in builder.streams.keys.sorted() { builder.closeStream(key) }
         var report = builder.built
+        report.nielsenTags = counts.tags
+        report.validTags = counts.valid
         for key in Self.keptLists where builder.omittedCounts[Self.omittedSlot(key)] > 0 {
             report.omitted[key.stringValue, default: 0] += builder.omittedCounts[Self.omittedSlot(key)]
         }
@@ -248,7 +252,7 @@ package struct SourceReportBuilder {
     private mutating func count(_ check: String) { errors[check, default: 0] += 1 }
 
     private mutating func add(_ nielsen: NielsenTag, _ timed: TimedTag) {
-        built.nielsenTags += 1
+        counts.add(nielsen)
         nielsenInSegment += 1
         // Made only for a finding that is kept: formatting its times costs more than reading the tag.
         func here(_ detail: String, _ check: String? = nil) -> Finding {
@@ -274,9 +278,7 @@ package struct SourceReportBuilder {
         let misshapen = nielsen.issues.contains { if case .breakout = $0 { false } else { true } }
         if nielsen.issues.contains(where: { if case .breakout = $0 { true } else { false } }) { count("breakout") }
         if misshapen || !envelope.isEmpty { count("tag_format") }
-        if nielsen.isValid {
-            built.validTags += 1
-        } else {
+        if !nielsen.isValid {
             nielsen.issues.forEach { built.invalidByReason[$0.code, default: 0] += 1 }
             let detail = (nielsen.issues.map(\.description) + (misshapen ? envelope : [])).joined(separator: "; ")
             keep(here(detail, misshapen ? "tag_format" : "breakout"), in: \.invalidTags, .invalidTags)
