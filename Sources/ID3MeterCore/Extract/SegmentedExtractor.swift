@@ -5,10 +5,11 @@
 /// A packet cut by the end of a sub-range (`EXT-X-BYTERANGE`) waits for the next sub-range of
 /// the same resource, which holds the rest of it.
 ///
-/// Bytes in, events out, like every extractor: `begin` a segment, `feed` its bytes as they
-/// arrive, `end` it; `finish` when no segment follows. A segment read again from its start (a
-/// retry) begins again from a copy of the extractor taken after `begin`.
-package struct SegmentedExtractor: TagExtractor {
+/// Bytes in, events out, like every extractor, but a segment at a time: `begin` a segment,
+/// `feed` its bytes as they arrive, `end` it; `finish` when no segment follows. Not a
+/// `TagExtractor`: bytes fed outside a segment have no origin. A segment read again from its
+/// start (a retry) begins again from a copy of the extractor taken after `begin`.
+package struct SegmentedExtractor {
     /// What a segment's bytes showed, once it has ended.
     package struct SegmentEnd {
         /// The segment's origin, its first PTS found (MPEG-TS).
@@ -54,6 +55,7 @@ package struct SegmentedExtractor: TagExtractor {
                           carried: takeCutPacket(continuing: uri, at: range?.offset, emit: emit))
     }
 
+    /// The segment's next bytes, in order; between `begin` and `end` only.
     package mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
         // Taken out, not copied: a copy left in `current` would make every append copy the prefix.
         guard var segment = current.take() else { return }
@@ -101,7 +103,9 @@ package struct SegmentedExtractor: TagExtractor {
     }
 
     /// The form is told from the first bytes: packed audio and fMP4 segments stand alone; only
-    /// MPEG-TS carries state across segments.
+    /// MPEG-TS carries state across segments. Bytes of no known form are read as MPEG-TS, the
+    /// stream's continuation: a sub-range that starts inside a packet does not sniff as one,
+    /// and the demuxer says what it cannot read.
     private mutating func start(_ segment: inout Current, emit: (MediaEvent) -> Void) {
         segment.started = true
         let prefix = segment.prefix
