@@ -13,7 +13,9 @@ do {
         case .opened(let info): print("live:", info.isLive, "FRAME-RATE:", info.variantFrameRate ?? 0)
         case .tag(let timed): timed.nielsenTags.forEach { print($0.payload, $0.isValid) }
         case .segment(let segment): print("segment", segment.mediaSequence, "read")   // after its tags
-        case .failure(let failure): print("error:", failure)   // names the input, segment and reason
+        case .failure(let failure):
+            if case .http(let status, _)? = failure.fetchError { print("HTTP", status, "for", failure.segment ?? failure.source) }
+            print("error:", failure)   // names the input, segment and reason
         case .warning(let warning): print("warning:", warning)
         case .malformed(let error, _, _): print("bad ID3:", error)
         case .resumed, .mediaTime: break
