@@ -32,7 +32,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         var listed: [Segment]
     }
 
-    func run(emit: (MediaEvent) -> Void) async {
+    /// `afterEachSegment` is awaited once a segment's events are out (a consumer's room to wait for).
+    func run(emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void = {}) async {
         // A live join needs the last few segments (a resume, those from its point on).
         let window: PlaylistParser.SegmentWindow = reloads && resumeAt == nil ? .liveEdge(max(liveStart, 1)) : .all
         let resolved: ResolvedPlaylist
@@ -68,6 +69,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 continue
             }
             defer { number += 1 }
+            await afterEachSegment()
             let probe = probesFrameRate && !opened && !FrameRateChoice.allowedRates.contains(resolved.variant?.frameRate ?? 0)
             // Held while `.opened` must come first, or the segment may be dropped for the rendition.
             let holding = !opened || rendition != nil

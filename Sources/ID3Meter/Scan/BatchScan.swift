@@ -15,7 +15,7 @@ package protocol ScanCollector: SendableMetatype {
 /// others; cancelling the task starts no further input (those in progress end as their reads
 /// see it), and every input started is delivered. With fewer inputs than jobs, the cores to spare read a big local MPEG-TS file in
 /// blocks, each block's events collected by the thread that read it (`BlockwiseFileScan`);
-/// any other input's events are collected on a thread beside the one reading it.
+/// any other input's events are collected in a task beside the one reading it.
 package struct BatchScan: Sendable {
     package var scanner: Scanner
     package var jobs: Int
@@ -77,20 +77,21 @@ package struct BatchScan: Sendable {
         return consumer.finish()
     }
 
-    /// `input` read in this task, its events collected on a thread of their own (`Thread.run`).
+    /// `input` read in this task, its events collected in a task beside it.
     private static func scan<Collector: ScanCollector>(_ input: String, with scanner: Scanner,
                                                       collectingAside collector: @escaping @Sendable () -> Collector) async
         -> Collector.Outcome {
         let handoff = EventHandoff()
-        async let outcome = Thread.run {
+        async let outcome = { () async -> Collector.Outcome in
             var consumer = collector()
-            while let batch = handoff.next() {
+            while let batch = await handoff.next() {
                 for event in batch { consumer.add(event) }
             }
             return consumer.finish()
-        }
-        await scanner.scan(input) { handoff.add($0) }
-        handoff.finish()
+        }()
+        var sender = EventHandoff.Sender(handoff)
+        await scanner.scan(input, emit: { sender.add($0) }, afterEachChunk: { await sender.room() })
+        sender.finish()
         return await outcome
     }
 }

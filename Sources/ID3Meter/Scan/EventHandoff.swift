@@ -1,50 +1,92 @@
-import Foundation
+import Synchronization
 
-/// Events passed from the task that reads an input to a thread that collects them (formats the
+/// Events passed from the task that reads an input to the task that collects them (formats the
 /// records, builds the report), so that the two run on two cores: on a dense input each is
-/// about half the work. Events travel in batches; at most `batchesAhead` wait at once, and the
-/// reader waits when they do, so memory stays bounded whatever the collector's pace.
-// Unchecked: every var is read and written under `condition`.
-final class EventHandoff: @unchecked Sendable {
+/// about half the work. Events travel in batches; once `batchesAhead` wait, the reader waits in
+/// `room()` (between chunks it reads) for the collector to take one, so memory stays bounded
+/// whatever the collector's pace. Either side waits suspended: neither holds a thread of the
+/// cooperative pool the other may need.
+final class EventHandoff: Sendable {
     static let batchSize = 256
     static let batchesAhead = 8
 
-    private let condition = NSCondition()
-    private var ready: [[MediaEvent]] = []
-    private var closed = false
-    /// Filled by the reader alone, outside the lock.
-    private var filling: [MediaEvent] = []
-
-    init() { filling.reserveCapacity(Self.batchSize) }
-
-    /// From the reader, in stream order.
-    func add(_ event: MediaEvent) {
-        filling.append(event)
-        if filling.count >= Self.batchSize { hand(close: false) }
+    private struct State {
+        var ready: [[MediaEvent]] = []
+        var closed = false
+        var waitingReader: CheckedContinuation<Void, Never>?
+        var waitingCollector: CheckedContinuation<[MediaEvent]?, Never>?
     }
 
-    /// From the reader, once it has emitted its last event.
-    func finish() { hand(close: true) }
+    private let state = Mutex(State())
+
+    /// The reader's end: events are added one at a time, in stream order, and handed over a batch at a time.
+    struct Sender {
+        let handoff: EventHandoff
+        private var filling: [MediaEvent] = []
+
+        init(_ handoff: EventHandoff) { self.handoff = handoff }
+
+        /// Never waits: a chunk's events go on even when the collector is behind (`room()` is where the reader waits).
+        mutating func add(_ event: MediaEvent) {
+            if filling.isEmpty { filling.reserveCapacity(EventHandoff.batchSize) }
+            filling.append(event)
+            if filling.count >= EventHandoff.batchSize { handoff.hand(take(), closing: false) }
+        }
+
+        /// Returns once fewer than `batchesAhead` batches wait for the collector.
+        func room() async { await handoff.room() }
+
+        /// Hands over what is left and tells the collector there is no more.
+        mutating func finish() { handoff.hand(take(), closing: true) }
+
+        private mutating func take() -> [MediaEvent] {
+            defer { filling = [] }
+            return filling
+        }
+    }
 
     /// From the collector: the next batch, or `nil` once the reader finished and every batch was taken.
-    func next() -> [MediaEvent]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.isEmpty && !closed { condition.wait() }
-        guard !ready.isEmpty else { return nil }
-        condition.broadcast()
-        return ready.removeFirst()
+    func next() async -> [MediaEvent]? {
+        await withCheckedContinuation { continuation in
+            let (answer, reader) = state.withLock { state -> ([MediaEvent]??, CheckedContinuation<Void, Never>?) in
+                guard !state.ready.isEmpty else {
+                    if state.closed { return (.some(nil), nil) }
+                    state.waitingCollector = continuation
+                    return (nil, nil)
+                }
+                let batch = state.ready.removeFirst()
+                guard state.ready.count < Self.batchesAhead else { return (batch, nil) }
+                defer { state.waitingReader = nil }
+                return (batch, state.waitingReader)
+            }
+            reader?.resume()
+            if let answer { continuation.resume(returning: answer) }
+        }
     }
 
-    private func hand(close: Bool) {
-        var batch: [MediaEvent] = []
-        swap(&batch, &filling)
-        filling.reserveCapacity(Self.batchSize)
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.count >= Self.batchesAhead { condition.wait() }
-        if !batch.isEmpty { ready.append(batch) }
-        closed = close
-        condition.broadcast()
+    private func hand(_ batch: [MediaEvent], closing: Bool) {
+        let collector = state.withLock { state -> CheckedContinuation<[MediaEvent]?, Never>? in
+            if closing { state.closed = true }
+            guard let collector = state.waitingCollector else {
+                if !batch.isEmpty { state.ready.append(batch) }
+                return nil
+            }
+            // Waiting means nothing was ready: this batch (or the end) is its answer.
+            if batch.isEmpty && !closing { return nil }
+            state.waitingCollector = nil
+            return collector
+        }
+        collector?.resume(returning: batch.isEmpty ? nil : batch)
+    }
+
+    private func room() async {
+        await withCheckedContinuation { continuation in
+            let full = state.withLock { state in
+                guard state.ready.count >= Self.batchesAhead else { return false }
+                state.waitingReader = continuation
+                return true
+            }
+            if !full { continuation.resume() }
+        }
     }
 }

@@ -43,19 +43,27 @@ public struct Scanner: Sendable {
     /// Emits the events of `input` in stream order. `opened` gets its first
     /// `StreamProbe.prefixBytes` (for a probe of its streams) before any event, when it is not a playlist.
     public func scan(_ input: String, opened: (([UInt8]) -> Void)? = nil, emit: (MediaEvent) -> Void) async {
+        await scan(input, opened: opened, emit: emit, afterEachChunk: {})
+    }
+
+    /// `afterEachChunk` is awaited once a chunk's events are emitted (a playlist's, a segment's):
+    /// a consumer that hands events on to another task waits there for room, and the read with it.
+    package func scan(_ input: String, opened: (([UInt8]) -> Void)? = nil, emit: (MediaEvent) -> Void,
+                      afterEachChunk: () async -> Void) async {
         if MediaForm.isPlaylist(input) {
             // Every tag the variant or its audio rendition carries; a live playlist as it stands.
             await PlaylistWalk(input: input, loader: loader, rule: .both, reloads: false, clock: ContinuousClock(), progress: progress)
-                .run(emit: emit)
+                .run(emit: emit, afterEachSegment: afterEachChunk)
         } else if Location.transport(of: input) == .stream {
-            await scanStream(input, opened: opened, emit: emit)
+            await scanStream(input, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
         } else {
-            await scanBytes(input, opened: opened, emit: emit)
+            await scanBytes(input, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
         }
     }
 
     /// A file or an HTTP resource of any form, through the extractor its first bytes call for.
-    private func scanBytes(_ input: String, opened: (([UInt8]) -> Void)?, emit: (MediaEvent) -> Void) async {
+    private func scanBytes(_ input: String, opened: (([UInt8]) -> Void)?, emit: (MediaEvent) -> Void,
+                           afterEachChunk: () async -> Void) async {
         var extractor = MediaExtractor(origin: TagOrigin(source: input))
         if blockWorkers > 0, let (boundaries, prefix) = blocks(of: input) {
             opened?(prefix)
@@ -78,7 +86,7 @@ public struct Scanner: Sendable {
         var bytes: Int64 = 0
         do {
             // One attempt: events already out cannot be taken back by a retry.
-            try await fetcher.read(input, as: .input, retrying: false) { chunk in
+            try await fetcher.read(input, as: .input, retrying: false, afterEachChunk: afterEachChunk) { chunk in
                 bytes += Int64(chunk.count)
                 progress?.update(input, bytes: bytes)
                 guard held != nil else { return extractor.feed(chunk, emit: emit) }
@@ -98,7 +106,8 @@ public struct Scanner: Sendable {
     /// A stream only libavformat reads (udp, srt, rtp, tcp): opened and read on `BlockingPool`,
     /// a read at a time, each waiting at most `readWait` for bytes, so that a silent stream holds
     /// a thread of the pool no longer than that; its events are made here.
-    private func scanStream(_ input: String, opened: (([UInt8]) -> Void)?, emit: (MediaEvent) -> Void) async {
+    private func scanStream(_ input: String, opened: (([UInt8]) -> Void)?, emit: (MediaEvent) -> Void,
+                            afterEachChunk: () async -> Void) async {
         let (interrupt, ioTimeout) = (fetcher.interrupt, fetcher.ioTimeout)
         await withTaskCancellationHandler {
             let stream: StreamReading
@@ -133,6 +142,7 @@ public struct Scanner: Sendable {
                     progress?.update(input, bytes: bytes)
                     if extractor != nil {
                         extractor!.feed(chunk, emit: emit)
+                        await afterEachChunk()
                         continue
                     }
                     prefix += chunk

@@ -1,4 +1,3 @@
-import Foundation
 import NIOCore
 import NIOPosix
 
@@ -26,18 +25,6 @@ package enum BlockingPool {
             pool.submit { _ in
                 continuation.resume(returning: Result { () throws(E) -> T in try work() })
             }
-        }
-        return try result.get()
-    }
-}
-
-extension Thread {
-    /// `work`'s result, run on a thread made for it: for what must not wait on either pool, a
-    /// consumer that a reader on the cooperative pool waits for when it falls behind (on a
-    /// bounded pool, the reader could hold every thread the consumer needs).
-    package static func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
-        let result: Result<T, E> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: Result { () throws(E) -> T in try work() }) }
         }
         return try result.get()
     }

@@ -56,16 +56,19 @@ public struct Fetcher: Sendable {
     /// Hands `location`'s bytes to `consume` as they arrive. A network resource that fails (a 404
     /// at a live edge, a 503, a stalled or refused connection) is read again from the start after
     /// a backoff, `restart` being called first so that the consumer drops what it had; with
-    /// `retrying` off, and for local files, there is one attempt.
+    /// `retrying` off, and for local files, there is one attempt. `afterEachChunk` is awaited
+    /// once a chunk is consumed: where a consumer that hands a chunk's events on waits for room,
+    /// the read waiting with it (a stream's server told so by TCP's window).
     package func read(_ location: String, range: ByteRange? = nil, as resource: Fetcher.Limits.Resource, targetDuration: Double? = nil,
-                     retrying: Bool = true, restart: () -> Void = {},
+                     retrying: Bool = true, restart: () -> Void = {}, afterEachChunk: () async -> Void = {},
                      consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchFailure) {
         let network = Location.transport(of: location) != .file
         let attempts = retrying && network ? max(retry.attempts, 1) : 1
         for attempt in 1...attempts {
             if attempt > 1 { restart() }
             do {
-                return try await readOnce(location, range: range, as: resource, targetDuration: targetDuration, consume: consume)
+                return try await readOnce(location, range: range, as: resource, targetDuration: targetDuration,
+                                          afterEachChunk: afterEachChunk, consume: consume)
             } catch {
                 guard error.isWorthRetrying, attempt < attempts, (try? await Task.sleep(for: retry.backoff.delay(after: attempt))) != nil,
                       !interrupt.isCancelled else {
@@ -87,7 +90,7 @@ public struct Fetcher: Sendable {
     private static let chunkSize = 256 << 10
 
     private func readOnce(_ location: String, range: ByteRange?, as resource: Fetcher.Limits.Resource, targetDuration: Double?,
-                          consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
+                          afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
         let limit = limits.maximumBytes(for: resource)
         if let range, range.length > limit { throw .tooLarge(resource, limit: limit, declared: Int64(range.length)) }
         let deadline = limits.deadline(for: resource, targetDuration: targetDuration)
@@ -95,18 +98,24 @@ public struct Fetcher: Sendable {
         case .http:
             try await HTTPTransport(ioTimeout: ioTimeout, headers: headers, hostRule: hostRule,
                                     connections: connections ?? .shared(ioTimeout: ioTimeout))
-                .read(location, range: range, limit: limit, resource: resource, deadline: deadline, consume: consume)
+                .read(location, range: range, limit: limit, resource: resource, deadline: deadline, afterEachChunk: afterEachChunk,
+                      consume: consume)
         case .file:
-            try LocalFile.read(location, range: range, limit: limit, resource: resource, interrupt: interrupt, consume: consume)
+            var file = try LocalFile(location, range: range, limit: limit, resource: resource)
+            while let chunk = try file.next(interrupt: interrupt) {
+                consume(chunk)
+                await afterEachChunk()
+            }
         case .stream:
-            try await readStream(location, range: range, limit: limit, resource: resource, deadline: deadline, consume: consume)
+            try await readStream(location, range: range, limit: limit, resource: resource, deadline: deadline,
+                                 afterEachChunk: afterEachChunk, consume: consume)
         }
     }
 
     /// Through libavformat, on `BlockingPool` a read at a time: only a whole input is ever read
     /// this way (a playlist may refer to nothing but http(s) and local files).
     private func readStream(_ location: String, range: ByteRange?, limit: Int, resource: Fetcher.Limits.Resource, deadline: Double?,
-                            consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
+                            afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
         let (interrupt, ioTimeout) = (self.interrupt, self.ioTimeout)
         let stream = try await BlockingPool.run { () throws(FetchError) in
             let stream = StreamReading(try ByteStream(url: location, interrupt: interrupt, ioTimeout: ioTimeout, deadline: deadline,
@@ -122,6 +131,7 @@ public struct Fetcher: Sendable {
             total += chunk.count
             if total > limit { throw .tooLarge(resource, limit: limit, declared: nil) }
             chunk.withUnsafeBufferPointer(consume)
+            await afterEachChunk()
         }
         if let range, total < range.length { throw .shortRange(range, got: total) }
     }

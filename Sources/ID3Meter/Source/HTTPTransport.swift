@@ -18,9 +18,10 @@ struct HTTPTransport: Sendable {
     var hostRule: Fetcher.HostRule?
     var connections: HTTPConnections
 
-    /// Hands the body of `url` (its `range`) to `consume`, at most `limit` bytes, by `deadline`.
+    /// Hands the body of `url` (its `range`) to `consume`, at most `limit` bytes, by `deadline`,
+    /// awaiting `afterEachChunk` after each piece (the body is not read on while it waits).
     func read(_ url: String, range: ByteRange?, limit: Int, resource: Fetcher.Limits.Resource, deadline seconds: Double?,
-              consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
+              afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
         // The client's deadline covers the response head; the body is checked as it comes, idle
         // waits ending after `ioTimeout`, so a trickle ends within that of its deadline.
         // A library caller's value may be anything: a Duration of an infinite or NaN value traps.
@@ -69,6 +70,7 @@ struct HTTPTransport: Sendable {
                     total += count
                     if total > limit { throw FetchError.tooLarge(resource, limit: limit, declared: nil) }
                     piece.withUnsafeReadableBytes { consume(UnsafeBufferPointer(rebasing: $0.assumingMemoryBound(to: UInt8.self)[..<count])) }
+                    await afterEachChunk()
                     if total == wanted { break }
                 }
             } catch let error as FetchError {
