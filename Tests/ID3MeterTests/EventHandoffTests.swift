@@ -6,17 +6,18 @@ import Testing
 
 @Suite("Event handoff", .timeLimit(.minutes(1)))
 struct EventHandoffTests {
-    /// Readers whose collectors fall behind wait suspended: more of them than the cooperative
-    /// pool has threads, all waiting, leave this test its thread (a reader that blocked its
-    /// thread, as the handoff's reader did before, would hang it until the time limit).
-    @Test func readersWaitingForRoomHoldNoThread() async {
-        let readers = ProcessInfo.processInfo.activeProcessorCount + 2
+    /// Readers whose collectors fall behind wait suspended: all of them, on an executor of one
+    /// thread, come to wait for room (a reader that blocked its thread while it waited, as the
+    /// handoff's reader did before, would keep the others from arriving).
+    @Test func readersWaitingForRoomHoldNoThread() async throws {
+        let readers = 4
         let perReader = (EventHandoff.batchesAhead + 2) * EventHandoff.batchSize + 17
         let handoffs = (0..<readers).map { _ in EventHandoff() }
         let counts = Counts()
+        let oneThread = SerialTaskExecutor()
         await withTaskGroup(of: Void.self) { group in
             for handoff in handoffs {
-                group.addTask {
+                group.addTask(executorPreference: oneThread) {
                     var sender = EventHandoff.Sender(handoff)
                     for number in 0..<perReader {
                         sender.add(.mediaTime(Int64(number), origin: TagOrigin(source: "reader")))
@@ -28,7 +29,11 @@ struct EventHandoffTests {
                     sender.finish()
                 }
             }
-            while counts.arrived.load(ordering: .sequentiallyConsistent) < readers { await Task.yield() }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while counts.arrived.load(ordering: .sequentiallyConsistent) < readers, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            #expect(counts.arrived.load(ordering: .sequentiallyConsistent) == readers, "every reader came to wait on the one thread")
             // Every reader has a full handoff and waits: nothing has let any of them on.
             #expect(counts.passed.load(ordering: .sequentiallyConsistent) == 0)
             for handoff in handoffs {
@@ -41,6 +46,16 @@ struct EventHandoffTests {
             }
         }
         #expect(counts.passed.load(ordering: .sequentiallyConsistent) == readers)
+    }
+
+    /// Runs its jobs one at a time on one serial queue: a job that blocks holds it.
+    final class SerialTaskExecutor: TaskExecutor {
+        private let queue = DispatchQueue(label: "one thread")
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
     }
 
     final class Counts: Sendable {
