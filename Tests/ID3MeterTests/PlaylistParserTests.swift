@@ -67,12 +67,49 @@ struct PlaylistParserTests {
         #expect(media.segments.map(\.key) == [nil, EncryptionKey(uri: "/data/stream/key.bin", iv: Array(0...15)), nil, nil])
     }
 
+    @Test func sampleEncryptionKeysByKeyFormat() throws {
+        // FairPlay and Widevine keys side by side (RFC 8216bis 4.4.4.4): each applies until the
+        // next key of its KEYFORMAT; METHOD=NONE ends them all; AES-128 beside them stays fetched.
+        let text = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:6
+            #EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://one",KEYFORMAT="com.apple.streamingkeydelivery",KEYFORMATVERSIONS="1"
+            #EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI="data:text/plain;base64,AAAA",KEYFORMAT="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"
+            #EXTINF:6,
+            a.ts
+            #EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://two",KEYFORMAT="com.apple.streamingkeydelivery"
+            #EXTINF:6,
+            b.ts
+            #EXT-X-KEY:METHOD=NONE
+            #EXTINF:6,
+            c.ts
+            #EXT-X-KEY:METHOD=SAMPLE-AES,URI="k"
+            #EXT-X-KEY:METHOD=AES-128,URI="whole.key",KEYFORMAT="identity"
+            #EXTINF:6,
+            d.ts
+            """
+        guard case .media(let media) = try PlaylistParser.parse(text, location: "http://h/p.m3u8") else {
+            Issue.record("expected a media playlist"); return
+        }
+        let fairPlay = "com.apple.streamingkeydelivery", widevine = "urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"
+        #expect(media.segments.map(\.sampleEncryption) == [
+            SampleEncryption(method: "SAMPLE-AES", keyFormats: [fairPlay, widevine]),
+            // The second FairPlay key replaced the first and went after the Widevine one.
+            SampleEncryption(method: "SAMPLE-AES-CTR", keyFormats: [widevine, fairPlay]),
+            nil,
+            nil,
+        ])
+        #expect(media.segments.map(\.key) == [nil, nil, nil, EncryptionKey(uri: "http://h/whole.key", iv: nil)])
+    }
+
     @Test func errorsNameTheLine() {
         let cases: [(String, PlaylistError.Reason, Int?)] = [
             ("#EXTINF:6,\na.ts", .notHLS, 1),
             ("#EXTM3U\n#EXTINF:six,\na.ts", .badDuration("six"), 2),
             ("#EXTM3U\na.ts", .segmentWithoutDuration("a.ts"), 2),
-            ("#EXTM3U\n#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"k\"\n#EXTINF:6,\na.ts", .unsupportedKeyMethod("SAMPLE-AES"), 2),
+            ("#EXTM3U\n#EXT-X-KEY:METHOD=AES-256,URI=\"k\"\n#EXTINF:6,\na.ts", .unsupportedKeyMethod("AES-256"), 2),
+            ("#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"skd://k\",KEYFORMAT=\"com.apple.streamingkeydelivery\"\n",
+             .wholeSegmentKeyFormat("com.apple.streamingkeydelivery"), 2),
             ("#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"k\",IV=0x12\n", .badKeyIV("0x12"), 2),
             ("#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\nv.m3u8", .variantWithoutBandwidth, 2),
             ("#EXTM3U\n#EXT-X-PROGRAM-DATE-TIME:yesterday\n", .badProgramDateTime("yesterday"), 2),

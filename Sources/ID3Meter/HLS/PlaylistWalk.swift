@@ -56,6 +56,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         var opened = false
         var tried = 0, segmentsRead = 0, bytes: Int64 = 0
         var foundTimedID3 = false
+        var saidEncrypted = false
         var number = 0
         while !lanes.isEmpty {
             if number >= lanes.count { number = 0 }
@@ -70,6 +71,10 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             }
             defer { number += 1 }
             await afterEachSegment()
+            if !saidEncrypted, let encryption = segment.sampleEncryption {
+                saidEncrypted = true
+                emit(.warning(InputFailure(source: input, .sampleEncrypted(method: encryption.method, keyFormats: encryption.keyFormats))))
+            }
             let probe = probesFrameRate && !opened && !FrameRateChoice.allowedRates.contains(resolved.variant?.frameRate ?? 0)
             // Held while `.opened` must come first, or the segment may be dropped for the rendition.
             let holding = !opened || rendition != nil

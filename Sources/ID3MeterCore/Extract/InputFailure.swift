@@ -49,6 +49,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         /// The media sequence jumped further than the stream could have gone.
         case renumbered(from: Int, to: Int)
         case discontinuitySequenceWentBack(from: Int, to: Int)
+        /// Its segments are sample-encrypted (`method`, under the key systems `keyFormats`):
+        /// timed ID3 is carried in the clear and read without a key; no key is asked for.
+        case sampleEncrypted(method: String, keyFormats: [String])
         /// What the playlist says of the segment that is wrong but readable.
         case segmentNote(String)
         /// The segment could not be had; the walk goes on with the next.
@@ -106,6 +109,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
                 "the media sequence jumped from \(from) further than the stream could have gone, or to segments already read: "
                     + "renumbered, nothing taken as lost; reading on from segment \(to)"
             case .discontinuitySequenceWentBack(let from, let to): "EXT-X-DISCONTINUITY-SEQUENCE went back from \(from) to \(to)"
+            case .sampleEncrypted(let method, let formats):
+                "segments sample-encrypted (METHOD=\(method), KEYFORMAT \(formats.joined(separator: ", "))): "
+                    + "their tags are read in the clear, no key is fetched"
             case .segmentNote(let note): note
             case .segmentSkipped(let sequence, let error): "media sequence \(sequence) skipped: \(error)"
             case .eventsDropped(let kept, let dropped):

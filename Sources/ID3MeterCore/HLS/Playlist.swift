@@ -69,7 +69,10 @@ package struct Segment: Sendable, Equatable {
     public var discontinuitySequence: Int
     /// `EXT-X-PROGRAM-DATE-TIME` of the segment's first sample, given or carried forward.
     public var programDateTime: Date?
+    /// The key of whole-segment encryption (AES-128), fetched to decrypt the segment.
     public var key: EncryptionKey?
+    /// Sample encryption: read as it is, no key fetched.
+    public var sampleEncryption: SampleEncryption?
     /// `EXT-X-MAP`: the segment needs an initialisation section (fMP4), maybe a sub-range of its resource.
     public var mapURI: String?
     public var mapByteRange: ByteRange?
@@ -107,6 +110,39 @@ package struct ByteRange: Sendable, Equatable, CustomStringConvertible {
     }
 
     package var description: String { "\(length)@\(offset)" }
+}
+
+/// An `EXT-X-KEY` in force.
+package enum SegmentKey: Sendable, Equatable {
+    case wholeSegment(EncryptionKey)
+    case samples(method: String)
+
+    var wholeSegment: EncryptionKey? {
+        if case .wholeSegment(let key) = self { key } else { nil }
+    }
+}
+
+/// Sample encryption (`SAMPLE-AES`, `SAMPLE-AES-CTR`, `SAMPLE-AES-CENC`): audio and video
+/// samples are encrypted, timed ID3 is not (its own PES in MPEG-TS, ID3 tags between the
+/// frames of packed audio, `emsg` boxes in fMP4), so its tags are read without a key.
+package struct SampleEncryption: Sendable, Equatable {
+    static let methods: Set<String> = ["SAMPLE-AES", "SAMPLE-AES-CTR", "SAMPLE-AES-CENC"]
+
+    package var method: String
+    /// The key systems its playlist names (`identity`, `com.apple.streamingkeydelivery`, a
+    /// Widevine or PlayReady `urn:uuid:`...), in the playlist's order.
+    package var keyFormats: [String]
+}
+
+extension SampleEncryption {
+    /// The sample encryption of `keys`, `nil` when none of them is.
+    init?(_ keys: [(format: String, key: SegmentKey)]) {
+        let samples = keys.compactMap { entry -> (String, String)? in
+            if case .samples(let method) = entry.key { (entry.format, method) } else { nil }
+        }
+        guard let first = samples.first else { return nil }
+        self.init(method: first.1, keyFormats: samples.map(\.0))
+    }
 }
 
 /// `EXT-X-KEY` with `METHOD=AES-128` (METHOD=NONE is no key at all).

@@ -27,8 +27,11 @@ public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible
         case badProgramDateTime(String)
         case keyWithoutURI
         case badKeyIV(String)
-        /// `EXT-X-KEY` with a method other than NONE and AES-128 (`nil`: none given).
+        /// `EXT-X-KEY` with a method other than NONE, AES-128 and the sample-encryption ones (`nil`: none given).
         case unsupportedKeyMethod(String?)
+        /// `EXT-X-KEY` METHOD=AES-128 with a KEYFORMAT other than identity: the key is a DRM
+        /// system's, and whole segments cannot be read without it.
+        case wholeSegmentKeyFormat(String)
 
         public var description: String {
             switch self {
@@ -49,7 +52,10 @@ public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible
                 "bad EXT-X-PROGRAM-DATE-TIME '\(text)' (an ISO 8601 date from 1970 to 9999 with a time zone)"
             case .keyWithoutURI: "EXT-X-KEY AES-128 without URI"
             case .badKeyIV(let text): "EXT-X-KEY IV '\(text)' is not 128 bits of hex"
-            case .unsupportedKeyMethod(let method): "EXT-X-KEY METHOD=\(method ?? "(missing)") is not supported (only NONE and AES-128)"
+            case .unsupportedKeyMethod(let method):
+                "EXT-X-KEY METHOD=\(method ?? "(missing)") is not supported (only NONE, AES-128, SAMPLE-AES, SAMPLE-AES-CTR and SAMPLE-AES-CENC)"
+            case .wholeSegmentKeyFormat(let format):
+                "EXT-X-KEY METHOD=AES-128 with KEYFORMAT=\"\(format)\": whole segments encrypted with a DRM system's key cannot be read"
             }
         }
     }
@@ -172,7 +178,8 @@ package enum PlaylistParser {
                                      hasEndList: false, playlistType: nil, segments: [])
         var extinf: (seconds: Double, line: Int)?
         var discontinuities = 0
-        var key: EncryptionKey?
+        // RFC 8216bis 4.4.4.4: a key applies until the next with the same KEYFORMAT; NONE ends them all.
+        var keys: [(format: String, key: SegmentKey)] = []
         var mapURI: String?
         var mapByteRange: ByteRange?
         var byteRange: (text: Substring, line: Int)?
@@ -207,7 +214,13 @@ package enum PlaylistParser {
             } else if let value = line.tagValue("#EXT-X-PROGRAM-DATE-TIME") {
                 programDateTime = (value, lineNumber)
             } else if let value = line.tagValue("#EXT-X-KEY") {
-                key = try parseKey(AttributeList(value), location: location, line: lineNumber)
+                let attributes = AttributeList(value)
+                let format = attributes["KEYFORMAT"].map { String($0) } ?? "identity"
+                keys.removeAll { $0.format == format }
+                switch try parseKey(attributes, format: format, location: location, line: lineNumber) {
+                case nil: keys.removeAll()
+                case let key?: keys.append((format, key))
+                }
             } else if let value = line.tagValue("#EXT-X-MAP") {
                 let attributes = AttributeList(value)
                 mapURI = attributes["URI"].map { Location.resolve($0, against: location) }
@@ -258,7 +271,8 @@ package enum PlaylistParser {
                     playlist.segments.append(Segment(
                         uri: uri, duration: duration, note: note, mediaSequence: sequence,
                         discontinuitySequence: playlist.discontinuitySequence + discontinuities,
-                        programDateTime: date, key: key, mapURI: mapURI, mapByteRange: mapByteRange, byteRange: range))
+                        programDateTime: date, key: keys.lazy.compactMap(\.key.wholeSegment).first,
+                        sampleEncryption: SampleEncryption(keys), mapURI: mapURI, mapByteRange: mapByteRange, byteRange: range))
                 } else {
                     playlist.skippedSegments += 1
                     nextProgramDateTime = dated.map { ($0.0, $0.1 + duration) }
@@ -291,11 +305,13 @@ package enum PlaylistParser {
         }
     }
 
-    private static func parseKey(_ attributes: AttributeList, location: String, line: Int) throws(PlaylistError) -> EncryptionKey? {
+    /// The key `attributes` put in force; `nil` for METHOD=NONE.
+    private static func parseKey(_ attributes: AttributeList, format: String, location: String, line: Int) throws(PlaylistError) -> SegmentKey? {
         switch attributes["METHOD"] {
         case "NONE":
             return nil
         case "AES-128":
+            guard format == "identity" else { throw PlaylistError(.wholeSegmentKeyFormat(format), line: line) }
             guard let uri = attributes["URI"] else { throw PlaylistError(.keyWithoutURI, line: line) }
             var iv: [UInt8]?
             if let text = attributes["IV"] {
@@ -304,7 +320,10 @@ package enum PlaylistParser {
                 }
                 iv = bytes
             }
-            return EncryptionKey(uri: Location.resolve(uri, against: location), iv: iv)
+            return .wholeSegment(EncryptionKey(uri: Location.resolve(uri, against: location), iv: iv))
+        case let method? where SampleEncryption.methods.contains(String(method)):
+            // Its URI is a key system's (skd://, data:, a licence server) and never fetched: nothing read here needs it.
+            return .samples(method: String(method))
         case let method:
             throw PlaylistError(.unsupportedKeyMethod(method.map { String($0) }), line: line)
         }
