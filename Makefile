@@ -130,6 +130,8 @@ samples: deps ffmpeg python
 	python3 -c 'import mutagen' 2>/dev/null || python3 -m pip install -q mutagen
 	python3 scripts/lenient_samples.py samples
 	python3 scripts/validator_samples.py samples/validator
+	$(call apt,python3 -c 'import cryptography' 2>/dev/null,python3-cryptography)
+	rm -rf samples/protected && python3 scripts/protected_samples.py samples/protected
 	@du -sh samples
 
 bench: build ffmpeg python chromium

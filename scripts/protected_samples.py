@@ -8,7 +8,11 @@ for HTTP Live Streaming"), with Nielsen tags planted in the clear, and the groun
                   index.m3u8 names a FairPlay key (skd://) and an identity key.
   FOLDER/packed/  AAC packed audio: each segment's timestamp tag, then ADTS frames encrypted as
                   the spec says, Nielsen tags between them in the clear.
-  FOLDER/master.m3u8  both as a variant and its audio rendition, with an EXT-X-SESSION-KEY.
+  FOLDER/fmp4-cbcs/, FOLDER/fmp4-cenc/  the ffmpeg CLI's fMP4 HLS (H.264 + AAC), encrypted here
+                  as ISO/IEC 23001-7 says (encv/enca with sinf/tenc, pssh, senc/saiz/saio, the
+                  trun offsets moved), ID3 in emsg v1 boxes in the clear; Widevine and
+                  PlayReady key tags (and FairPlay for cbcs), METHOD=SAMPLE-AES / SAMPLE-AES-CTR.
+  FOLDER/master.m3u8  the TS as a variant and the packed audio as its rendition, with an EXT-X-SESSION-KEY.
   FOLDER/mislabelled.m3u8  a segment encrypted whole (AES-128) under a SAMPLE-AES key tag:
                   its tags cannot be read, and a reader must say so.
   FOLDER/truth.json   every planted tag: segment, PTS (90 kHz), owner.
@@ -16,7 +20,7 @@ for HTTP Live Streaming"), with Nielsen tags planted in the clear, and the groun
 No key file is written: a reader of timed ID3 must never ask for one. Shares no code with
 id3-meter (tags from validator_samples.py, packets from ts_writer.py).
 Usage: protected_samples.py FOLDER"""
-import json, os, struct, subprocess, sys, tempfile
+import base64, json, os, struct, subprocess, sys, tempfile
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
@@ -282,12 +286,315 @@ def packed_audio(work, folder, truth):
              listed)
 
 
+# ---- fMP4 (ISO/IEC 23001-7 common encryption) ----
+
+WIDEVINE = bytes.fromhex("edef8ba979d64acea3c827dcd51d21ed")
+PLAYREADY = bytes.fromhex("9a04f07998404286ab92e65be0885f95")
+KID = bytes(range(0xA0, 0xB0))
+CONTAINERS = {b"moov", b"trak", b"mdia", b"minf", b"stbl", b"mvex", b"moof", b"traf", b"dinf", b"edts"}
+# Bytes before a sample entry's child boxes (ISO/IEC 14496-12 VisualSampleEntry, AudioSampleEntry v0).
+ENTRY_FIELDS = {b"avc1": 78, b"mp4a": 28}
+
+
+class Box:
+    """A box as type, the bytes before its children (or all its content) and its children."""
+    def __init__(self, kind, head=b"", children=None):
+        self.kind, self.head, self.children = kind, head, children
+
+    def find(self, kind):
+        return next((child for child in self.children or [] if child.kind == kind), None)
+
+    def bytes(self):
+        content = self.head + b"".join(child.bytes() for child in self.children or [])
+        return struct.pack(">I", 8 + len(content)) + self.kind + content
+
+
+def parse_boxes(data, kind=None):
+    boxes, offset = [], 0
+    while offset + 8 <= len(data):
+        size, box_kind = struct.unpack(">I4s", data[offset:offset + 8])
+        assert size >= 8, "box %r of size %d" % (box_kind, size)
+        boxes.append(parse_box(box_kind, data[offset + 8:offset + size]))
+        offset += size
+    return boxes
+
+
+def parse_box(kind, content):
+    if kind in CONTAINERS:
+        return Box(kind, b"", parse_boxes(content))
+    if kind == b"stsd":
+        return Box(kind, content[:8], parse_boxes(content[8:]))
+    if kind in ENTRY_FIELDS:
+        fields = ENTRY_FIELDS[kind]
+        return Box(kind, content[:fields], parse_boxes(content[fields:]))
+    return Box(kind, content)
+
+
+def full_box(kind, version, flags, body):
+    return Box(kind, bytes([version]) + flags.to_bytes(3, "big") + body)
+
+
+def tenc(pattern, constant_iv):
+    """Version 1 (pattern fields); a constant IV (cbcs) or an 8-byte IV in each sample (cenc)."""
+    if constant_iv:
+        body = bytes([0, pattern, 1, 0]) + KID + bytes([16]) + IV
+    else:
+        body = bytes([0, 0, 1, 8]) + KID
+    return full_box(b"tenc", 1, 0, body)
+
+
+def protect_entry(entry, scheme, pattern):
+    """avc1 -> encv, mp4a -> enca, with the sinf saying what it was and how it is encrypted."""
+    sinf = Box(b"sinf", b"", [Box(b"frma", entry.kind), full_box(b"schm", 0, 0, scheme + struct.pack(">I", 0x10000)),
+                                 Box(b"schi", b"", [tenc(pattern, scheme == b"cbcs")])])
+    protected = b"encv" if entry.kind == b"avc1" else b"enca"
+    return Box(protected, entry.head, entry.children + [sinf])
+
+
+def pssh_boxes():
+    widevine = b"\x12\x10" + KID + b"\x48\xe3\xdc\x95\x9b\x06"  # key_id, protection_scheme 'cbcs'
+    header = ('<WRMHEADER xmlns="http://schemas.microsoft.com/DRM/2007/03/PlayReadyHeader" version="4.3.0.0">'
+              '<DATA><PROTECTINFO><KIDS><KID VALUE="oKGio6SlpqeoqaqrrK2urw==" ALGID="AESCBC"/></KIDS></PROTECTINFO>'
+              '</DATA></WRMHEADER>').encode("utf-16-le")
+    record = struct.pack("<HH", 1, len(header)) + header
+    playready = struct.pack("<IH", 6 + len(record), 1) + record
+    return [full_box(b"pssh", 0, 0, system + struct.pack(">I", len(data)) + data)
+            for system, data in ((WIDEVINE, widevine), (PLAYREADY, playready))]
+
+
+def cbcs_pattern(data):
+    """One block in ten, from the first; a chain per subsample from the constant IV."""
+    picked = [o for o in range(0, len(data) - 15, 160)]
+    cipher = cbc(b"".join(data[o:o + 16] for o in picked))
+    out = bytearray(data)
+    for index, o in enumerate(picked):
+        out[o:o + 16] = cipher[index * 16:(index + 1) * 16]
+    return bytes(out)
+
+
+def ctr(data, iv8, offset):
+    """AES-CTR from the sample's 8-byte IV, the counter running on through the sample's subsamples."""
+    counter = iv8 + (offset // 16).to_bytes(8, "big")
+    encryptor = Cipher(algorithms.AES(KEY), modes.CTR(counter)).encryptor()
+    skip = offset % 16
+    return (encryptor.update(bytes(skip) + data) + encryptor.finalize())[skip:]
+
+
+def subsamples(sample):
+    """(clear, protected) pairs of an AVC sample: slice NAL units keep their 4-byte length and 32
+    bytes clear, the rest protected in whole blocks; other NAL units and remainders clear."""
+    pairs, clear, offset = [], 0, 0
+    while offset < len(sample):
+        length = struct.unpack(">I", sample[offset:offset + 4])[0]
+        nal_type = sample[offset + 4] & 0x1F
+        protected = (length - 32) // 16 * 16 if nal_type in (1, 5) and length > 48 else 0
+        clear += 4 + length - protected
+        if protected:
+            while clear > 0xFFFF:
+                pairs.append((0xFFFF, 0))
+                clear -= 0xFFFF
+            pairs.append((clear, protected))
+            clear = 0
+        offset += 4 + length
+    if clear or not pairs:
+        pairs.append((clear, 0))
+    return pairs
+
+
+def encrypt_sample(sample, video, scheme, sample_iv):
+    """The sample encrypted and its subsample pairs (`None`: the whole sample, for audio; CTR to its
+    last byte, CBC to its last whole block)."""
+    if not video and scheme == b"cenc":
+        return ctr(sample, sample_iv, 0), None
+    if not video:
+        whole = len(sample) // 16 * 16
+        return cbc(sample[:whole]) + sample[whole:], None
+    pairs, out, offset, counted = subsamples(sample), bytearray(), 0, 0
+    for clear, protected in pairs:
+        out += sample[offset:offset + clear]
+        part = sample[offset + clear:offset + clear + protected]
+        out += cbcs_pattern(part) if scheme == b"cbcs" else ctr(part, sample_iv, counted)
+        counted += protected
+        offset += clear + protected
+    return bytes(out), pairs
+
+
+def trun_samples(trun, tfhd):
+    """The data offset and (size) of each sample of a `trun` (ffmpeg's: sizes in the run or tfhd's default)."""
+    flags = int.from_bytes(trun.head[1:4], "big")
+    count = struct.unpack(">I", trun.head[4:8])[0]
+    offset, position = 8, None
+    if flags & 0x1:
+        position = struct.unpack(">i", trun.head[8:12])[0]
+        offset += 4
+    if flags & 0x4:
+        offset += 4
+    tfhd_flags = int.from_bytes(tfhd.head[1:4], "big")
+    default_size, field = None, 8 + (8 if tfhd_flags & 0x1 else 0) + (4 if tfhd_flags & 0x2 else 0) + (4 if tfhd_flags & 0x8 else 0)
+    if tfhd_flags & 0x10:
+        default_size = struct.unpack(">I", tfhd.head[field:field + 4])[0]
+    sizes = []
+    for _ in range(count):
+        if flags & 0x100:
+            offset += 4
+        if flags & 0x200:
+            sizes.append(struct.unpack(">I", trun.head[offset:offset + 4])[0])
+            offset += 4
+        else:
+            sizes.append(default_size)
+        offset += (4 if flags & 0x400 else 0) + (4 if flags & 0x800 else 0)
+    return position, sizes
+
+
+def emsg_v1(presentation, message_id, scheme, value, data):
+    body = struct.pack(">IQII", 90_000, presentation, 0, message_id) + scheme + b"\x00" + value + b"\x00" + data
+    return full_box(b"emsg", 1, 0, body).bytes()
+
+
+def encrypt_fragment(data, scheme, video_track, tags, ivs):
+    """A segment (styp, sidx..., moof, mdat) with its samples encrypted, senc/saiz/saio in each
+    traf, `tags` as emsg boxes before the moof, the offsets that moved set again."""
+    boxes, offset, layout = [], 0, []
+    while offset < len(data):
+        size, kind = struct.unpack(">I4s", data[offset:offset + 8])
+        layout.append((kind, offset, size))
+        offset += size
+    moof_start = next(o for k, o, _ in layout if k == b"moof")
+    moof = parse_box(b"moof", data[moof_start + 8:moof_start + dict((k, s) for k, _, s in layout)[b"moof"]])
+    out = bytearray(data)
+    for traf in (box for box in moof.children if box.kind == b"traf"):
+        tfhd, trun = traf.find(b"tfhd"), traf.find(b"trun")
+        assert int.from_bytes(tfhd.head[1:4], "big") & 0x20000, "ffmpeg's fragments are default-base-is-moof"
+        video = struct.unpack(">I", tfhd.head[4:8])[0] == video_track
+        position, sizes = trun_samples(trun, tfhd)
+        sample_start, entries, info_sizes = moof_start + position, b"", []
+        for size in sizes:
+            sample_iv = next(ivs)
+            encrypted, pairs = encrypt_sample(data[sample_start:sample_start + size], video, scheme, sample_iv)
+            out[sample_start:sample_start + size] = encrypted
+            entry = (b"" if scheme == b"cbcs" else sample_iv)
+            if pairs is not None:
+                entry += struct.pack(">H", len(pairs)) + b"".join(struct.pack(">HI", c, p) for c, p in pairs)
+            entries += entry
+            info_sizes.append(len(entry))
+            sample_start += size
+        senc = full_box(b"senc", 0, 2 if video else 0, struct.pack(">I", len(sizes)) + entries)
+        if entries:
+            traf.children += [full_box(b"saiz", 0, 0, bytes([0]) + struct.pack(">I", len(sizes)) + bytes(info_sizes)),
+                              full_box(b"saio", 0, 0, struct.pack(">II", 1, 0))]
+        traf.children.append(senc)
+    old_size = dict((k, s) for k, _, s in layout)[b"moof"]
+    growth = len(moof.bytes()) - old_size
+    # The samples moved by what the moof grew; saio points at each senc's first entry from the moof's start.
+    for traf in (box for box in moof.children if box.kind == b"traf"):
+        trun = traf.find(b"trun")
+        flags = int.from_bytes(trun.head[1:4], "big")
+        if flags & 0x1:
+            position = struct.unpack(">i", trun.head[8:12])[0] + growth
+            trun.head = trun.head[:8] + struct.pack(">i", position) + trun.head[12:]
+    cursor = 8
+    for traf in moof.children:
+        if traf.kind == b"traf":
+            inner = cursor + 8
+            for child in traf.children:
+                if child.kind == b"senc":
+                    senc_entries = inner + 8 + 4 + 4  # header, version/flags, sample_count
+                    saio = traf.find(b"saio")
+                    if saio is not None:
+                        saio.head = saio.head[:8] + struct.pack(">I", senc_entries)
+                inner += len(child.bytes())
+        cursor += len(traf.bytes())
+    serial = moof.bytes()
+    assert len(serial) == old_size + growth
+    emsgs = b"".join(tags)
+    result = bytearray()
+    for kind, start, size in layout:
+        box = bytes(out[start:start + size])
+        if kind == b"sidx":
+            # Each reference spans the emsg boxes, the moof and the mdat: it grew by both.
+            field = 20 + (4 if box[8] == 0 else 8)
+            references = field + (4 if box[8] == 0 else 8) + 4
+            for r in range(references, len(box), 12):
+                size_field = struct.unpack(">I", box[r:r + 4])[0]
+                grown = (size_field & 0x7FFFFFFF) + growth + len(emsgs)
+                box = box[:r] + struct.pack(">I", (size_field & 0x80000000) | grown) + box[r + 4:]
+        if kind == b"moof":
+            result += emsgs + serial
+        else:
+            result += box
+    return bytes(result)
+
+
+def fragmented(work, folder, truth, scheme):
+    """The ffmpeg CLI's fMP4 HLS (H.264 + AAC), encrypted here as `scheme` (cbcs or cenc)."""
+    name = "fmp4-" + scheme.decode()
+    source = os.path.join(work, name)
+    os.makedirs(source, exist_ok=True)
+    ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x90:rate=30", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000",
+            "-t", "12", "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-bf", "0", "-threads", "1",
+            "-c:a", "aac", "-b:a", "32k", "-ac", "1", "-f", "hls", "-hls_segment_type", "fmp4", "-hls_time", "4",
+            "-hls_playlist_type", "vod", "-hls_fmp4_init_filename", "init.mp4",
+            "-hls_segment_filename", os.path.join(source, "seg%d.m4s")], os.path.join(source, "index.m3u8"))
+    init = parse_boxes(open(os.path.join(source, "init.mp4"), "rb").read())
+    moov = next(box for box in init if box.kind == b"moov")
+    video_track, timescale = None, None
+    for trak in (box for box in moov.children if box.kind == b"trak"):
+        stsd = trak.find(b"mdia").find(b"minf").find(b"stbl").find(b"stsd")
+        entry = stsd.children[0]
+        if entry.kind == b"avc1":
+            video_track = struct.unpack(">I", trak.find(b"tkhd").head[12:16])[0]
+            mdhd = trak.find(b"mdia").find(b"mdhd").head
+            timescale = struct.unpack(">I", mdhd[12:16])[0]
+        stsd.children[0] = protect_entry(entry, scheme, 0x19 if entry.kind == b"avc1" else 0)
+    moov.children += pssh_boxes()
+    out_folder = os.path.join(folder, name)
+    os.makedirs(out_folder, exist_ok=True)
+    with open(os.path.join(out_folder, "init.mp4"), "wb") as f:
+        f.write(b"".join(box.bytes() for box in init))
+    names = sorted((n for n in os.listdir(source) if n.endswith(".m4s")), key=lambda n: int(n[3:-4]))
+    starts = []
+    for n in names:
+        moof = next(box for box in parse_boxes(open(os.path.join(source, n), "rb").read()) if box.kind == b"moof")
+        for traf in (box for box in moof.children if box.kind == b"traf"):
+            if struct.unpack(">I", traf.find(b"tfhd").head[4:8])[0] == video_track:
+                tfdt = traf.find(b"tfdt").head
+                starts.append(int.from_bytes(tfdt[4:], "big"))
+    ends = starts[1:] + [starts[-1] + 4 * timescale]
+    ivs = (struct.pack(">Q", 0x1000 + i) for i in range(10 ** 6))
+    schemes = [(b"https://aomedia.org/emsg/ID3", b""), (b"www.nielsen.com:id3:v1", b"1")]
+    time, listed = 0.5, []
+    for index, n in enumerate(names):
+        tags = []
+        while time * timescale < ends[index]:
+            pts = round(time * 90_000)
+            text = owner(len(truth), seconds=time)
+            event_scheme, event_value = schemes[len(tags) % 2]
+            tags.append(emsg_v1(pts, len(truth), event_scheme, event_value, id3(text)))
+            truth.append({"playlist": name + "/index.m3u8", "segment": n, "pts": pts, "owner": text})
+            time += TAG_EVERY
+        data = open(os.path.join(source, n), "rb").read()
+        with open(os.path.join(out_folder, n), "wb") as f:
+            f.write(encrypt_fragment(data, scheme, video_track, tags, ivs))
+        listed.append((n, (ends[index] - starts[index]) / timescale))
+    method = "SAMPLE-AES" if scheme == b"cbcs" else "SAMPLE-AES-CTR"
+    widevine, playready = (base64.b64encode(box.bytes()).decode() for box in pssh_boxes())
+    keys = ['#EXT-X-KEY:METHOD=%s,URI="data:text/plain;base64,%s",KEYID=0x%s,KEYFORMAT="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed",KEYFORMATVERSIONS="1"'
+            % (method, widevine, KID.hex()),
+            '#EXT-X-KEY:METHOD=%s,URI="data:text/plain;charset=UTF-16;base64,%s",KEYFORMAT="com.microsoft.playready",KEYFORMATVERSIONS="1"'
+            % (method, playready)]
+    if scheme == b"cbcs":
+        keys.insert(0, '#EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://id3-meter-sample",KEYFORMAT="com.apple.streamingkeydelivery",KEYFORMATVERSIONS="1"')
+    playlist(os.path.join(out_folder, "index.m3u8"), keys + ['#EXT-X-MAP:URI="init.mp4"'], listed, version=7)
+
+
 def main(folder):
     os.makedirs(folder, exist_ok=True)
     truth = []
     with tempfile.TemporaryDirectory() as work:
         segments = transport_stream(work, folder, truth)
         packed_audio(work, folder, truth)
+        fragmented(work, folder, truth, b"cbcs")
+        fragmented(work, folder, truth, b"cenc")
     with open(os.path.join(folder, "master.m3u8"), "w") as f:
         f.write("\n".join([
             "#EXTM3U", "#EXT-X-VERSION:5",

@@ -27,8 +27,14 @@ struct RunningLineup {
     /// Starts `names` of `server`, each alerting after `alertAfter` seconds; their streams end
     /// (`ServeTests.channel`), so they are configured `vod`: ended, not opened again.
     init(_ names: [String], of server: LineupServer, alertAfter: Double = 2) async throws {
+        try await self.init(channels: Dictionary(uniqueKeysWithValues: names.map { ($0, server.url($0)) }), alertAfter: alertAfter)
+    }
+
+    /// Starts a channel of each name and URL.
+    init(channels: [String: String], alertAfter: Double = 2) async throws {
         let config = try LineupConfig.parse((["defaults: {alert_after: \(alertAfter), vod: true}", "channels:"]
-            + names.map { "  - {name: \($0), url: \"\(server.url($0))\"}" }).joined(separator: "\n"), file: "lineup.yaml")
+            + channels.sorted { $0.key < $1.key }.map { "  - {name: \($0.key), url: \"\($0.value)\"}" })
+            .joined(separator: "\n"), file: "lineup.yaml")
         lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: OutputSet([collected]),
                         logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
         await lineup.apply(config)
