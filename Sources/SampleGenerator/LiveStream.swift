@@ -22,6 +22,8 @@ public struct LiveStream: Sendable {
     public var seed: UInt64 = 0
     /// Segments that carry no tag, as when an encoder loses its watermark feed.
     public var untagged: Range<Int> = 0..<0
+    /// Segments the packager lists as `EXT-X-GAP` (its input failed): no media, 404 if asked for.
+    public var gaps: Range<Int> = 0..<0
 
     /// A packager or origin restart at segment `at`: the window starts afresh there, its media
     /// sequence `shift` from the segments' own numbers (the content, its names and PTS go on),
@@ -59,7 +61,7 @@ public struct LiveStream: Sendable {
 
     /// The Nielsen tags of segment `index`, in order: PTS (33-bit, wrapping) and owner.
     public func tags(inSegment index: Int) -> [(pts: Int64, owner: String)] {
-        guard !untagged.contains(index) else { return [] }
+        guard !untagged.contains(index), !gaps.contains(index) else { return [] }
         var factory = NielsenTagFactory(seed: 1_000 &+ UInt64(index) &+ seed &* 1_000_003)
         let count = max(1, Int((segmentDuration / tagInterval).rounded(.down)))
         return (0..<count).map { k in
@@ -112,8 +114,8 @@ public struct LiveStream: Sendable {
         if let discontinuity { lines.append("#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuity)") }
         for index in first..<published {
             let date = startDate.addingTimeInterval(Double(index) * segmentDuration)
-            lines += ["#EXT-X-PROGRAM-DATE-TIME:\(ProgramDateTime.format(date))",
-                      String(format: "#EXTINF:%.3f,", segmentDuration), "seg\(index).ts"]
+            lines += ["#EXT-X-PROGRAM-DATE-TIME:\(ProgramDateTime.format(date))"] + (gaps.contains(index) ? ["#EXT-X-GAP"] : [])
+                + [String(format: "#EXTINF:%.3f,", segmentDuration), "seg\(index).ts"]
         }
         if let count = segmentCount, published >= count { lines.append("#EXT-X-ENDLIST") }
         if endListGlitch?.contains(published) == true { lines.append("#EXT-X-ENDLIST") }
@@ -131,7 +133,9 @@ public struct LiveStream: Sendable {
         case "live.m3u8": return LocalHTTPServer.Response(body: Array(playlist(at: date).utf8), contentType: "application/vnd.apple.mpegurl")
         default:
             guard request.path.hasPrefix("seg"), request.path.hasSuffix(".ts"),
-                  let index = Int(request.path.dropFirst(3).dropLast(3)), index < publishedCount(at: date) else { return .notFound }
+                  let index = Int(request.path.dropFirst(3).dropLast(3)), index < publishedCount(at: date), !gaps.contains(index) else {
+                return .notFound
+            }
             return LocalHTTPServer.Response(body: segment(index), contentType: "video/mp2t")
         }
     }

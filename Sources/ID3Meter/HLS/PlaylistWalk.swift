@@ -57,6 +57,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         var tried = 0, segmentsRead = 0, bytes: Int64 = 0
         var foundTimedID3 = false
         var saidEncrypted = false
+        // Gaps before the first segment read wait for `.opened`, which that segment's streams make.
+        var gapsBeforeOpening: [MediaEvent] = []
         var number = 0
         while !lanes.isEmpty {
             if number >= lanes.count { number = 0 }
@@ -71,6 +73,15 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             }
             defer { number += 1 }
             await afterEachSegment()
+            if segment.isGap {
+                // Declared missing by the packager: media time without tags, not fetched, not lost.
+                lanes[number].reader.pass(gap: segment) { event in
+                    if opened { deliver(event) } else { gapsBeforeOpening.append(event) }
+                }
+                tried += 1
+                progress?.update(input, bytes: bytes, segments: listed.map { (tried, $0) })
+                continue
+            }
             if !saidEncrypted, let encryption = segment.sampleEncryption {
                 saidEncrypted = true
                 emit(.warning(InputFailure(source: input, .sampleEncrypted(method: encryption.method, keyFormats: encryption.keyFormats))))
@@ -103,6 +114,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 emit(.opened(SourceInfo(variantFrameRate: resolved.variant?.frameRate, videoFrameRate: videoRate,
                                         isLive: !resolved.playlist.hasEndList, targetDuration: resolved.playlist.targetDuration)))
             }
+            gapsBeforeOpening.forEach(deliver)
+            gapsBeforeOpening = []
             held.forEach(deliver)
             if let read {
                 segmentsRead += 1
@@ -125,6 +138,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 number -= 1
             }
         }
+        gapsBeforeOpening.forEach(deliver)
         if segmentsRead > 0, !foundTimedID3 {
             emit(.warning(InputFailure(source: input, .noSegmentHasTimedID3)))
         }

@@ -60,15 +60,8 @@ package final class SegmentReader {
     /// after whatever its bytes up to the failure held). `probeStreams` asks libavformat for its
     /// streams' frame rates.
     public func read(_ segment: Segment, probeStreams: Bool = false, emit: (MediaEvent) -> Void) async -> SegmentRead? {
-        let origin = TagOrigin(source: source, segment: TagOrigin.Segment(
-            uri: segment.uri, mediaSequence: segment.mediaSequence,
-            discontinuitySequence: segment.discontinuitySequence, programDateTime: segment.programDateTime,
-            duration: segment.duration))
-        if let previous, segment.mediaSequence != previous.mediaSequence + 1
-            || segment.discontinuitySequence != previous.discontinuitySequence {
-            extractor.finish(emit: emit)
-        }
-        previous = segment
+        let origin = TagOrigin(source: source, segment: Self.origin(of: segment))
+        follow(segment, emit: emit)
         if let note = segment.note { emit(.warning(InputFailure(source: source, segment: segment.uri, .segmentNote(note)))) }
         let failed = { (error: SegmentLoadError) in
             InputFailure(source: self.source, segment: segment.uri, .segmentSkipped(mediaSequence: segment.mediaSequence, error))
@@ -106,6 +99,28 @@ package final class SegmentReader {
         let read = end?.origin ?? origin
         if let segment = read.segment { emit(.segment(segment)) }
         return SegmentRead(origin: read, streams: streams, hasTimedID3: end?.hasTimedID3 ?? false, byteCount: attempt.byteCount)
+    }
+
+    /// Passes an `EXT-X-GAP` segment without fetching it: its media time, without tags. What
+    /// waited for a continuation is handed over, since the media that would carry it is missing.
+    public func pass(gap segment: Segment, emit: (MediaEvent) -> Void) {
+        follow(segment, emit: emit)
+        extractor.finish(emit: emit)
+        emit(.segment(Self.origin(of: segment)))
+    }
+
+    private static func origin(of segment: Segment) -> TagOrigin.Segment {
+        TagOrigin.Segment(uri: segment.uri, mediaSequence: segment.mediaSequence, discontinuitySequence: segment.discontinuitySequence,
+                          programDateTime: segment.programDateTime, duration: segment.duration, isGap: segment.isGap)
+    }
+
+    /// `segment` comes next: the extractor's state is finished when it does not continue the last.
+    private func follow(_ segment: Segment, emit: (MediaEvent) -> Void) {
+        if let previous, segment.mediaSequence != previous.mediaSequence + 1
+            || segment.discontinuitySequence != previous.discontinuitySequence {
+            extractor.finish(emit: emit)
+        }
+        previous = segment
     }
 
     /// Hands over whatever is still waiting for a continuation that will not come.

@@ -28,15 +28,19 @@ extension TagOrigin {
         public var startPTS: Int64?
         /// EXTINF: how much media time the segment adds to a player's buffer.
         public var duration: Double?
+        /// `EXT-X-GAP`: the packager declared the segment missing. It was not fetched; it is
+        /// media time without tags, not a lost segment.
+        public var isGap: Bool
 
         public init(uri: String, mediaSequence: Int, discontinuitySequence: Int = 0, programDateTime: Date? = nil,
-                    startPTS: Int64? = nil, duration: Double? = nil) {
+                    startPTS: Int64? = nil, duration: Double? = nil, isGap: Bool = false) {
             self.uri = uri
             self.mediaSequence = mediaSequence
             self.discontinuitySequence = discontinuitySequence
             self.programDateTime = programDateTime
             self.startPTS = startPTS
             self.duration = duration
+            self.isGap = isGap
         }
     }
 }

@@ -73,6 +73,8 @@ package struct Segment: Sendable, Equatable {
     public var key: EncryptionKey?
     /// Sample encryption: read as it is, no key fetched.
     public var sampleEncryption: SampleEncryption?
+    /// `EXT-X-GAP`: the packager says the segment is missing; it is not fetched.
+    public var isGap = false
     /// `EXT-X-MAP`: the segment needs an initialisation section (fMP4), maybe a sub-range of its resource.
     public var mapURI: String?
     public var mapByteRange: ByteRange?

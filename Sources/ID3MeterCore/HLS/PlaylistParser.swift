@@ -183,6 +183,7 @@ package enum PlaylistParser {
         var mapURI: String?
         var mapByteRange: ByteRange?
         var byteRange: (text: Substring, line: Int)?
+        var gap = false
         /// Where the last sub-range ended, by resource: a range without an offset follows it.
         var rangeEnds: [String: Int] = [:]
         // Dates are read when a segment that is kept needs one: a skipped segment's is carried as
@@ -236,6 +237,8 @@ package enum PlaylistParser {
                 byteRange = (value, lineNumber)
             } else if let value = line.tagValue("#EXT-X-PLAYLIST-TYPE") {
                 playlist.playlistType = String(value)
+            } else if line == "#EXT-X-GAP" {
+                gap = true
             } else if line == "#EXT-X-ENDLIST" {
                 playlist.hasEndList = true
             } else if !line.isEmpty, !line.hasPrefix("#") {
@@ -272,7 +275,7 @@ package enum PlaylistParser {
                         uri: uri, duration: duration, note: note, mediaSequence: sequence,
                         discontinuitySequence: playlist.discontinuitySequence + discontinuities,
                         programDateTime: date, key: keys.lazy.compactMap(\.key.wholeSegment).first,
-                        sampleEncryption: SampleEncryption(keys), mapURI: mapURI, mapByteRange: mapByteRange, byteRange: range))
+                        sampleEncryption: SampleEncryption(keys), isGap: gap, mapURI: mapURI, mapByteRange: mapByteRange, byteRange: range))
                 } else {
                     playlist.skippedSegments += 1
                     nextProgramDateTime = dated.map { ($0.0, $0.1 + duration) }
@@ -281,6 +284,7 @@ package enum PlaylistParser {
                 extinf = nil
                 programDateTime = nil
                 byteRange = nil
+                gap = false
             }
         }
         // A date no segment took is still checked.

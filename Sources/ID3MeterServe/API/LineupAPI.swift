@@ -176,6 +176,7 @@ struct ChannelView: Encodable {
     var placeholder: Int
     var segmentsRead: Int
     var segmentsFailed: Int
+    var segmentsGap: Int
     var playlistReloadFailures: Int
     var restarts: Int
     var stallSeconds: Double
@@ -196,6 +197,7 @@ struct ChannelView: Encodable {
         placeholder = status.placeholder
         segmentsRead = status.segmentsRead
         segmentsFailed = status.segmentsFailed
+        segmentsGap = status.segmentsGap
         playlistReloadFailures = status.playlistReloadFailures
         restarts = status.restarts
         stallSeconds = status.stallSeconds
@@ -206,7 +208,7 @@ struct ChannelView: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case name, state, lastTag = "last_tag", lastTagAgeSeconds = "last_tag_age_seconds", delivered, invalid, placeholder
-        case segmentsRead = "segments_read", segmentsFailed = "segments_failed"
+        case segmentsRead = "segments_read", segmentsFailed = "segments_failed", segmentsGap = "segments_gap"
         case playlistReloadFailures = "playlist_reload_failures", restarts, stallSeconds = "stall_seconds", alerts
         case failingChecks = "failing_checks", source, timeline
     }

@@ -183,9 +183,15 @@ public final class ChannelRun: Sendable {
             case .opened(let info):
                 state.watch.opened(isLive: info.isLive, targetDuration: info.targetDuration, at: at)
                 if state.status.state == .failed || state.status.state == .ended { state.status.state = .joining }
-            case .segment:
+            case .segment(let segment):
+                // A declared gap is the playlist moving on, without media to read.
                 state.watch.segmentRead(at: at)
-                state.status.segmentsRead += 1
+                if segment.isGap {
+                    state.status.segmentsGap += 1
+                    metrics.segmentsGap.increment()
+                } else {
+                    state.status.segmentsRead += 1
+                }
             case .failure(let failure):
                 switch failure.kind {
                 case .segmentSkipped:

@@ -28,6 +28,8 @@ public struct ChannelStatus: Sendable, Equatable {
     public var placeholder: Int { tags.placeholder }
     public var segmentsRead = 0
     public var segmentsFailed = 0
+    /// Segments the packager declared missing (`EXT-X-GAP`), passed without a fetch.
+    public var segmentsGap = 0
     public var playlistReloadFailures = 0
     /// Seconds its playback waited on an empty buffer.
     public var stallSeconds = 0.0

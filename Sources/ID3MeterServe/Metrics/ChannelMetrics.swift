@@ -8,6 +8,8 @@ struct ChannelMetrics: Sendable {
     let invalid: Counter
     let placeholder: Counter
     let segmentsFailed: Counter
+    /// Segments the packager declared missing (`EXT-X-GAP`): not fetched, not failed.
+    let segmentsGap: Counter
     let reloadFailures: Counter
     let lastTagAge: Gauge
     let alerts: [TagLossWatch.Alert: Gauge]
@@ -25,6 +27,7 @@ struct ChannelMetrics: Sendable {
         invalid = Counter(label: "id3meter_tags_invalid_total", dimensions: dimensions, factory: factory)
         placeholder = Counter(label: "id3meter_tags_placeholder_total", dimensions: dimensions, factory: factory)
         segmentsFailed = Counter(label: "id3meter_segments_failed_total", dimensions: dimensions, factory: factory)
+        segmentsGap = Counter(label: "id3meter_segments_gap_total", dimensions: dimensions, factory: factory)
         reloadFailures = Counter(label: "id3meter_playlist_reload_failures_total", dimensions: dimensions, factory: factory)
         lastTagAge = Gauge(label: "id3meter_last_tag_age_seconds", dimensions: dimensions, factory: factory)
         failingChecks = Gauge(label: "id3meter_channel_failing_checks", dimensions: dimensions, factory: factory)
@@ -34,7 +37,7 @@ struct ChannelMetrics: Sendable {
             (alert, Gauge(label: "id3meter_channel_alert", dimensions: dimensions + [("alert", alert.rawValue)], factory: factory))
         })
         // Every series exists from the start, so a channel that never delivers still shows 0.
-        [delivered, invalid, placeholder, segmentsFailed, reloadFailures].forEach { $0.increment(by: 0) }
+        [delivered, invalid, placeholder, segmentsFailed, segmentsGap, reloadFailures].forEach { $0.increment(by: 0) }
         stall.increment(by: 0)
         alerts.values.forEach { $0.record(0) }
         failingChecks.record(0)
@@ -44,7 +47,7 @@ struct ChannelMetrics: Sendable {
 extension ChannelMetrics {
     /// Removes the channel's series: it has left the line-up.
     func destroy() {
-        [delivered, invalid, placeholder, segmentsFailed, reloadFailures].forEach { $0.destroy() }
+        [delivered, invalid, placeholder, segmentsFailed, segmentsGap, reloadFailures].forEach { $0.destroy() }
         ([lastTagAge, failingChecks] + Array(alerts.values)).forEach { $0.destroy() }
         pacing.destroy()
         stall.destroy()
