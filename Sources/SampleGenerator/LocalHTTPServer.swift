@@ -91,8 +91,8 @@ public final class LocalHTTPServer: @unchecked Sendable {
     }
 
     /// A server for the files below `root`.
-    public convenience init(serving root: URL) throws {
-        try self.init { request in request.method == "GET" ? .file(request.path, in: root) : .notFound }
+    public convenience init(host: String = "127.0.0.1", serving root: URL) throws {
+        try self.init(host: host) { request in request.method == "GET" ? .file(request.path, in: root) : .notFound }
     }
 
     public var baseURL: String { "http://\(host):\(port)" }

@@ -7,15 +7,26 @@ struct LostSegmentRun {
         case goOn
         case stillFollowing(lost: Int)
         case giveUp(lost: Int)
+
+        /// The segments lost in a row, when the run has reached the limit.
+        var lostAtLimit: Int? {
+            switch self {
+            case .goOn: nil
+            case .stillFollowing(let lost), .giveUp(let lost): lost
+            }
+        }
     }
 
     let limit: Int
     private var count = 0
+    /// The media sequence of the first segment of the run.
+    private(set) var firstLost: Int?
 
     init(limit: Int) { self.limit = limit }
 
-    mutating func record(read: Bool, finite: Bool) -> Verdict {
+    mutating func record(_ sequence: Int, read: Bool, finite: Bool) -> Verdict {
         count = read ? 0 : count + 1
+        firstLost = read ? nil : firstLost ?? sequence
         guard count == limit else { return .goOn }
         return finite ? .giveUp(lost: count) : .stillFollowing(lost: count)
     }

@@ -18,6 +18,10 @@ enum PlaylistEvent: Sendable {
     case discontinuityWentBack(from: Int, to: Int)
     /// A reload failed; the follower waits and tries again.
     case reloadFailed(SegmentLoadError)
+    /// The playlist is read from `to` now, a redundant copy of `from` (`onBackup` unless it is the
+    /// first choice), at the same media sequence: `lostInARow` segments could not be read from
+    /// `from`, else its reloads failed; `cause` is the last error.
+    case switched(from: String, to: String, onBackup: Bool, lostInARow: Int?, cause: any Error & Sendable)
 }
 
 /// Follows a media playlist the way RFC 8216 §6.3.4 asks of a client: reload no sooner than
@@ -34,6 +38,11 @@ enum PlaylistEvent: Sendable {
 ///
 /// Its events are pulled: a reload waits until the segments before it were taken, as a player
 /// fetches the next playlist once it has queued the last one's segments.
+///
+/// A variant served redundantly (several hosts or pathways) is followed from one copy at a
+/// time; when its reloads fail twice in a row, or the reader cannot get its segments
+/// (`Iterator.failOver`), the next copy is loaded at once and followed from the same media
+/// sequence, as players do: the copies list the same segments under the same numbers.
 struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
     typealias Element = PlaylistEvent
 
@@ -50,6 +59,13 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     /// it stands.
     var reloads: Bool
     var clock: C
+    /// Redundant copies of the playlist, in the order to try them after `location`.
+    var backups: [String] = []
+    /// The master playlist the copies were listed in: each must be one it may reference.
+    var master: String?
+
+    /// Reloads failed in a row before a redundant copy is tried.
+    static var reloadFailuresBeforeSwitching: Int { 2 }
 
     /// A follower of the media playlist at `location`, joining `liveStart` segments from a live end.
     init(location: String, first: MediaPlaylist, loader: PlaylistLoader, liveStart: Int = 3, resumeAt: Int? = nil,
@@ -70,6 +86,12 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
     struct Iterator: AsyncIteratorProtocol {
         private let follower: PlaylistFollower
+        /// The playlist and its copies; `path` is the one read.
+        private let paths: [String]
+        private var path = 0
+        /// Just switched: a copy still behind the one left is waited for, not read as a step back.
+        private var switched = false
+        private var loadNow = false
         /// A playlist loaded and not yet looked at.
         private var loaded: MediaPlaylist?
         private var pending = Deque<PlaylistEvent>()
@@ -87,6 +109,7 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
         init(_ follower: PlaylistFollower) {
             self.follower = follower
+            paths = [follower.location] + follower.backups
             loaded = follower.first
             resuming = follower.resumeAt
             lastLoad = follower.clock.now
@@ -110,6 +133,13 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         /// The events of a playlist just loaded.
         private mutating func take(_ playlist: MediaPlaylist) {
             loadStarted = follower.clock.now
+            if switched, let next, let last = playlist.lastSequence, last < next - 1 {
+                // The copy has not caught up: nothing new yet, and nothing to read again.
+                changed = false
+                if playlist.hasEndList || !follower.reloads { ended = true }
+                return
+            }
+            switched = false
             if next == nil {
                 let listed = playlist.skippedSegments + playlist.segments.count
                 let fromFirst = playlist.hasEndList || !follower.reloads
@@ -150,7 +180,9 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         private mutating func reload() async {
             let interval = Duration.seconds(Swift.max(target, 0.5))
             let clock = follower.clock
-            if failures == 0 {
+            if loadNow {
+                loadNow = false
+            } else if failures == 0 {
                 try? await clock.sleep(until: loadStarted.advanced(by: changed ? interval : interval / 2), tolerance: nil)
             } else {
                 // Back off up to four target durations; a live window outlasts a short outage.
@@ -161,17 +193,49 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 // Only what is new is made, once where to start is known; a sequence that
                 // went back needs the whole list to find what was not read.
                 let floor = resuming == nil ? next : nil
-                var playlist = try await follower.loader.loadMedia(follower.location, targetDuration: target,
+                let location = paths[path]
+                var playlist = try await follower.loader.loadMedia(location, referencedBy: follower.master, targetDuration: target,
                                                                    keeping: floor.map { .from($0) } ?? .all)
                 if let floor, playlist.skippedSegments > 0, let last = playlist.lastSequence, last < floor - 1 {
-                    playlist = try await follower.loader.loadMedia(follower.location, targetDuration: target)
+                    playlist = try await follower.loader.loadMedia(location, referencedBy: follower.master, targetDuration: target)
                 }
                 failures = 0
                 loaded = playlist
             } catch {
                 failures += 1
                 pending.append(.reloadFailed(error))
+                if paths.count > 1, failures >= PlaylistFollower.reloadFailuresBeforeSwitching {
+                    switchPath(lostInARow: nil, cause: error)
+                }
             }
+        }
+
+        /// Segments from `sequence` on could not be read, `lostInARow` of them: read on from the
+        /// next copy of the playlist, from `sequence`, what it still lists. `false` when there
+        /// is no copy.
+        mutating func failOver(from sequence: Int, lostInARow: Int, cause: any Error & Sendable) -> Bool {
+            guard paths.count > 1 else { return false }
+            rewind(to: sequence)
+            switchPath(lostInARow: lostInARow, cause: cause)
+            return true
+        }
+
+        /// Just switched to a copy: its segments from `sequence` on are read, though the copy
+        /// left listed them (they failed there).
+        mutating func rewind(to sequence: Int) {
+            pending.removeAll { if case .segment = $0 { true } else { false } }
+            next = Swift.min(next ?? sequence, sequence)
+            ended = false
+        }
+
+        private mutating func switchPath(lostInARow: Int?, cause: any Error & Sendable) {
+            let from = paths[path]
+            path = (path + 1) % paths.count
+            pending.append(.switched(from: from, to: paths[path], onBackup: path != 0, lostInARow: lostInARow, cause: cause))
+            failures = 0
+            switched = true
+            loadNow = true
+            loaded = nil
         }
     }
 

@@ -37,8 +37,8 @@ struct PlaylistLoader: Sendable {
     }
 
     /// The playlist at `location` and, when it is a master playlist, the media playlist of the
-    /// chosen variant, with its audio rendition noted. `keeping` says which of the media
-    /// playlist's segments are made.
+    /// chosen variant, with its audio rendition and redundant copies noted (the first copy that
+    /// loads is read). `keeping` says which of the media playlist's segments are made.
     func resolve(_ location: String, keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError)
         -> ResolvedPlaylist {
         switch try await load(location, keeping: window) {
@@ -48,8 +48,19 @@ struct PlaylistLoader: Sendable {
             guard let chosen = variant.pick(from: master.variants) else {
                 throw .noSuchVariant(variant, count: master.variants.count)
             }
-            let media = try await loadMedia(chosen.uri, referencedBy: location, keeping: window)
-            return ResolvedPlaylist(location: chosen.uri, variant: chosen, playlist: media, audio: master.audioRendition(for: chosen))
+            let paths = master.paths(for: chosen)
+            var firstError: SegmentLoadError?
+            for (index, path) in paths.enumerated() {
+                do throws(SegmentLoadError) {
+                    let media = try await loadMedia(path.uri, referencedBy: location, keeping: window)
+                    return ResolvedPlaylist(location: path.uri, variant: path, playlist: media, audio: master.audioRendition(for: path),
+                                            backups: (paths[(index + 1)...] + paths[..<index]).map(\.uri), master: location,
+                                            firstChoiceFailed: firstError.map { (paths[0].uri, $0) })
+                } catch {
+                    firstError = firstError ?? error
+                }
+            }
+            throw firstError ?? .noSuchVariant(variant, count: master.variants.count)
         }
     }
 }
@@ -62,4 +73,10 @@ struct ResolvedPlaylist: Sendable {
     var playlist: MediaPlaylist
     /// The variant's audio rendition with a playlist of its own, which may carry the tags instead.
     var audio: Rendition?
+    /// Redundant copies of the media playlist, in the order to try them.
+    var backups: [String] = []
+    /// The master playlist, when there is one.
+    var master: String?
+    /// The copy the master put first, when it could not be loaded and `location` is another.
+    var firstChoiceFailed: (location: String, cause: SegmentLoadError)?
 }

@@ -30,7 +30,12 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         var lost: LostSegmentRun
         var isFinite: Bool
         var listed: [Segment]
+        /// Tags delivered from segments whose read failed, by media sequence, while a copy may read them again.
+        var partialTags: [Int: Set<String>] = [:]
     }
+
+    /// What tells a tag read twice (from a rendition and its variant, or two copies of a segment).
+    private static func key(_ timed: TimedTag) -> String { "\(timed.pts ?? -1) \(timed.tag.frames)" }
 
     /// `afterEachSegment` is awaited once a segment's events are out (a consumer's room to wait for).
     func run(emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void = {}) async {
@@ -40,7 +45,11 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         do { resolved = try await loader.resolve(input, keeping: window) } catch {
             return emit(.failure(InputFailure(source: input, .playlist(error))))
         }
-        var lanes = [lane(resolved.location, resolved.playlist)]
+        if let (location, cause) = resolved.firstChoiceFailed {
+            emit(.warning(InputFailure(source: input, .switchedPath(from: location, to: resolved.location, onBackup: true,
+                                                                    lostInARow: nil, cause))))
+        }
+        var lanes = [lane(resolved.location, resolved.playlist, backups: resolved.backups, master: resolved.master)]
         var rendition: String? = resolved.audio?.uri
         if rule == .both, let audio = rendition {
             rendition = nil
@@ -50,7 +59,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         var seen = Set<String>()
         let both = lanes.count > 1
         func deliver(_ event: MediaEvent) {
-            if both, case .tag(let timed) = event, !seen.insert("\(timed.pts ?? -1) \(timed.tag.frames)").inserted { return }
+            if both, case .tag(let timed) = event, !seen.insert(Self.key(timed)).inserted { return }
             emit(event)
         }
         var opened = false
@@ -68,6 +77,11 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 continue
             }
             guard case .segment(let segment) = event else {
+                if case .switched = event, let first = lanes[number].lost.firstLost {
+                    // The segments that failed on the host left are read from the copy.
+                    lanes[number].follower.rewind(to: first)
+                    lanes[number].lost = LostSegmentRun(limit: lanes[number].lost.limit)
+                }
                 playlistEvent(event, emit: emit)
                 continue
             }
@@ -91,9 +105,24 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             let holding = !opened || rendition != nil
             var held: [MediaEvent] = []
             var completed: TagOrigin.Segment?
+            // Tags a failed read of this segment delivered from another copy are not delivered again.
+            let delivered = lanes[number].partialTags[segment.mediaSequence] ?? []
+            var tagsRead: Set<String> = []
+            var cause: (any Error & Sendable)?
             let read = await lanes[number].reader.read(segment, probeStreams: probe) { event in
-                if completed == nil, case .tag(let timed) = event { completed = timed.origin.segment }
+                if case .tag(let timed) = event {
+                    if completed == nil { completed = timed.origin.segment }
+                    let key = Self.key(timed)
+                    tagsRead.insert(key)
+                    if delivered.contains(key) { return }
+                }
+                if case .failure(let failure) = event, case .segmentSkipped = failure.kind { cause = failure.cause }
                 if holding { held.append(event) } else { deliver(event) }
+            }
+            if read == nil {
+                lanes[number].partialTags[segment.mediaSequence, default: []].formUnion(tagsRead)
+            } else {
+                lanes[number].partialTags = lanes[number].partialTags.filter { $0.key > segment.mediaSequence }
             }
             tried += 1
             bytes += read?.byteCount ?? 0
@@ -126,7 +155,14 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 completed.duration = nil
                 emit(.segment(completed))
             }
-            switch lanes[number].lost.record(read: read != nil, finite: lanes[number].isFinite) {
+            let verdict = lanes[number].lost.record(segment.mediaSequence, read: read != nil, finite: lanes[number].isFinite)
+            // A redundant copy of the playlist may still have what this host would not give.
+            if let lost = verdict.lostAtLimit, let first = lanes[number].lost.firstLost, let cause,
+               lanes[number].follower.failOver(from: first, lostInARow: lost, cause: cause) {
+                lanes[number].lost = LostSegmentRun(limit: lanes[number].lost.limit)
+                continue
+            }
+            switch verdict {
             case .goOn:
                 break
             case .stillFollowing(let lost):
@@ -144,9 +180,11 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    private func lane(_ location: String, _ playlist: MediaPlaylist) -> Lane {
-        let follower = PlaylistFollower(location: location, first: playlist, loader: loader, liveStart: liveStart, resumeAt: resumeAt,
+    private func lane(_ location: String, _ playlist: MediaPlaylist, backups: [String] = [], master: String? = nil) -> Lane {
+        var follower = PlaylistFollower(location: location, first: playlist, loader: loader, liveStart: liveStart, resumeAt: resumeAt,
                                         reloads: reloads, clock: clock)
+        follower.backups = backups
+        follower.master = master
         return Lane(location: location, follower: follower.makeAsyncIterator(),
                     reader: SegmentReader(source: input, playlist: location, targetDuration: playlist.targetDuration, fetcher: loader.fetcher),
                     lost: LostSegmentRun(limit: loader.fetcher.limits.maximumConsecutiveLostSegments),
@@ -172,6 +210,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         case .renumbered(let from, let to): emit(.warning(InputFailure(source: input, .renumbered(from: from, to: to))))
         case .discontinuityWentBack(let from, let to):
             emit(.warning(InputFailure(source: input, .discontinuitySequenceWentBack(from: from, to: to))))
+        case .switched(let from, let to, let onBackup, let lost, let cause):
+            emit(.warning(InputFailure(source: input, .switchedPath(from: from, to: to, onBackup: onBackup, lostInARow: lost, cause))))
         }
     }
 }

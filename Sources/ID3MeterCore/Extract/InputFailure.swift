@@ -71,12 +71,17 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         case nothingReadable(extensions: [String])
         /// Problems of one kind past the first few: how many, and the last of them.
         case heldBack(count: Int, last: String)
+        /// The media playlist's host failed and reading goes on from a redundant copy of the
+        /// variant (`to`, `onBackup` unless it is the master's first choice), at the same media
+        /// sequence: `lostInARow` segments in a row could not be read there, else its reloads
+        /// failed (`cause`).
+        case switchedPath(from: String, to: String, onBackup: Bool, lostInARow: Int?, any Error & Sendable)
 
         /// The error value underneath, when there is one.
         public var cause: (any Error & Sendable)? {
             switch self {
             case .cannotOpen(let error), .readFailed(_, let error, _), .playlist(let error), .audioRendition(let error),
-                 .reloadFailed(let error), .segmentSkipped(_, let error):
+                 .reloadFailed(let error), .segmentSkipped(_, let error), .switchedPath(_, _, _, _, let error):
                 error
             case .damage(let damage): damage
             default: nil
@@ -123,6 +128,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
             case .noMatch: "no file matches this pattern"
             case .nothingReadable(let extensions): "no file id3-meter reads in this folder (.\(extensions.joined(separator: ", .")))"
             case .heldBack(let count, let last): "\(count) more like this (not listed): \(last)"
+            case .switchedPath(let from, let to, let onBackup, let lost, let error):
+                "\(lost.map { "\($0) segments in a row could not be read" } ?? "its playlist could not be reloaded") from \(from) "
+                    + "(\(error)); reading on from the \(onBackup ? "redundant" : "first") copy at \(to)"
             }
         }
     }

@@ -10,12 +10,24 @@ package enum Playlist: Sendable {
 package struct MasterPlaylist: Sendable {
     public var variants: [Variant]
     public var renditions: [Rendition]
+    /// `EXT-X-CONTENT-STEERING` `PATHWAY-ID`: the pathway to start on.
+    public var steeringPathway: String?
 
     /// The audio rendition a player would play with `variant`: its group's DEFAULT, else the
     /// group's first with a URI of its own (one without is muxed into the variant).
     public func audioRendition(for variant: Variant) -> Rendition? {
         let group = renditions.filter { $0.type == "AUDIO" && $0.groupID == variant.audioGroup && $0.uri != nil }
         return group.first(where: \.isDefault) ?? group.first
+    }
+
+    /// `variant` and its redundant copies (RFC 8216bis 6.3.x: the same encoding on other hosts
+    /// or pathways, told by everything but the URI), the steering's pathway first, else in the
+    /// playlist's order with `variant` first: where a player goes when a host fails.
+    public func paths(for variant: Variant) -> [Variant] {
+        let copies = variants.filter { $0.uri != variant.uri && $0.isRedundantCopy(of: variant) }
+        let paths = [variant] + copies
+        guard let preferred = steeringPathway else { return paths }
+        return paths.filter { $0.pathway == preferred } + paths.filter { $0.pathway != preferred }
     }
 }
 
@@ -27,6 +39,13 @@ package struct Variant: Sendable, Equatable {
     public var resolution: String?
     public var codecs: String?
     public var audioGroup: String?
+    /// `PATHWAY-ID`: the content-steering pathway (CDN) it is on.
+    public var pathway: String?
+
+    /// The same encoding: a redundant stream's audio group may differ, its own host's.
+    func isRedundantCopy(of other: Variant) -> Bool {
+        bandwidth == other.bandwidth && frameRate == other.frameRate && resolution == other.resolution && codecs == other.codecs
+    }
 }
 
 /// `EXT-X-MEDIA`: an alternative rendition (audio, subtitles, ...).

@@ -147,9 +147,12 @@ package enum PlaylistParser {
     private static func parseMaster(_ lines: [Substring], location: String) throws(PlaylistError) -> MasterPlaylist {
         var variants: [Variant] = []
         var renditions: [Rendition] = []
+        var pathway: String?
         var pending: (attributes: AttributeList, line: Int)?
         for (index, line) in lines.enumerated() {
-            if let value = line.tagValue("#EXT-X-STREAM-INF") {
+            if let value = line.tagValue("#EXT-X-CONTENT-STEERING") {
+                pathway = AttributeList(value)["PATHWAY-ID"]
+            } else if let value = line.tagValue("#EXT-X-STREAM-INF") {
                 pending = (AttributeList(value), index + 1)
             } else if let value = line.tagValue("#EXT-X-MEDIA") {
                 let attributes = AttributeList(value)
@@ -166,11 +169,12 @@ package enum PlaylistParser {
                 }
                 variants.append(Variant(uri: Location.resolve(String(line), against: location), bandwidth: bandwidth,
                                         frameRate: attributes.decimal("FRAME-RATE"), resolution: attributes["RESOLUTION"],
-                                        codecs: attributes["CODECS"], audioGroup: attributes["AUDIO"]))
+                                        codecs: attributes["CODECS"], audioGroup: attributes["AUDIO"],
+                                        pathway: attributes["PATHWAY-ID"]))
                 pending = nil
             }
         }
-        return MasterPlaylist(variants: variants, renditions: renditions)
+        return MasterPlaylist(variants: variants, renditions: renditions, steeringPathway: pathway)
     }
 
     private static func parseMedia(_ lines: some Sequence<Substring>, location: String, floor: Int?) throws(PlaylistError) -> MediaPlaylist {
@@ -216,7 +220,7 @@ package enum PlaylistParser {
                 programDateTime = (value, lineNumber)
             } else if let value = line.tagValue("#EXT-X-KEY") {
                 let attributes = AttributeList(value)
-                let format = attributes["KEYFORMAT"].map { String($0) } ?? "identity"
+                let format = attributes["KEYFORMAT"] ?? "identity"
                 keys.removeAll { $0.format == format }
                 switch try parseKey(attributes, format: format, location: location, line: lineNumber) {
                 case nil: keys.removeAll()

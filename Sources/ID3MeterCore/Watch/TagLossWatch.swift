@@ -12,6 +12,9 @@ package struct TagLossWatch: Sendable {
         case onlyUncreditableTags = "only_uncreditable_tags"
         /// A live playlist has not brought a new segment for three target durations.
         case playlistStale = "playlist_stale"
+        /// The stream is read from a redundant copy, not the master playlist's first choice:
+        /// its first host failed, and there is no spare left if this one does.
+        case onBackup = "on_backup"
 
         public static func < (lhs: Alert, rhs: Alert) -> Bool {
             allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -38,6 +41,7 @@ package struct TagLossWatch: Sendable {
     private var lastCreditable: Double?
     private var lastSegment: Double?
     private var staleAfter: Double?
+    private var onBackup = false
     private let start: Double
 
     public init(alertAfter: Double = 30, start: Double = 0) {
@@ -60,6 +64,11 @@ package struct TagLossWatch: Sendable {
         lastSegment = now
     }
 
+    /// The stream is read from a redundant copy (`onBackup`), or from its first choice again.
+    public mutating func pathChanged(onBackup: Bool) {
+        self.onBackup = onBackup
+    }
+
     /// The alerts that started or ended by `now`, in a fixed order.
     public mutating func check(at now: Double) -> [Change] {
         var due: Set<Alert> = []
@@ -69,6 +78,7 @@ package struct TagLossWatch: Sendable {
             due.insert(.onlyUncreditableTags)
         }
         if let staleAfter, let lastSegment, now - lastSegment >= staleAfter { due.insert(.playlistStale) }
+        if onBackup { due.insert(.onBackup) }
         let started = due.subtracting(active).map { Change(alert: $0, active: true, at: now) }
         let ended = active.subtracting(due).map { Change(alert: $0, active: false, at: now) }
         active = due

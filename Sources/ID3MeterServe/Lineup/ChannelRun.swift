@@ -218,6 +218,11 @@ public final class ChannelRun: Sendable {
         if case .warning(let warning) = event {
             log.log(.warning, "channel \(config.name): \(warning)")
             await write(.warning(warning.kind.description, channel: config.name, at: Date()))
+            if case .switchedPath(_, _, let onBackup, _, _) = warning.kind {
+                state.withLock { $0.watch.pathChanged(onBackup: onBackup) }
+                metrics.pathSwitches.increment()
+                await check()
+            }
         }
         if case .segment = event { await check() }
     }
@@ -251,7 +256,8 @@ public final class ChannelRun: Sendable {
             state.status.alerts = state.watch.active
             switch state.status.state {
             case .failed, .ended: break
-            case _ where !state.watch.active.isEmpty: state.status.state = .stalled
+            // Read from a backup is still playing.
+            case _ where !state.watch.active.subtracting([.onBackup]).isEmpty: state.status.state = .stalled
             case _ where state.watch.lastTag != nil: state.status.state = .playing
             default: break
             }
@@ -286,6 +292,7 @@ public final class ChannelRun: Sendable {
         case .noTags: "no Nielsen tag for \(seconds) s"
         case .onlyUncreditableTags: "only invalid or placeholder-CID tags for \(seconds) s"
         case .playlistStale: "the playlist has not advanced for three target durations"
+        case .onBackup: "read from a redundant copy of the stream: its first host failed"
         }
     }
 }

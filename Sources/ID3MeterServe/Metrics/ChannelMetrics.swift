@@ -11,6 +11,8 @@ struct ChannelMetrics: Sendable {
     /// Segments the packager declared missing (`EXT-X-GAP`): not fetched, not failed.
     let segmentsGap: Counter
     let reloadFailures: Counter
+    /// Switches from one redundant copy of the stream to another (`on_backup` says which is read).
+    let pathSwitches: Counter
     let lastTagAge: Gauge
     let alerts: [TagLossWatch.Alert: Gauge]
     /// How many of the QA report's checks the channel's tags fail.
@@ -29,6 +31,7 @@ struct ChannelMetrics: Sendable {
         segmentsFailed = Counter(label: "id3meter_segments_failed_total", dimensions: dimensions, factory: factory)
         segmentsGap = Counter(label: "id3meter_segments_gap_total", dimensions: dimensions, factory: factory)
         reloadFailures = Counter(label: "id3meter_playlist_reload_failures_total", dimensions: dimensions, factory: factory)
+        pathSwitches = Counter(label: "id3meter_path_switches_total", dimensions: dimensions, factory: factory)
         lastTagAge = Gauge(label: "id3meter_last_tag_age_seconds", dimensions: dimensions, factory: factory)
         failingChecks = Gauge(label: "id3meter_channel_failing_checks", dimensions: dimensions, factory: factory)
         pacing = Recorder(label: Self.pacingLabel, dimensions: dimensions, aggregate: true, factory: factory)
@@ -37,7 +40,7 @@ struct ChannelMetrics: Sendable {
             (alert, Gauge(label: "id3meter_channel_alert", dimensions: dimensions + [("alert", alert.rawValue)], factory: factory))
         })
         // Every series exists from the start, so a channel that never delivers still shows 0.
-        [delivered, invalid, placeholder, segmentsFailed, segmentsGap, reloadFailures].forEach { $0.increment(by: 0) }
+        [delivered, invalid, placeholder, segmentsFailed, segmentsGap, reloadFailures, pathSwitches].forEach { $0.increment(by: 0) }
         stall.increment(by: 0)
         alerts.values.forEach { $0.record(0) }
         failingChecks.record(0)
@@ -47,7 +50,7 @@ struct ChannelMetrics: Sendable {
 extension ChannelMetrics {
     /// Removes the channel's series: it has left the line-up.
     func destroy() {
-        [delivered, invalid, placeholder, segmentsFailed, segmentsGap, reloadFailures].forEach { $0.destroy() }
+        [delivered, invalid, placeholder, segmentsFailed, segmentsGap, reloadFailures, pathSwitches].forEach { $0.destroy() }
         ([lastTagAge, failingChecks] + Array(alerts.values)).forEach { $0.destroy() }
         pacing.destroy()
         stall.destroy()

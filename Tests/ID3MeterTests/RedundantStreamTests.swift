@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ID3Meter
+@testable import ID3MeterCore
+import ID3MeterServe
+import SampleGenerator
+
+/// Redundant variants (RFC 8216bis: the same encoding listed again on another host, or on
+/// another content-steering pathway): when the host read fails, the stream goes on from the copy
+/// at the same media sequence, nothing lost and nothing delivered twice.
+@Suite("Redundant streams", .serialized, .timeLimit(.minutes(3)))
+struct RedundantStreamTests {
+    @Test func copiesAreTheSameEncodingElsewhereTheSteeringPathwayFirst() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-CONTENT-STEERING:SERVER-URI="steer.json",PATHWAY-ID="CDN-B"
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.4d401f,mp4a.40.2",PATHWAY-ID="CDN-A"
+            https://a.example/hi.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=200000,CODECS="avc1.4d401f,mp4a.40.2",PATHWAY-ID="CDN-A"
+            https://a.example/lo.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=200000,CODECS="avc1.4d401f,mp4a.40.2",PATHWAY-ID="CDN-B"
+            https://b.example/lo.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=200000,CODECS="avc1.64001f,mp4a.40.2",PATHWAY-ID="CDN-B"
+            https://b.example/other-codec.m3u8
+            """
+        guard case .master(let master) = try PlaylistParser.parse(text, location: "https://a.example/master.m3u8") else {
+            Issue.record("expected a master playlist"); return
+        }
+        #expect(master.steeringPathway == "CDN-B")
+        let chosen = try #require(VariantChoice.lowestBandwidth.pick(from: master.variants))
+        #expect(master.paths(for: chosen).map(\.uri) == ["https://b.example/lo.m3u8", "https://a.example/lo.m3u8"])
+        #expect(master.paths(for: master.variants[0]).map(\.uri) == ["https://a.example/hi.m3u8"])
+    }
+
+    /// A VOD whose first host lists the segments but serves none: every tag from the copy, once.
+    @Test func aHostThatServesNoSegmentIsReadFromItsCopy() async throws {
+        let truth = try ProtectedHLSTests.planted(in: ["ts/index.m3u8"])
+        let folder = Samples.folder.appendingPathComponent("protected")
+        let backup = try LocalHTTPServer(host: "127.0.0.2", serving: folder)
+        defer { backup.stop() }
+        let master = """
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=200000
+            ts/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=200000
+            \(backup.url("ts/index.m3u8"))
+
+            """
+        let primary = try LocalHTTPServer { request in
+            switch request.path {
+            case "master.m3u8": LocalHTTPServer.Response(body: Array(master.utf8))
+            case "ts/index.m3u8": .file(request.path, in: folder)
+            default: LocalHTTPServer.Response(status: 503)
+            }
+        }
+        defer { primary.stop() }
+        var limits = Fetcher.Limits()
+        limits.maximumConsecutiveLostSegments = 2
+        let events = await Samples.scan(primary.url("master.m3u8"), fetcher: Fetcher(retry: Samples.quickRetry, limits: limits))
+        #expect(ProtectedHLSTests.found(events) == truth)
+        let switches = events.warnings.filter { if case .switchedPath = $0.kind { true } else { false } }
+        #expect(switches.count == 1 && switches.first?.description.contains(backup.url("ts/index.m3u8")) == true, "\(switches)")
+        #expect(backup.requests.map(\.path) == ["ts/index.m3u8", "ts/seg0.ts", "ts/seg1.ts", "ts/seg2.ts"])
+    }
+
+    /// A live channel on two hosts; the first stops answering mid-stream and comes back later.
+    /// `serve` reads on from the second: every tag once, in order; the switch is a record, an
+    /// `on_backup` alert and a metric.
+    @Test func aLiveChannelWhoseHostDiesGoesOnFromItsCopy() async throws {
+        let channel = LiveChannel(preroll: 3) { date in
+            var stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: 16, startDate: date)
+            stream.seed = 11
+            return stream
+        }
+        let backup = try LocalHTTPServer(host: "127.0.0.2") { channel.respond(to: $0) }
+        defer { backup.stop() }
+        let down = Mutex(false)
+        let primary = try LocalHTTPServer { request in
+            if request.path == "master.m3u8" {
+                let copy = "#EXT-X-STREAM-INF:BANDWIDTH=200000,FRAME-RATE=29.970\n"
+                return LocalHTTPServer.Response(body: Array("#EXTM3U\n\(copy)live.m3u8\n\(copy)\(backup.url("live.m3u8"))\n".utf8))
+            }
+            // Down while segments 5 to 9 are published, as a CDN edge that fails and recovers.
+            let published = channel.liveStream?.publishedCount(at: Date()) ?? 0
+            let isDown = (5..<10).contains(published)
+            down.withLock { $0 = $0 || isDown }
+            return isDown ? LocalHTTPServer.Response(status: 503) : channel.respond(to: request)
+        }
+        defer { primary.stop() }
+        let running = try await RunningLineup(channels: ["r": primary.url("master.m3u8")])
+        let (statuses, ended) = try await running.statuses { $0.first?.state == .ended }
+        let metrics = running.metrics
+        await running.lineup.removeAll()
+        #expect(ended, "\(statuses)")
+        #expect(down.withLock { $0 })
+
+        let join = try #require(channel.joinSegment(back: 3))
+        let delivered = running.records("r", .sendID3).compactMap(\.payload)
+        #expect(!delivered.isEmpty && delivered == channel.owners(from: join), "\(delivered.count) of \(channel.owners(from: join).count)")
+
+        let switched = running.records("r", .warning).compactMap(\.message).filter { $0.contains("redundant copy at") }
+        #expect(switched.count == 1 && switched.first?.contains(backup.url("live.m3u8")) == true, "\(switched)")
+        #expect(running.records("r", .alert).contains { $0.alert == "on_backup" && $0.active == true })
+        #expect(metrics[#"id3meter_path_switches_total{channel="r"}"#] == 1)
+        #expect(backup.requests.contains { $0.path.hasPrefix("seg") })
+    }
+}
