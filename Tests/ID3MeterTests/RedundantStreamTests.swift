@@ -64,7 +64,8 @@ struct RedundantStreamTests {
         #expect(backup.requests.map(\.path) == ["ts/index.m3u8", "ts/seg0.ts", "ts/seg1.ts", "ts/seg2.ts"])
     }
 
-    /// A live channel on two hosts; the first stops answering mid-stream and comes back later.
+    /// A live channel on two hosts; the first stops answering mid-stream (its segments, then its
+    /// playlist) and comes back later.
     /// `serve` reads on from the second: every tag once, in order; the switch is a record, an
     /// `on_backup` alert and a metric.
     @Test func aLiveChannelWhoseHostDiesGoesOnFromItsCopy() async throws {
@@ -81,9 +82,10 @@ struct RedundantStreamTests {
                 let copy = "#EXT-X-STREAM-INF:BANDWIDTH=200000,FRAME-RATE=29.970\n"
                 return LocalHTTPServer.Response(body: Array("#EXTM3U\n\(copy)live.m3u8\n\(copy)\(backup.url("live.m3u8"))\n".utf8))
             }
-            // Down while segments 5 to 9 are published, as a CDN edge that fails and recovers.
+            // Down while segments 5 to 9 are published, as a CDN edge that fails and recovers; its
+            // playlist a second later, so that a segment fails before the switch and is read again.
             let published = channel.liveStream?.publishedCount(at: Date()) ?? 0
-            let isDown = (5..<10).contains(published)
+            let isDown = (request.path == "live.m3u8" ? 6..<10 : 5..<10).contains(published)
             down.withLock { $0 = $0 || isDown }
             return isDown ? LocalHTTPServer.Response(status: 503) : channel.respond(to: request)
         }
@@ -103,6 +105,9 @@ struct RedundantStreamTests {
         #expect(switched.count == 1 && switched.first?.contains(backup.url("live.m3u8")) == true, "\(switched)")
         #expect(running.records("r", .alert).contains { $0.alert == "on_backup" && $0.active == true })
         #expect(metrics[#"id3meter_path_switches_total{channel="r"}"#] == 1)
-        #expect(backup.requests.contains { $0.path.hasPrefix("seg") })
+        // A segment failed on the first host and was read from the second.
+        #expect((statuses.first?.segmentsFailed ?? 0) >= 1, "\(statuses)")
+        let fromBackup = Set(backup.requests.map(\.path).filter { $0.hasPrefix("seg") })
+        #expect(primary.requests.contains { fromBackup.contains($0.path) }, "\(fromBackup.sorted())")
     }
 }
