@@ -130,6 +130,10 @@ struct PlaylistParserTests {
         #expect(Location.resolve("../seg.ts", against: "http://h/a/b/index.m3u8") == "http://h/a/seg.ts")
         #expect(Location.resolve("/root/seg.ts", against: "http://h/a/index.m3u8") == "http://h/root/seg.ts")
         #expect(Location.resolve("seg.ts", against: "index.m3u8") == "seg.ts")
+        // A one-character playlist name (Foundation's deletingLastPathComponent traps on one).
+        #expect(Location.resolve("seg.ts", against: "v") == "seg.ts")
+        #expect(Location.resolve("../seg.ts", against: "/a/b/v") == "/a/seg.ts")
+        #expect(Location.resolve("seg.ts", against: "/v") == "/seg.ts")
         #expect(Location.resolve("../x/seg.ts", against: "/data/a/index.m3u8") == "/data/x/seg.ts")
         #expect(Location.resolve("udp://239.0.0.1:1234", against: "/data/index.m3u8") == "udp://239.0.0.1:1234")
     }

@@ -34,8 +34,9 @@ package enum Location {
             return url.absoluteString
         }
         if reference.hasPrefix("/") { return reference }
-        let directory = (base as NSString).deletingLastPathComponent
-        let joined = directory.isEmpty ? reference : directory + "/" + reference
+        // Not NSString.deletingLastPathComponent: Foundation traps on a one-character path ("v").
+        let directory = base.lastIndex(of: "/").map { base[...$0] } ?? ""
+        let joined = directory.isEmpty ? reference : directory + reference
         return (joined as NSString).standardizingPath
     }
 
