@@ -24,6 +24,13 @@ public struct LiveStream: Sendable {
     public var untagged: Range<Int> = 0..<0
     /// Segments the packager lists as `EXT-X-GAP` (its input failed): no media, 404 if asked for.
     public var gaps: Range<Int> = 0..<0
+    /// A low-latency packager's playlist (LL-HLS): its last two segments and the one being made
+    /// listed as partial segments too (never served), blocking reloads (`_HLS_msn`: the answer
+    /// held until that segment is published, three target durations at most) and, with
+    /// `skipUntil`, delta updates (`_HLS_skip=YES`: segments older than that many seconds from
+    /// the end left out).
+    public var lowLatency = false
+    public var skipUntil: Double?
 
     /// A packager or origin restart at segment `at`: the window starts afresh there, its media
     /// sequence `shift` from the segments' own numbers (the content, its names and PTS go on),
@@ -98,7 +105,7 @@ public struct LiveStream: Sendable {
         return min(max(published, 0), segmentCount ?? .max)
     }
 
-    public func playlist(at date: Date) -> String {
+    public func playlist(at date: Date, skipping: Bool = false) -> String {
         let published = publishedCount(at: date)
         var first = max(0, published - windowSize)
         var sequence = first
@@ -109,13 +116,33 @@ public struct LiveStream: Sendable {
             sequence = first + (after ? restart.shift : 0)
             discontinuity = restart.discontinuitySequence.map { after ? $0.after : $0.before }
         }
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(Int(segmentDuration.rounded(.up)))",
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(lowLatency ? 9 : 3)", "#EXT-X-TARGETDURATION:\(Int(segmentDuration.rounded(.up)))",
                      "#EXT-X-MEDIA-SEQUENCE:\(sequence)"]
+        let part = segmentDuration / 4
+        if lowLatency {
+            lines.append("#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES" + (skipUntil.map { String(format: ",CAN-SKIP-UNTIL=%.1f", $0) } ?? "")
+                + String(format: ",PART-HOLD-BACK=%.3f", 3 * part))
+            lines.append(String(format: "#EXT-X-PART-INF:PART-TARGET=%.3f", part))
+        }
         if let discontinuity { lines.append("#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuity)") }
-        for index in first..<published {
+        var listedFrom = first
+        if lowLatency, skipping, let skipUntil {
+            listedFrom = max(first, published - Int((skipUntil / segmentDuration).rounded(.up)))
+            lines.append("#EXT-X-SKIP:SKIPPED-SEGMENTS=\(listedFrom - first)")
+        }
+        func parts(of index: Int, count: Int) -> [String] {
+            (0..<count).map { String(format: "#EXT-X-PART:DURATION=%.3f,URI=\"seg\(index).part\($0).ts\"", part) + ($0 == 0 ? ",INDEPENDENT=YES" : "") }
+        }
+        for index in listedFrom..<published {
             let date = startDate.addingTimeInterval(Double(index) * segmentDuration)
             lines += ["#EXT-X-PROGRAM-DATE-TIME:\(ProgramDateTime.format(date))"] + (gaps.contains(index) ? ["#EXT-X-GAP"] : [])
+                + (lowLatency && index >= published - 2 ? parts(of: index, count: 4) : [])
                 + [String(format: "#EXTINF:%.3f,", segmentDuration), "seg\(index).ts"]
+        }
+        if lowLatency, segmentCount.map({ published < $0 }) ?? true {
+            // The segment being made: its parts so far, and the next one's hint.
+            let made = Int((date.timeIntervalSince(startDate) * timeScale / part).rounded(.down)) % 4
+            lines += parts(of: published, count: made) + ["#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"seg\(published).part\(made).ts\""]
         }
         if let count = segmentCount, published >= count { lines.append("#EXT-X-ENDLIST") }
         if endListGlitch?.contains(published) == true { lines.append("#EXT-X-ENDLIST") }
@@ -130,7 +157,18 @@ public struct LiveStream: Sendable {
     public func respond(to request: LocalHTTPServer.Request, at date: Date = Date()) -> LocalHTTPServer.Response {
         switch request.path {
         case "master.m3u8": return LocalHTTPServer.Response(body: Array(masterPlaylist.utf8), contentType: "application/vnd.apple.mpegurl")
-        case "live.m3u8": return LocalHTTPServer.Response(body: Array(playlist(at: date).utf8), contentType: "application/vnd.apple.mpegurl")
+        case "live.m3u8":
+            var date = date
+            if lowLatency, let text = request.query["_HLS_msn"], let wanted = Int(text), publishedCount(at: date) <= wanted,
+               segmentCount.map({ publishedCount(at: date) < $0 }) ?? true {
+                // Held until segment `wanted` is published, three target durations at most; an ended stream answers at once.
+                let due = startDate.addingTimeInterval(Double(wanted + 1) * segmentDuration / timeScale + 0.001)
+                let wake = min(due, date.addingTimeInterval(3 * segmentDuration.rounded(.up) / timeScale))
+                Thread.sleep(until: wake)
+                date = max(date, Date())
+            }
+            let text = playlist(at: date, skipping: request.query["_HLS_skip"] == "YES")
+            return LocalHTTPServer.Response(body: Array(text.utf8), contentType: "application/vnd.apple.mpegurl")
         default:
             guard request.path.hasPrefix("seg"), request.path.hasSuffix(".ts"),
                   let index = Int(request.path.dropFirst(3).dropLast(3)), index < publishedCount(at: date), !gaps.contains(index) else {

@@ -13,8 +13,18 @@ public final class LocalHTTPServer: @unchecked Sendable {
         public var method: String
         /// Without the leading slash or the query.
         public var path: String
+        /// The query's `name=value` pairs (a name without a value: "").
+        public var query: [String: String] = [:]
         public var headers: [String: String]
         public var body: [UInt8]
+
+        public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
+            self.method = method
+            self.path = path
+            self.query = query
+            self.headers = headers
+            self.body = body
+        }
     }
 
     public struct Response: Sendable {
@@ -172,7 +182,12 @@ public final class LocalHTTPServer: @unchecked Sendable {
         }
         let target = requestLine.count > 1 ? String(requestLine[1]) : "/"
         let path = String(target.dropFirst().prefix { $0 != "?" })
-        return Request(method: requestLine.first.map(String.init) ?? "", path: path, headers: headers,
+        var query: [String: String] = [:]
+        for pair in target.drop(while: { $0 != "?" }).dropFirst().split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        return Request(method: requestLine.first.map(String.init) ?? "", path: path, query: query, headers: headers,
                        body: Array(bytes[headerEnd!..<headerEnd! + length]))
     }
 

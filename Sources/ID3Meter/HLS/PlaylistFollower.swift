@@ -39,6 +39,12 @@ enum PlaylistEvent: Sendable {
 /// Its events are pulled: a reload waits until the segments before it were taken, as a player
 /// fetches the next playlist once it has queued the last one's segments.
 ///
+/// Where the server offers blocking reloads (LL-HLS `CAN-BLOCK-RELOAD=YES`), a reload asks for
+/// the next segment (`_HLS_msn`) as soon as the last is taken and the server answers when it is
+/// there, rather than being polled; under `CAN-SKIP-UNTIL` it asks for a delta update
+/// (`_HLS_skip=YES`) that leaves out the segments already read. Partial segments are not
+/// fetched: full segments carry every tag, and what meters them needs no lower latency.
+///
 /// A variant served redundantly (several hosts or pathways) is followed from one copy at a
 /// time; when its reloads fail twice in a row, or the reader cannot get its segments
 /// (`Iterator.failOver`), the next copy is loaded at once and followed from the same media
@@ -103,6 +109,9 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         private var loadStarted: C.Instant
         /// The last playlist's target duration, and whether it brought a segment.
         private var target: Double
+        /// The last playlist's server control: blocking reloads, delta updates.
+        private var canBlockReload = false
+        private var canSkipUntil: Double?
         private var changed = false
         private var ended = false
         private var failures = 0
@@ -172,6 +181,8 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 changed = true
             }
             target = playlist.targetDuration
+            canBlockReload = playlist.canBlockReload
+            canSkipUntil = playlist.canSkipUntil
             if playlist.hasEndList || !follower.reloads { ended = true }
         }
 
@@ -180,10 +191,16 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         private mutating func reload() async {
             let interval = Duration.seconds(Swift.max(target, 0.5))
             let clock = follower.clock
+            let location = paths[path]
+            // A blocking reload is asked for at once, unless the last one brought nothing (a
+            // server that does not hold the answer is not asked again and again).
+            let blocking = canBlockReload && !switched && resuming == nil && Location.transport(of: location) == .http
             if loadNow {
                 loadNow = false
             } else if failures == 0 {
-                try? await clock.sleep(until: loadStarted.advanced(by: changed ? interval : interval / 2), tolerance: nil)
+                if !(blocking && changed) {
+                    try? await clock.sleep(until: loadStarted.advanced(by: changed ? interval : interval / 2), tolerance: nil)
+                }
             } else {
                 // Back off up to four target durations; a live window outlasts a short outage.
                 try? await clock.sleep(for: Backoff(first: interval, maximum: interval * 4).delay(after: failures), tolerance: nil)
@@ -193,10 +210,15 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 // Only what is new is made, once where to start is known; a sequence that
                 // went back needs the whole list to find what was not read.
                 let floor = resuming == nil ? next : nil
-                let location = paths[path]
-                var playlist = try await follower.loader.loadMedia(location, referencedBy: follower.master, targetDuration: target,
+                // RFC 8216bis 6.3.7: a delta update only while what was loaded last is no older than half the skip boundary.
+                let skip = blocking && canSkipUntil.map { loadStarted.duration(to: clock.now) < .seconds($0 / 2) } == true
+                let asked = blocking ? Self.deliveryDirectives(location, segment: floor, skip: skip) : location
+                var playlist = try await follower.loader.loadMedia(asked, referencedBy: follower.master, targetDuration: target,
                                                                    keeping: floor.map { .from($0) } ?? .all)
-                if let floor, playlist.skippedSegments > 0, let last = playlist.lastSequence, last < floor - 1 {
+                // A delta that leaves out a segment not read yet, or a list that went back, is asked for whole.
+                let skippedUnread = playlist.segments.first.map { first in floor.map { first.mediaSequence > $0 } ?? false } ?? false
+                let wentBack = playlist.lastSequence.map { last in floor.map { last < $0 - 1 } ?? false } ?? false
+                if floor != nil, playlist.skippedSegments > 0, wentBack || skip && skippedUnread {
                     playlist = try await follower.loader.loadMedia(location, referencedBy: follower.master, targetDuration: target)
                 }
                 failures = 0
@@ -226,6 +248,13 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             pending.removeAll { if case .segment = $0 { true } else { false } }
             next = Swift.min(next ?? sequence, sequence)
             ended = false
+        }
+
+        /// `location` asking for segment `segment` (held until it is there) and, with `skip`, a delta update.
+        static func deliveryDirectives(_ location: String, segment: Int?, skip: Bool) -> String {
+            let directives = (segment.map { ["_HLS_msn=\($0)"] } ?? []) + (skip ? ["_HLS_skip=YES"] : [])
+            guard !directives.isEmpty else { return location }
+            return location + (location.contains("?") ? "&" : "?") + directives.joined(separator: "&")
         }
 
         private mutating func switchPath(lostInARow: Int?, cause: any Error & Sendable) {

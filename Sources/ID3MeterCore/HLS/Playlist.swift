@@ -70,6 +70,12 @@ package struct MediaPlaylist: Sendable {
     /// (`PlaylistParser.parse(_:location:keepingSegmentsFrom:)`).
     public var segments: [Segment]
     public var skippedSegments = 0
+    /// `EXT-X-SERVER-CONTROL CAN-BLOCK-RELOAD=YES`: a reload may ask for the next segment
+    /// (`_HLS_msn`) and the server holds the answer until it is there.
+    public var canBlockReload = false
+    /// `EXT-X-SERVER-CONTROL CAN-SKIP-UNTIL`: a reload may ask for a delta update
+    /// (`_HLS_skip=YES`), segments older than this many seconds from the end left out.
+    public var canSkipUntil: Double?
 
     /// The media sequence number of the last segment listed.
     public var lastSequence: Int? {

@@ -19,6 +19,8 @@ public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible
         case badTargetDuration(String)
         case badMediaSequence(String)
         case badDiscontinuitySequence(String)
+        /// `EXT-X-SKIP` without a count of segments that the playlist could have listed.
+        case badSkip(String)
         case badDuration(String)
         case badMapByteRange(String)
         /// A segment URI without an `EXTINF` before it.
@@ -43,6 +45,7 @@ public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible
             case .badTargetDuration(let text): "bad EXT-X-TARGETDURATION '\(text)' (0 to \(Int(PlaylistParser.maximumTargetDuration)) s)"
             case .badMediaSequence(let text): "bad EXT-X-MEDIA-SEQUENCE '\(text)'"
             case .badDiscontinuitySequence(let text): "bad EXT-X-DISCONTINUITY-SEQUENCE '\(text)'"
+            case .badSkip(let text): "bad EXT-X-SKIP '\(text)' (SKIPPED-SEGMENTS, before the first segment)"
             case .badDuration(let text): "bad EXTINF duration '\(text)'"
             case .badMapByteRange(let text): "bad EXT-X-MAP BYTERANGE '\(text)'"
             case .segmentWithoutDuration(let uri): "segment '\(uri)' has no EXTINF"
@@ -241,6 +244,18 @@ package enum PlaylistParser {
                 byteRange = (value, lineNumber)
             } else if let value = line.tagValue("#EXT-X-PLAYLIST-TYPE") {
                 playlist.playlistType = String(value)
+            } else if let value = line.tagValue("#EXT-X-SERVER-CONTROL") {
+                let attributes = AttributeList(value)
+                playlist.canBlockReload = attributes["CAN-BLOCK-RELOAD"] == "YES"
+                playlist.canSkipUntil = attributes.decimal("CAN-SKIP-UNTIL").flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+            } else if let value = line.tagValue("#EXT-X-SKIP") {
+                // A delta update (RFC 8216bis 4.4.5.2): the first segments are left out, but numbered.
+                guard listed == 0, let text = AttributeList(value)["SKIPPED-SEGMENTS"], let skipped = Self.sequenceNumber(Substring(text)) else {
+                    throw PlaylistError(.badSkip(String(value)), line: lineNumber)
+                }
+                listed = skipped
+                playlist.skippedSegments += skipped
+                nextProgramDateTime = nil
             } else if line == "#EXT-X-GAP" {
                 gap = true
             } else if line == "#EXT-X-ENDLIST" {
