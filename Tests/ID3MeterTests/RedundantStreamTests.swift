@@ -110,4 +110,68 @@ struct RedundantStreamTests {
         let fromBackup = Set(backup.requests.map(\.path).filter { $0.hasPrefix("seg") })
         #expect(primary.requests.contains { fromBackup.contains($0.path) }, "\(fromBackup.sorted())")
     }
+
+    @Test func steeringManifestsAreReadWithinBounds() throws {
+        func parse(_ text: String) throws(SteeringManifest.Problem) -> SteeringManifest { try SteeringManifest.parse(Array(text.utf8)) }
+        let manifest = try parse(#"{"VERSION":1,"TTL":30,"RELOAD-URI":"next.json?s=2","PATHWAY-PRIORITY":["B","A"]}"#)
+        #expect(manifest == SteeringManifest(timeToLive: 30, reloadURI: "next.json?s=2", pathwayPriority: ["B", "A"]))
+        // A TTL of 0 would have it asked without a pause, one of years never again.
+        #expect(try parse(#"{"VERSION":1,"TTL":0,"PATHWAY-PRIORITY":["A"]}"#).timeToLive == 1)
+        #expect(try parse(#"{"VERSION":1,"TTL":1e12,"PATHWAY-PRIORITY":["A"]}"#).timeToLive == 86_400)
+        #expect(try parse(#"{"VERSION":1,"PATHWAY-PRIORITY":["A"]}"#).timeToLive == 300)
+        #expect(throws: SteeringManifest.Problem.version(2)) { try parse(#"{"VERSION":2,"PATHWAY-PRIORITY":["A"]}"#) }
+        #expect(throws: SteeringManifest.Problem.noPathwayPriority) { try parse(#"{"VERSION":1,"PATHWAY-PRIORITY":[]}"#) }
+        #expect(throws: SteeringManifest.Problem.notJSON) { try parse("<html>") }
+    }
+
+    /// A content-steering server moves a live channel from pathway A to pathway B mid-stream:
+    /// the channel follows, every tag once, and B is not a backup (no `on_backup` alert).
+    @Test func aSteeringServerMovesTheChannelToAnotherPathway() async throws {
+        let channel = LiveChannel(preroll: 3) { date in
+            var stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: 14, startDate: date)
+            stream.seed = 13
+            return stream
+        }
+        let other = try LocalHTTPServer(host: "127.0.0.2") { channel.respond(to: $0) }
+        defer { other.stop() }
+        let first = try LocalHTTPServer { request in
+            switch request.path {
+            case "master.m3u8":
+                let master = """
+                    #EXTM3U
+                    #EXT-X-CONTENT-STEERING:SERVER-URI="steer.json",PATHWAY-ID="A"
+                    #EXT-X-STREAM-INF:BANDWIDTH=200000,FRAME-RATE=29.970,PATHWAY-ID="A"
+                    live.m3u8
+                    #EXT-X-STREAM-INF:BANDWIDTH=200000,FRAME-RATE=29.970,PATHWAY-ID="B"
+                    \(other.url("live.m3u8"))
+
+                    """
+                return LocalHTTPServer.Response(body: Array(master.utf8))
+            case "steer.json":
+                let moved = (channel.liveStream?.publishedCount(at: Date()) ?? 0) >= 7
+                let priority = moved ? #"["B","A"]"# : #"["A","B"]"#
+                return LocalHTTPServer.Response(body: Array(#"{"VERSION":1,"TTL":1,"PATHWAY-PRIORITY":\#(priority)}"#.utf8),
+                                                contentType: "application/json")
+            default:
+                return channel.respond(to: request)
+            }
+        }
+        defer { first.stop() }
+        let running = try await RunningLineup(channels: ["s": first.url("master.m3u8")])
+        let (statuses, ended) = try await running.statuses { $0.first?.state == .ended }
+        await running.lineup.removeAll()
+        #expect(ended, "\(statuses)")
+
+        let join = try #require(channel.joinSegment(back: 3))
+        let delivered = running.records("s", .sendID3).compactMap(\.payload)
+        #expect(!delivered.isEmpty && delivered == channel.owners(from: join))
+        let steered = running.records("s", .warning).compactMap(\.message).filter { $0.contains("put pathway B first") }
+        #expect(steered.count == 1, "\(running.records("s", .warning).compactMap(\.message))")
+        #expect(!running.records("s", .alert).contains { $0.alert == "on_backup" })
+        // The steering server was told the pathway in use, before and after.
+        let told = first.requests.filter { $0.path == "steer.json" }.compactMap { $0.query["_HLS_pathway"] }
+        #expect(told.first == "A" && told.last == "B", "\(told)")
+        #expect(other.requests.contains { $0.path.hasPrefix("seg") })
+        #expect(!first.requests.contains { $0.path == "seg13.ts" })
+    }
 }

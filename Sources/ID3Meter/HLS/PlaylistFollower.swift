@@ -18,10 +18,12 @@ enum PlaylistEvent: Sendable {
     case discontinuityWentBack(from: Int, to: Int)
     /// A reload failed; the follower waits and tries again.
     case reloadFailed(SegmentLoadError)
-    /// The playlist is read from `to` now, a redundant copy of `from` (`onBackup` unless it is the
-    /// first choice), at the same media sequence: `lostInARow` segments could not be read from
-    /// `from`, else its reloads failed; `cause` is the last error.
-    case switched(from: String, to: String, onBackup: Bool, lostInARow: Int?, cause: any Error & Sendable)
+    /// The playlist is read from `to` now, a copy of `from` on another host or pathway
+    /// (`onBackup` unless it is the copy to prefer), at the same media sequence.
+    case switched(from: String, to: String, onBackup: Bool, because: InputFailure.PathSwitch)
+    /// The content-steering manifest could not be had or read: the pathway in use is kept, and
+    /// it is asked for again after its TTL.
+    case steeringFailed(SegmentLoadError)
 }
 
 /// Follows a media playlist the way RFC 8216 §6.3.4 asks of a client: reload no sooner than
@@ -48,7 +50,9 @@ enum PlaylistEvent: Sendable {
 /// A variant served redundantly (several hosts or pathways) is followed from one copy at a
 /// time; when its reloads fail twice in a row, or the reader cannot get its segments
 /// (`Iterator.failOver`), the next copy is loaded at once and followed from the same media
-/// sequence, as players do: the copies list the same segments under the same numbers.
+/// sequence, as players do: the copies list the same segments under the same numbers. Under a
+/// content-steering server, its manifest is asked for before the first reload and again after
+/// each TTL, and the copy on its first pathway is the one to be on.
 struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
     typealias Element = PlaylistEvent
 
@@ -65,10 +69,20 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     /// it stands.
     var reloads: Bool
     var clock: C
+    /// A copy of the media playlist: its URI, and the content-steering pathway it is on.
+    struct Copy: Sendable {
+        var uri: String
+        var pathway: String?
+    }
+
+    /// The pathway `location` is on.
+    var pathway: String?
     /// Redundant copies of the playlist, in the order to try them after `location`.
-    var backups: [String] = []
+    var backups: [Copy] = []
     /// The master playlist the copies were listed in: each must be one it may reference.
     var master: String?
+    /// The master playlist's content-steering server.
+    var steeringServer: String?
 
     /// Reloads failed in a row before a redundant copy is tried.
     static var reloadFailuresBeforeSwitching: Int { 2 }
@@ -93,11 +107,16 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     struct Iterator: AsyncIteratorProtocol {
         private let follower: PlaylistFollower
         /// The playlist and its copies; `path` is the one read.
-        private let paths: [String]
+        private let paths: [Copy]
         private var path = 0
+        /// The copy to be on: the first, or the steering server's first pathway.
+        private var preferred = 0
         /// Just switched: a copy still behind the one left is waited for, not read as a step back.
         private var switched = false
         private var loadNow = false
+        /// Where the steering manifest is asked for next, and when.
+        private var steeringURI: String?
+        private var steeringDue: C.Instant
         /// A playlist loaded and not yet looked at.
         private var loaded: MediaPlaylist?
         private var pending = Deque<PlaylistEvent>()
@@ -118,7 +137,9 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
         init(_ follower: PlaylistFollower) {
             self.follower = follower
-            paths = [follower.location] + follower.backups
+            paths = [Copy(uri: follower.location, pathway: follower.pathway)] + follower.backups
+            steeringURI = follower.master == nil ? nil : follower.steeringServer
+            steeringDue = follower.clock.now
             loaded = follower.first
             resuming = follower.resumeAt
             lastLoad = follower.clock.now
@@ -191,10 +212,10 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         private mutating func reload() async {
             let interval = Duration.seconds(Swift.max(target, 0.5))
             let clock = follower.clock
-            let location = paths[path]
+            var location = paths[path].uri
             // A blocking reload is asked for at once, unless the last one brought nothing (a
             // server that does not hold the answer is not asked again and again).
-            let blocking = canBlockReload && !switched && resuming == nil && Location.transport(of: location) == .http
+            var blocking = canBlockReload && !switched && resuming == nil && Location.transport(of: location) == .http
             if loadNow {
                 loadNow = false
             } else if failures == 0 {
@@ -206,6 +227,15 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 try? await clock.sleep(for: Backoff(first: interval, maximum: interval * 4).delay(after: failures), tolerance: nil)
             }
             guard !Task.isCancelled else { return }
+            if steeringURI != nil, clock.now >= steeringDue {
+                await steer()
+                if paths[path].uri != location {
+                    // Steered to another copy: loaded now, and not yet in the blocking rhythm.
+                    location = paths[path].uri
+                    blocking = false
+                    loadNow = false
+                }
+            }
             do {
                 // Only what is new is made, once where to start is known; a sequence that
                 // went back needs the whole list to find what was not read.
@@ -227,18 +257,17 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 failures += 1
                 pending.append(.reloadFailed(error))
                 if paths.count > 1, failures >= PlaylistFollower.reloadFailuresBeforeSwitching {
-                    switchPath(lostInARow: nil, cause: error)
+                    switchPath(because: .reloadsFailed(error))
                 }
             }
         }
 
-        /// Segments from `sequence` on could not be read, `lostInARow` of them: read on from the
-        /// next copy of the playlist, from `sequence`, what it still lists. `false` when there
-        /// is no copy.
-        mutating func failOver(from sequence: Int, lostInARow: Int, cause: any Error & Sendable) -> Bool {
+        /// Segments from `sequence` on could not be read: read on from the next copy of the
+        /// playlist, from `sequence`, what it still lists. `false` when there is no copy.
+        mutating func failOver(from sequence: Int, because reason: InputFailure.PathSwitch) -> Bool {
             guard paths.count > 1 else { return false }
             rewind(to: sequence)
-            switchPath(lostInARow: lostInARow, cause: cause)
+            switchPath(because: reason)
             return true
         }
 
@@ -257,10 +286,31 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             return location + (location.contains("?") ? "&" : "?") + directives.joined(separator: "&")
         }
 
-        private mutating func switchPath(lostInARow: Int?, cause: any Error & Sendable) {
-            let from = paths[path]
-            path = (path + 1) % paths.count
-            pending.append(.switched(from: from, to: paths[path], onBackup: path != 0, lostInARow: lostInARow, cause: cause))
+        /// Asks the steering server which pathway to use, telling it the one in use; the copy on
+        /// the first of its pathways that the master lists becomes the one to be on.
+        private mutating func steer() async {
+            guard let uri = steeringURI, let master = follower.master else { return }
+            let asked = uri + (uri.contains("?") ? "&" : "?") + "_HLS_pathway=" + (paths[path].pathway ?? "")
+            do {
+                let manifest = try await follower.loader.loadSteering(asked, referencedBy: master, targetDuration: target)
+                steeringDue = follower.clock.now.advanced(by: .seconds(manifest.timeToLive))
+                if let reload = manifest.reloadURI { steeringURI = Location.resolve(reload, against: uri) }
+                let paths = self.paths
+                let first = manifest.pathwayPriority.lazy.compactMap { pathway in paths.firstIndex { $0.pathway == pathway } }.first
+                if let first {
+                    preferred = first
+                    if first != path { switchPath(to: first, because: .steered(pathway: paths[first].pathway ?? "")) }
+                }
+            } catch {
+                steeringDue = follower.clock.now.advanced(by: .seconds(SteeringManifest.defaultTimeToLive))
+                pending.append(.steeringFailed(error))
+            }
+        }
+
+        private mutating func switchPath(to next: Int? = nil, because reason: InputFailure.PathSwitch) {
+            let from = paths[path].uri
+            path = next ?? (path + 1) % paths.count
+            pending.append(.switched(from: from, to: paths[path].uri, onBackup: path != preferred, because: reason))
             failures = 0
             switched = true
             loadNow = true

@@ -27,6 +27,20 @@ struct PlaylistLoader: Sendable {
         }
     }
 
+    /// The content-steering manifest at `location`, which `master` names: under the reference
+    /// rule and a playlist's limits.
+    func loadSteering(_ location: String, referencedBy master: String, targetDuration: Double?) async throws(SegmentLoadError)
+        -> SteeringManifest {
+        if let refusal = ReferenceRule.refusal(of: location, from: master) { throw .refused(refusal, .steeringManifest(location)) }
+        let bytes: [UInt8]
+        do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
+            throw .fetch(error, .steeringManifest(location))
+        }
+        do throws(SteeringManifest.Problem) { return try SteeringManifest.parse(bytes) } catch {
+            throw .unreadableSteeringManifest(location, error)
+        }
+    }
+
     /// The media playlist at `location` (see `load`).
     func loadMedia(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
                           keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> MediaPlaylist {
@@ -54,7 +68,8 @@ struct PlaylistLoader: Sendable {
                 do throws(SegmentLoadError) {
                     let media = try await loadMedia(path.uri, referencedBy: location, keeping: window)
                     return ResolvedPlaylist(location: path.uri, variant: path, playlist: media, audio: master.audioRendition(for: path),
-                                            backups: (paths[(index + 1)...] + paths[..<index]).map(\.uri), master: location,
+                                            backups: Array(paths[(index + 1)...] + paths[..<index]), master: location,
+                                            steeringServer: master.steeringServer,
                                             firstChoiceFailed: firstError.map { (paths[0].uri, $0) })
                 } catch {
                     firstError = firstError ?? error
@@ -74,9 +89,11 @@ struct ResolvedPlaylist: Sendable {
     /// The variant's audio rendition with a playlist of its own, which may carry the tags instead.
     var audio: Rendition?
     /// Redundant copies of the media playlist, in the order to try them.
-    var backups: [String] = []
+    var backups: [Variant] = []
     /// The master playlist, when there is one.
     var master: String?
+    /// Its content-steering server.
+    var steeringServer: String?
     /// The copy the master put first, when it could not be loaded and `location` is another.
     var firstChoiceFailed: (location: String, cause: SegmentLoadError)?
 }

@@ -47,9 +47,9 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
         if let (location, cause) = resolved.firstChoiceFailed {
             emit(.warning(InputFailure(source: input, .switchedPath(from: location, to: resolved.location, onBackup: true,
-                                                                    lostInARow: nil, cause))))
+                                                                    because: .reloadsFailed(cause)))))
         }
-        var lanes = [lane(resolved.location, resolved.playlist, backups: resolved.backups, master: resolved.master)]
+        var lanes = [lane(resolved.location, resolved.playlist, pathway: resolved.variant?.pathway, resolved: resolved)]
         var rendition: String? = resolved.audio?.uri
         if rule == .both, let audio = rendition {
             rendition = nil
@@ -158,7 +158,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             let verdict = lanes[number].lost.record(segment.mediaSequence, read: read != nil, finite: lanes[number].isFinite)
             // A redundant copy of the playlist may still have what this host would not give.
             if let lost = verdict.lostAtLimit, let first = lanes[number].lost.firstLost, let cause,
-               lanes[number].follower.failOver(from: first, lostInARow: lost, cause: cause) {
+               lanes[number].follower.failOver(from: first, because: .segmentsLost(lost, cause)) {
                 lanes[number].lost = LostSegmentRun(limit: lanes[number].lost.limit)
                 continue
             }
@@ -180,11 +180,16 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    private func lane(_ location: String, _ playlist: MediaPlaylist, backups: [String] = [], master: String? = nil) -> Lane {
+    /// A lane reading `playlist`; the variant's own (`resolved`) with its copies and steering.
+    private func lane(_ location: String, _ playlist: MediaPlaylist, pathway: String? = nil, resolved: ResolvedPlaylist? = nil) -> Lane {
         var follower = PlaylistFollower(location: location, first: playlist, loader: loader, liveStart: liveStart, resumeAt: resumeAt,
                                         reloads: reloads, clock: clock)
-        follower.backups = backups
-        follower.master = master
+        if let resolved {
+            follower.pathway = pathway
+            follower.backups = resolved.backups.map { PlaylistFollower.Copy(uri: $0.uri, pathway: $0.pathway) }
+            follower.master = resolved.master
+            follower.steeringServer = resolved.steeringServer
+        }
         return Lane(location: location, follower: follower.makeAsyncIterator(),
                     reader: SegmentReader(source: input, playlist: location, targetDuration: playlist.targetDuration, fetcher: loader.fetcher),
                     lost: LostSegmentRun(limit: loader.fetcher.limits.maximumConsecutiveLostSegments),
@@ -210,8 +215,9 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         case .renumbered(let from, let to): emit(.warning(InputFailure(source: input, .renumbered(from: from, to: to))))
         case .discontinuityWentBack(let from, let to):
             emit(.warning(InputFailure(source: input, .discontinuitySequenceWentBack(from: from, to: to))))
-        case .switched(let from, let to, let onBackup, let lost, let cause):
-            emit(.warning(InputFailure(source: input, .switchedPath(from: from, to: to, onBackup: onBackup, lostInARow: lost, cause))))
+        case .steeringFailed(let error): emit(.warning(InputFailure(source: input, .steeringFailed(error))))
+        case .switched(let from, let to, let onBackup, let reason):
+            emit(.warning(InputFailure(source: input, .switchedPath(from: from, to: to, onBackup: onBackup, because: reason))))
         }
     }
 }

@@ -6,6 +6,7 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
         case segment
         case initSection(String)
         case key(String)
+        case steeringManifest(String)
     }
 
     /// The reference may not be followed from its playlist: a remote playlist may reference
@@ -17,6 +18,8 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
     case fetch(FetchError, Resource, attempts: Int)
     /// The playlist's text is not a playlist that can be followed.
     case unreadablePlaylist(String, PlaylistError)
+    /// The content-steering server's answer cannot be used.
+    case unreadableSteeringManifest(String, any Error & Sendable)
     /// A master playlist where a media playlist was due.
     case masterPlaylist(String)
     /// The master playlist has no variant of that choice.
@@ -49,8 +52,10 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
             case (.segment, let failure): "cannot fetch: \(failure)"
             case (.initSection(let uri), let failure): "cannot fetch its initialisation segment \(uri): \(failure)"
             case (.key(let uri), let failure): "cannot fetch its AES-128 key \(uri): \(failure)"
+            case (.steeringManifest(let uri), let failure): "cannot fetch steering manifest \(uri): \(failure)"
             }
         case .unreadablePlaylist(let location, let error): "playlist \(location): \(error)"
+        case .unreadableSteeringManifest(let location, let problem): "steering manifest \(location): \(problem)"
         case .masterPlaylist(let location): "\(location) is a master playlist, not a media playlist"
         case .noSuchVariant(let variant, let count): "master playlist has \(count) variants; cannot pick \(variant)"
         case .keySize(let uri, let bytes): "AES-128 key \(uri) is \(bytes) bytes, expected 16"

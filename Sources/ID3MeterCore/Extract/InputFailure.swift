@@ -71,18 +71,20 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         case nothingReadable(extensions: [String])
         /// Problems of one kind past the first few: how many, and the last of them.
         case heldBack(count: Int, last: String)
-        /// The media playlist's host failed and reading goes on from a redundant copy of the
-        /// variant (`to`, `onBackup` unless it is the master's first choice), at the same media
-        /// sequence: `lostInARow` segments in a row could not be read there, else its reloads
-        /// failed (`cause`).
-        case switchedPath(from: String, to: String, onBackup: Bool, lostInARow: Int?, any Error & Sendable)
+        /// Reading goes on from another copy of the variant's media playlist (another host or
+        /// pathway), `to`, at the same media sequence; `onBackup` unless `to` is the copy to
+        /// prefer (the master's first, or the steering server's).
+        case switchedPath(from: String, to: String, onBackup: Bool, because: PathSwitch)
+        /// The content-steering manifest could not be had or used; the pathway in use is kept.
+        case steeringFailed(any Error & Sendable)
 
         /// The error value underneath, when there is one.
         public var cause: (any Error & Sendable)? {
             switch self {
             case .cannotOpen(let error), .readFailed(_, let error, _), .playlist(let error), .audioRendition(let error),
-                 .reloadFailed(let error), .segmentSkipped(_, let error), .switchedPath(_, _, _, _, let error):
+                 .reloadFailed(let error), .segmentSkipped(_, let error), .steeringFailed(let error):
                 error
+            case .switchedPath(_, _, _, .reloadsFailed(let error)), .switchedPath(_, _, _, .segmentsLost(_, let error)): error
             case .damage(let damage): damage
             default: nil
             }
@@ -128,9 +130,27 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
             case .noMatch: "no file matches this pattern"
             case .nothingReadable(let extensions): "no file id3-meter reads in this folder (.\(extensions.joined(separator: ", .")))"
             case .heldBack(let count, let last): "\(count) more like this (not listed): \(last)"
-            case .switchedPath(let from, let to, let onBackup, let lost, let error):
-                "\(lost.map { "\($0) segments in a row could not be read" } ?? "its playlist could not be reloaded") from \(from) "
-                    + "(\(error)); reading on from the \(onBackup ? "redundant" : "first") copy at \(to)"
+            case .steeringFailed(let error): "content steering: \(error); staying on the pathway in use, asking again later"
+            case .switchedPath(let from, let to, let onBackup, let reason):
+                "\(reason) from \(from); reading on from the \(onBackup ? "redundant" : "preferred") copy at \(to)"
+            }
+        }
+    }
+
+    /// Why a stream went on from another copy of its playlist.
+    public enum PathSwitch: Sendable, CustomStringConvertible {
+        /// Its reloads failed, the last with this error.
+        case reloadsFailed(any Error & Sendable)
+        /// This many segments in a row could not be read, the last with this error.
+        case segmentsLost(Int, any Error & Sendable)
+        /// The content-steering server put this pathway first.
+        case steered(pathway: String)
+
+        public var description: String {
+            switch self {
+            case .reloadsFailed(let error): "its playlist could not be reloaded (\(error))"
+            case .segmentsLost(let lost, let error): "\(lost) segments in a row could not be read (\(error))"
+            case .steered(let pathway): "the steering server put pathway \(pathway) first"
             }
         }
     }

@@ -12,6 +12,8 @@ package struct MasterPlaylist: Sendable {
     public var renditions: [Rendition]
     /// `EXT-X-CONTENT-STEERING` `PATHWAY-ID`: the pathway to start on.
     public var steeringPathway: String?
+    /// `EXT-X-CONTENT-STEERING` `SERVER-URI`: where the steering manifest comes from.
+    public var steeringServer: String?
 
     /// The audio rendition a player would play with `variant`: its group's DEFAULT, else the
     /// group's first with a URI of its own (one without is muxed into the variant).

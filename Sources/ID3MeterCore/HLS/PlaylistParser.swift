@@ -151,10 +151,13 @@ package enum PlaylistParser {
         var variants: [Variant] = []
         var renditions: [Rendition] = []
         var pathway: String?
+        var steeringServer: String?
         var pending: (attributes: AttributeList, line: Int)?
         for (index, line) in lines.enumerated() {
             if let value = line.tagValue("#EXT-X-CONTENT-STEERING") {
-                pathway = AttributeList(value)["PATHWAY-ID"]
+                let attributes = AttributeList(value)
+                pathway = attributes["PATHWAY-ID"]
+                steeringServer = attributes["SERVER-URI"].map { Location.resolve($0, against: location) }
             } else if let value = line.tagValue("#EXT-X-STREAM-INF") {
                 pending = (AttributeList(value), index + 1)
             } else if let value = line.tagValue("#EXT-X-MEDIA") {
@@ -177,7 +180,7 @@ package enum PlaylistParser {
                 pending = nil
             }
         }
-        return MasterPlaylist(variants: variants, renditions: renditions, steeringPathway: pathway)
+        return MasterPlaylist(variants: variants, renditions: renditions, steeringPathway: pathway, steeringServer: steeringServer)
     }
 
     private static func parseMedia(_ lines: some Sequence<Substring>, location: String, floor: Int?) throws(PlaylistError) -> MediaPlaylist {

@@ -218,7 +218,7 @@ public final class ChannelRun: Sendable {
         if case .warning(let warning) = event {
             log.log(.warning, "channel \(config.name): \(warning)")
             await write(.warning(warning.kind.description, channel: config.name, at: Date()))
-            if case .switchedPath(_, _, let onBackup, _, _) = warning.kind {
+            if case .switchedPath(_, _, let onBackup, _) = warning.kind {
                 state.withLock { $0.watch.pathChanged(onBackup: onBackup) }
                 metrics.pathSwitches.increment()
                 await check()
