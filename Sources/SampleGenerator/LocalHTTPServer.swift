@@ -17,6 +17,8 @@ public final class LocalHTTPServer: @unchecked Sendable {
         public var query: [String: String] = [:]
         public var headers: [String: String]
         public var body: [UInt8]
+        /// When its head was read.
+        public var receivedAt = Date()
 
         public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
             self.method = method

@@ -45,6 +45,8 @@ struct LowLatencyTests {
         var expected: [String]
         var segments: Int
         var allPaths: [String]
+        /// Seconds from each segment's publication to its request, in the mean.
+        var meanDelay: Double
     }
 
     /// `serve` meters the last 16 s of a 76-segment channel (1 s segments, a tag every 0.5 s, a
@@ -52,8 +54,9 @@ struct LowLatencyTests {
     /// `holds: false` answers at once whatever is asked, as a server that claims blocking
     /// reloads and does not hold them.
     static func meter(lowLatency: Bool, holds: Bool = true) async throws -> Run {
-        // On air for a minute before the meter joins, with a minute's window, as a DVR-able channel is.
-        let channel = LiveChannel(preroll: 60) { date in
+        // On air for a minute before the meter joins, with a minute's window, as a DVR-able channel
+        // is; joined half a segment after one was published, the mean phase of a poller's reloads.
+        let channel = LiveChannel(preroll: 60.5) { date in
             var stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 60, segmentCount: 76, startDate: date)
             stream.seed = 21
             stream.lowLatency = lowLatency
@@ -75,9 +78,17 @@ struct LowLatencyTests {
         #expect(ended, "\(statuses)")
         let join = try #require(channel.joinSegment(back: 3))
         let requests = server.server.requests
+        let start = try #require(channel.liveStream?.startDate)
+        // Of the segments published after the meter joined (those it joined on were there already).
+        let joined = try #require(requests.first { $0.path == "ll/live.m3u8" }?.receivedAt)
+        let delays = requests.compactMap { request -> Double? in
+            guard request.path.hasPrefix("ll/seg"), let index = Int(request.path.dropFirst(6).dropLast(3)) else { return nil }
+            let published = start.addingTimeInterval(Double(index + 1))
+            return published > joined ? request.receivedAt.timeIntervalSince(published) : nil
+        }
         return Run(playlistRequests: requests.filter { $0.path == "ll/live.m3u8" }, playlistBytes: bytes.load(ordering: .relaxed),
                    delivered: running.records("ll", .sendID3).compactMap(\.payload), expected: channel.owners(from: join),
-                   segments: 76 - join, allPaths: requests.map(\.path))
+                   segments: 76 - join, allPaths: requests.map(\.path), meanDelay: delays.reduce(0, +) / Double(max(delays.count, 1)))
     }
 
     @Test func blockingReloadsAndDeltaUpdatesCutRequestsAndBytes() async throws {
@@ -97,13 +108,17 @@ struct LowLatencyTests {
             (Double(run.playlistRequests.count) / Double(run.segments), Double(run.playlistBytes) / Double(run.segments))
         }
         let (pollRequests, pollBytes) = perSegment(polled), (blockRequests, blockBytes) = perSegment(blocking)
-        print(String(format: "LL-HLS per segment: polled %.2f requests %.0f bytes; blocking %.2f requests %.0f bytes (%.2fx, %.2fx)",
-                     pollRequests, pollBytes, blockRequests, blockBytes, blockRequests / pollRequests, blockBytes / pollBytes))
+        print(String(format: "LL-HLS per segment: polled %.2f requests %.0f bytes, fetched %.3f s after publication; "
+                     + "blocking %.2f requests %.0f bytes, %.3f s (%.2fx, %.2fx, %.2fx)", pollRequests, pollBytes, polled.meanDelay,
+                     blockRequests, blockBytes, blocking.meanDelay, blockRequests / pollRequests, blockBytes / pollBytes,
+                     blocking.meanDelay / polled.meanDelay))
         // Requests: a poll a target duration after one that brought a segment finds the next on
         // time on this regular stream, so blocking saves none here (it does when segments come
         // late, and each comes as soon as it is there); bytes: a delta of 4 s, not a minute.
         #expect(blockRequests <= pollRequests + 0.15)
         #expect(blockBytes < pollBytes / 3)
+        // Each segment asked for as soon as it is there.
+        #expect(blocking.meanDelay < 0.1 && blocking.meanDelay < polled.meanDelay, "\(blocking.meanDelay) s, \(polled.meanDelay) s")
     }
 
     /// A server that says it can block reloads but answers at once is not asked without a pause.
