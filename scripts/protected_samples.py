@@ -599,6 +599,7 @@ def main(folder):
         f.write("\n".join([
             "#EXTM3U", "#EXT-X-VERSION:5",
             '#EXT-X-SESSION-KEY:METHOD=SAMPLE-AES,URI="skd://id3-meter-session",KEYFORMAT="com.apple.streamingkeydelivery",KEYFORMATVERSIONS="1"',
+            '#EXT-X-SESSION-KEY:METHOD=SAMPLE-AES,URI="keys/session.key",IV=0x%s' % IV.hex(),
             '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="main",DEFAULT=YES,URI="packed/index.m3u8"',
             '#EXT-X-STREAM-INF:BANDWIDTH=200000,CODECS="avc1.42c00d,mp4a.40.2",AUDIO="aac"', "ts/index.m3u8", ""]))
     # The first TS segment encrypted whole, as AES-128 would, but declared SAMPLE-AES.

@@ -93,6 +93,10 @@ struct ProtectedHLSTests {
             scanned += Self.found(await Samples.scan(server.url(playlist)))
         }
         #expect(scanned == everyForm)
+        // A master with session keys (FairPlay's, and an identity key at a relative URI) too.
+        let master = await Samples.scan(server.url("master.m3u8"))
+        let inMaster = try Self.planted(in: ["ts/index.m3u8", "packed/index.m3u8"])
+        #expect(master.failures.isEmpty && Self.found(master).count == inMaster.count)
 
         for playlist in Self.forms {
             let run = try await offThePool { try Command.run(["--speed", "max", "--format", "jsonl", server.url(playlist)]) }
