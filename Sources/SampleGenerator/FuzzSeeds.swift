@@ -8,7 +8,7 @@ import ID3Meter
 public enum FuzzSeeds {
     public static func write(to output: URL, samples: URL) throws {
         let manager = FileManager.default
-        for folder in ["id3", "nielsen", "playlist", "reference", "packed", "emsg", "ts", "segments", "options"] {
+        for folder in ["id3", "nielsen", "playlist", "reference", "steering", "packed", "emsg", "ts", "segments", "options"] {
             try manager.createDirectory(at: output.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         var index = 0
@@ -38,6 +38,9 @@ public enum FuzzSeeds {
                 + "#EXT-X-STREAM-INF:BANDWIDTH=1,AUDIO=\"a\",FRAME-RATE=inf\n\(reference)\n"
             try Data(master.utf8).write(to: output.appendingPathComponent("reference/hostile-master-\(number).m3u8"))
         }
+        for (number, manifest) in steeringManifests.enumerated() {
+            try Data(manifest.utf8).write(to: output.appendingPathComponent("steering/\(number).json"))
+        }
         for (number, values) in optionValues.enumerated() {
             try Data(values.joined(separator: "\0").utf8).write(to: output.appendingPathComponent("options/\(number).bin"))
         }
@@ -65,6 +68,14 @@ public enum FuzzSeeds {
             }
         }
     }
+
+    /// Content-steering manifests, as servers write them and as they should not.
+    static let steeringManifests = [
+        #"{"VERSION":1,"TTL":300,"RELOAD-URI":"https://steer.example/m.json?s=1","PATHWAY-PRIORITY":["CDN-A","CDN-B"]}"#,
+        #"{"VERSION":1,"TTL":0,"PATHWAY-PRIORITY":["A"],"PATHWAY-CLONES":[{"BASE-ID":"A","ID":"C","URI-REPLACEMENT":{"HOST":"c.example"}}]}"#,
+        #"{"VERSION":2,"TTL":-5,"PATHWAY-PRIORITY":[]}"#,
+        #"{"VERSION":1,"TTL":1e308,"PATHWAY-PRIORITY":["A","A","A"],"RELOAD-URI":"file:///etc/passwd"}"#,
+    ]
 
     /// What a hostile playlist points at (issue: untrusted streams).
     static let hostileReferences = [

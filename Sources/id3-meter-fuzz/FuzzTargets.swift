@@ -1,6 +1,6 @@
 // libFuzzer harnesses for the parsers that read untrusted bytes, and for the command line's
 // numbers. One binary, the target chosen by FUZZ_TARGET (id3, nielsen, playlist, reference,
-// packed, emsg, ts, options). Built with `make fuzz` (-sanitize=fuzzer,address and
+// steering, packed, emsg, ts, segments, options). Built with `make fuzz` (-sanitize=fuzzer,address and
 // -DFUZZING), libFuzzer supplies main; in an ordinary build this is a replayer that runs each
 // file named on the command line through the target, for regression tests of past findings.
 import Foundation
@@ -8,7 +8,7 @@ import ID3Meter
 import ID3MeterCommands
 
 enum FuzzTarget: String, CaseIterable {
-    case id3, nielsen, playlist, reference, packed, emsg, ts, segments, options
+    case id3, nielsen, playlist, reference, steering, packed, emsg, ts, segments, options
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -39,6 +39,14 @@ enum FuzzTarget: String, CaseIterable {
                         fatalError("\(reference) may be opened with \(ReferenceRule.protocols(for: reference))")
                     }
                 }
+            }
+        case .steering:
+            // A content-steering server's answer: bounded, its TTL in range, its next URI resolved.
+            if let manifest = try? SteeringManifest.parse(bytes) {
+                guard (1...86_400).contains(manifest.timeToLive), manifest.pathwayPriority.count <= 1_000 else {
+                    fatalError("a TTL of \(manifest.timeToLive) s, \(manifest.pathwayPriority.count) pathways")
+                }
+                _ = manifest.reloadURI.map { Location.resolve($0, against: "http://fuzz/steer.json") }
             }
         case .packed:
             // A packed audio segment: frame walking, resynchronisation, tags and their times; whole and in pieces.
@@ -73,7 +81,7 @@ enum FuzzTarget: String, CaseIterable {
     /// Every URI a playlist makes us follow.
     static func references(in playlist: Playlist?) -> [String] {
         switch playlist {
-        case .master(let master): master.variants.map(\.uri) + master.renditions.compactMap(\.uri)
+        case .master(let master): master.variants.map(\.uri) + master.renditions.compactMap(\.uri) + [master.steeringServer].compactMap { $0 }
         case .media(let media): media.segments.flatMap { [$0.uri] + [$0.key?.uri, $0.mapURI].compactMap { $0 } }
         case nil: []
         }

@@ -90,6 +90,9 @@ struct SampleScanTests {
                           "lenient/cut.ts", "lenient/extended-flag.ts", "lenient/garbage.ts", "lenient/undecodable.ts",
                           "lenient/v23-syncsafe.ts", "lenient/v24-frame-unsync.ts", "lenient/v24-whole-unsync.ts",
                           "packed/ac3/index.m3u8", "packed/ec3/index.m3u8", "packed/mp3/index.m3u8",
+                          // The protected master reads ts/ and packed/ (mislabelled.m3u8 also lists ts/seg1.ts).
+                          "protected/fmp4-cbcs/index.m3u8", "protected/fmp4-cenc/index.m3u8", "protected/master.m3u8",
+                          "protected/mislabelled.m3u8",
                           "qa/defects.ts", "quirks/hls/index.m3u8", "quirks/quirks.ts",
                           "renditions/audio-carries.m3u8", "renditions/both-carry.m3u8",
                           "spec/unsync-60.ts", "spec/v23-184.ts",

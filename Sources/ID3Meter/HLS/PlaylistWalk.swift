@@ -30,6 +30,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         var lost: LostSegmentRun
         var isFinite: Bool
         var listed: [Segment]
+        /// Copies of the playlist on other hosts or pathways to fail over to.
+        var hasCopies: Bool
         /// Tags delivered from segments whose read failed, by media sequence, while a copy may read them again.
         var partialTags: [Int: Set<String>] = [:]
     }
@@ -105,23 +107,27 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             let holding = !opened || rendition != nil
             var held: [MediaEvent] = []
             var completed: TagOrigin.Segment?
-            // Tags a failed read of this segment delivered from another copy are not delivered again.
+            // Where a copy may read the segment again, a failed read's tags are remembered, and
+            // those another read of it delivered already are not delivered again.
+            let remembers = lanes[number].hasCopies
             let delivered = lanes[number].partialTags[segment.mediaSequence] ?? []
             var tagsRead: Set<String> = []
             var cause: (any Error & Sendable)?
             let read = await lanes[number].reader.read(segment, probeStreams: probe) { event in
                 if case .tag(let timed) = event {
                     if completed == nil { completed = timed.origin.segment }
-                    let key = Self.key(timed)
-                    tagsRead.insert(key)
-                    if delivered.contains(key) { return }
+                    if remembers {
+                        let key = Self.key(timed)
+                        tagsRead.insert(key)
+                        if delivered.contains(key) { return }
+                    }
                 }
                 if case .failure(let failure) = event, case .segmentSkipped = failure.kind { cause = failure.cause }
                 if holding { held.append(event) } else { deliver(event) }
             }
-            if read == nil {
+            if read == nil, remembers {
                 lanes[number].partialTags[segment.mediaSequence, default: []].formUnion(tagsRead)
-            } else {
+            } else if !lanes[number].partialTags.isEmpty {
                 lanes[number].partialTags = lanes[number].partialTags.filter { $0.key > segment.mediaSequence }
             }
             tried += 1
@@ -193,7 +199,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         return Lane(location: location, follower: follower.makeAsyncIterator(),
                     reader: SegmentReader(source: input, playlist: location, targetDuration: playlist.targetDuration, fetcher: loader.fetcher),
                     lost: LostSegmentRun(limit: loader.fetcher.limits.maximumConsecutiveLostSegments),
-                    isFinite: follower.isFinite, listed: follower.isFinite ? playlist.segments : [])
+                    isFinite: follower.isFinite, listed: follower.isFinite ? playlist.segments : [], hasCopies: !follower.backups.isEmpty)
     }
 
     private func loadRendition(_ location: String, window: PlaylistParser.SegmentWindow,
