@@ -58,12 +58,7 @@ struct GapSegmentTests {
     /// segment failed, the gaps counted; the tags stop, so the tag-loss watch alerts, while
     /// the playlist, moving on, is not stale.
     @Test func aLiveGapAlertsForTagsButIsNotALoss() async throws {
-        let channel = LiveChannel(preroll: 3) { date in
-            var stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: 14, startDate: date)
-            stream.seed = 7
-            stream.gaps = 6..<10
-            return stream
-        }
+        let channel = ServeTests.channel(seed: 7, gaps: 6..<10)
         let server = try LineupServer(["g": channel])
         defer { server.server.stop() }
         let running = try await RunningLineup(["g"], of: server)

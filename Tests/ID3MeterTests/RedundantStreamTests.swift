@@ -69,11 +69,7 @@ struct RedundantStreamTests {
     /// `serve` reads on from the second: every tag once, in order; the switch is a record, an
     /// `on_backup` alert and a metric.
     @Test func aLiveChannelWhoseHostDiesGoesOnFromItsCopy() async throws {
-        let channel = LiveChannel(preroll: 3) { date in
-            var stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: 16, startDate: date)
-            stream.seed = 11
-            return stream
-        }
+        let channel = ServeTests.channel(seed: 11)
         let backup = try LocalHTTPServer(host: "127.0.0.2") { channel.respond(to: $0) }
         defer { backup.stop() }
         let down = Mutex(false)
@@ -127,11 +123,7 @@ struct RedundantStreamTests {
     /// A content-steering server moves a live channel from pathway A to pathway B mid-stream:
     /// the channel follows, every tag once, and B is not a backup (no `on_backup` alert).
     @Test func aSteeringServerMovesTheChannelToAnotherPathway() async throws {
-        let channel = LiveChannel(preroll: 3) { date in
-            var stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: 14, startDate: date)
-            stream.seed = 13
-            return stream
-        }
+        let channel = ServeTests.channel(seed: 13)
         let other = try LocalHTTPServer(host: "127.0.0.2") { channel.respond(to: $0) }
         defer { other.stop() }
         let first = try LocalHTTPServer { request in

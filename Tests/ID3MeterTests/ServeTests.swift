@@ -62,11 +62,12 @@ struct RunningLineup {
 /// `serve`'s line-up against a real local server of several live channels.
 @Suite("serve: a line-up in one process", .serialized, .timeLimit(.minutes(3)))
 struct ServeTests {
-    static func channel(seed: UInt64, untagged: Range<Int> = 0..<0) -> LiveChannel {
+    static func channel(seed: UInt64, untagged: Range<Int> = 0..<0, gaps: Range<Int> = 0..<0) -> LiveChannel {
         LiveChannel(preroll: 3) { date in
             var stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: 14, startDate: date)
             stream.seed = seed
             stream.untagged = untagged
+            stream.gaps = gaps
             return stream
         }
     }
