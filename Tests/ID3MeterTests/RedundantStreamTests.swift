@@ -120,6 +120,19 @@ struct RedundantStreamTests {
         #expect(throws: SteeringManifest.Problem.notJSON) { try parse("<html>") }
     }
 
+    /// A steering server is a reference of the master playlist like any other: a remote master's
+    /// may not name a local file.
+    @Test func aSteeringServerIsHeldToTheReferenceRule() async {
+        let loader = PlaylistLoader(fetcher: Fetcher(retry: Samples.quickRetry))
+        do {
+            _ = try await loader.loadSteering("file:///etc/passwd", referencedBy: "http://127.0.0.1:9/master.m3u8", targetDuration: nil)
+            Issue.record("a local file was read as a remote master's steering manifest")
+        } catch {
+            guard case .refused(_, let scheme, .steeringManifest) = error else { Issue.record("\(error)"); return }
+            #expect(scheme == nil, "refused as a local file")
+        }
+    }
+
     /// A content-steering server moves a live channel from pathway A to pathway B mid-stream:
     /// the channel follows, every tag once, and B is not a backup (no `on_backup` alert).
     @Test func aSteeringServerMovesTheChannelToAnotherPathway() async throws {
