@@ -128,6 +128,8 @@ struct MeterCommand: AsyncParsableCommand {
                     if choice.origin == .fallback { logger.warning("\(line)") } else { logger.info("\(line)") }
                 case .read(.warning(let warning)):
                     Console.warning(FlagHint.words(warning))
+                    // Which copy of the stream the records came from, and when that changed.
+                    if case .switchedPath = warning.kind { await records.set.write(.warning(warning.kind.description, channel: nil, at: Date())) }
                 case .read(.failure(let failure)):
                     failures.add(1, ordering: .relaxed)
                     Console.error(FlagHint.words(failure))

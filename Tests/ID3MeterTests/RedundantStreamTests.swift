@@ -62,6 +62,15 @@ struct RedundantStreamTests {
         let switches = events.warnings.filter { if case .switchedPath = $0.kind { true } else { false } }
         #expect(switches.count == 1 && switches.first?.description.contains(backup.url("ts/index.m3u8")) == true, "\(switches)")
         #expect(backup.requests.map(\.path) == ["ts/index.m3u8", "ts/seg0.ts", "ts/seg1.ts", "ts/seg2.ts"])
+
+        // The meter the same, its records saying where they came from.
+        let run = try await offThePool {
+            try Command.run(["--speed", "max", "--format", "jsonl", "--max-lost-segments", "2", primary.url("master.m3u8")])
+        }
+        #expect(run.status == 1, "segments failed on the first host: \(run.stderr)")
+        #expect(run.sends == truth.map { Command.Send(pts: $0.pts, payload: $0.owner) })
+        let warnings = run.stdout.split(separator: "\n").filter { $0.contains(#""type":"warning""#) }
+        #expect(warnings.count == 1 && warnings.first?.contains("redundant copy at") == true, "\(warnings)")
     }
 
     /// A live channel on two hosts; the first stops answering mid-stream (its segments, then its
