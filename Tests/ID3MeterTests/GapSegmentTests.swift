@@ -54,6 +54,24 @@ struct GapSegmentTests {
         #expect(report.failures.isEmpty)
     }
 
+    /// Gaps before the first segment read wait for `.opened`, to a bound: 1,200 of them, then a
+    /// segment, come out all, once, in order, with the segment's tags.
+    @Test func manyGapsBeforeTheFirstSegmentAreHeldToABound() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let gaps = (0..<1_200).map { "#EXT-X-GAP\n#EXTINF:4,\ngap\($0).ts" }.joined(separator: "\n")
+        let segment = Samples.folder.appendingPathComponent("protected/ts/seg0.ts").path
+        let playlist = folder.appendingPathComponent("gaps.m3u8")
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:4\n\(gaps)\n#EXTINF:4,\n\(segment)\n#EXT-X-ENDLIST\n"
+            .write(to: playlist, atomically: true, encoding: .utf8)
+        let events = await Samples.scan(playlist.path)
+        #expect(events.failures.isEmpty)
+        #expect(events.segments.map(\.mediaSequence) == Array(0...1_200))
+        #expect(events.segments.filter(\.isGap).count == 1_200)
+        let expected = try ProtectedHLSTests.planted(in: ["ts/index.m3u8"]).filter { $0.segment == "seg0.ts" }
+        #expect(!expected.isEmpty && ProtectedHLSTests.found(events).map(\.pts) == expected.map(\.pts))
+    }
+
     /// A live channel whose packager lists four segments as gaps: nothing asked of them, no
     /// segment failed, the gaps counted; the tags stop, so the tag-loss watch alerts, while
     /// the playlist, moving on, is not stale.

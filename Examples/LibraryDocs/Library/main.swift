@@ -12,11 +12,15 @@ do {
         switch event {
         case .opened(let info): print("live:", info.isLive, "FRAME-RATE:", info.variantFrameRate ?? 0)
         case .tag(let timed): timed.nielsenTags.forEach { print($0.payload, $0.isValid) }
-        case .segment(let segment): print("segment", segment.mediaSequence, "read")   // after its tags
+        case .segment(let segment):   // after its tags; an EXT-X-GAP one is media time, not fetched
+            print("segment", segment.mediaSequence, segment.isGap ? "declared missing" : "read")
         case .failure(let failure):
             if case .http(let status, _)? = failure.fetchError { print("HTTP", status, "for", failure.segment ?? failure.source) }
             print("error:", failure)   // names the input, segment and reason
-        case .warning(let warning): print("warning:", warning)
+        case .warning(let warning):
+            // A redundant copy of the stream (another host or pathway) is read from now on.
+            if case .switchedPath(_, let to, let onBackup, let reason) = warning.kind { print("on", to, onBackup, reason) }
+            print("warning:", warning)
         case .malformed(let error, _, _): print("bad ID3:", error)
         case .resumed, .mediaTime: break
         }

@@ -290,7 +290,9 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         /// the first of its pathways that the master lists becomes the one to be on.
         private mutating func steer() async {
             guard let uri = steeringURI, let master = follower.master else { return }
-            let asked = uri + (uri.contains("?") ? "&" : "?") + "_HLS_pathway=" + (paths[path].pathway ?? "")
+            // A legal pathway ID is letters, digits, '.', '-' and '_': nothing else goes into the query.
+            let pathway = String((paths[path].pathway ?? "").filter { $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) })
+            let asked = uri + (uri.contains("?") ? "&" : "?") + "_HLS_pathway=" + pathway
             do {
                 let manifest = try await follower.loader.loadSteering(asked, referencedBy: master, targetDuration: target)
                 steeringDue = follower.clock.now.advanced(by: .seconds(manifest.timeToLive))

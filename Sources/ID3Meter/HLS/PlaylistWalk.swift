@@ -36,6 +36,9 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         var partialTags: [Int: Set<String>] = [:]
     }
 
+    /// Gap events held for `.opened` (an hour of 4 s segments), past which they go out without it.
+    static var maximumGapsBeforeOpening: Int { 1_000 }
+
     /// What tells a tag read twice (from a rendition and its variant, or two copies of a segment).
     private static func key(_ timed: TimedTag) -> String { "\(timed.pts ?? -1) \(timed.tag.frames)" }
 
@@ -92,7 +95,11 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             if segment.isGap {
                 // Declared missing by the packager: media time without tags, not fetched, not lost.
                 lanes[number].reader.pass(gap: segment) { event in
-                    if opened { deliver(event) } else { gapsBeforeOpening.append(event) }
+                    guard opened || gapsBeforeOpening.count >= Self.maximumGapsBeforeOpening else { return gapsBeforeOpening.append(event) }
+                    // A stream of nothing but gaps is not held for ever: a feeder then plays it without `.opened`.
+                    gapsBeforeOpening.forEach(deliver)
+                    gapsBeforeOpening = []
+                    deliver(event)
                 }
                 tried += 1
                 progress?.update(input, bytes: bytes, segments: listed.map { (tried, $0) })
@@ -126,7 +133,10 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 if holding { held.append(event) } else { deliver(event) }
             }
             if read == nil, remembers {
-                lanes[number].partialTags[segment.mediaSequence, default: []].formUnion(tagsRead)
+                if !tagsRead.isEmpty { lanes[number].partialTags[segment.mediaSequence, default: []].formUnion(tagsRead) }
+                // Only a lost run's segments are read again, so older ones need not be remembered.
+                let oldest = segment.mediaSequence - lanes[number].lost.limit
+                lanes[number].partialTags = lanes[number].partialTags.filter { $0.key > oldest }
             } else if !lanes[number].partialTags.isEmpty {
                 lanes[number].partialTags = lanes[number].partialTags.filter { $0.key > segment.mediaSequence }
             }

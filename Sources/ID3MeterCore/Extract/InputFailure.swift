@@ -139,7 +139,7 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
 
     /// Why a stream went on from another copy of its playlist.
     public enum PathSwitch: Sendable, CustomStringConvertible {
-        /// Its reloads failed, the last with this error.
+        /// Its playlist could not be loaded (at the start, or twice in a row after), the last time with this error.
         case reloadsFailed(any Error & Sendable)
         /// This many segments in a row could not be read, the last with this error.
         case segmentsLost(Int, any Error & Sendable)
@@ -148,7 +148,7 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
 
         public var description: String {
             switch self {
-            case .reloadsFailed(let error): "its playlist could not be reloaded (\(error))"
+            case .reloadsFailed(let error): "its playlist could not be loaded (\(error))"
             case .segmentsLost(let lost, let error): "\(lost) segments in a row could not be read (\(error))"
             case .steered(let pathway): "the steering server put pathway \(pathway) first"
             }
