@@ -7,6 +7,8 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
         case initSection(String)
         case key(String)
         case steeringManifest(String)
+        case mpd(String)
+        case segmentIndex(String)
     }
 
     /// The reference may not be followed from its playlist: a remote playlist may reference
@@ -18,6 +20,8 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
     case fetch(FetchError, Resource, attempts: Int)
     /// The playlist's text is not a playlist that can be followed.
     case unreadablePlaylist(String, PlaylistError)
+    /// The MPD's text is not an MPD that can be followed.
+    case unreadableMPD(String, MPDError)
     /// The content-steering server's answer cannot be used.
     case unreadableSteeringManifest(String, any Error & Sendable)
     /// A master playlist where a media playlist was due.
@@ -53,9 +57,12 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
             case (.initSection(let uri), let failure): "cannot fetch its initialisation segment \(uri): \(failure)"
             case (.key(let uri), let failure): "cannot fetch its AES-128 key \(uri): \(failure)"
             case (.steeringManifest(let uri), let failure): "cannot fetch steering manifest \(uri): \(failure)"
+            case (.mpd(let uri), let failure): "cannot fetch MPD \(uri): \(failure)"
+            case (.segmentIndex(let uri), let failure): "cannot fetch the segment index (sidx) of \(uri): \(failure)"
             }
         case .unreadablePlaylist(let location, let error): "playlist \(location): \(error)"
         case .unreadableSteeringManifest(let location, let problem): "steering manifest \(location): \(problem)"
+        case .unreadableMPD(let location, let error): "MPD \(location): \(error)"
         case .masterPlaylist(let location): "\(location) is a master playlist, not a media playlist"
         case .noSuchVariant(let variant, let count): "master playlist has \(count) variants; cannot pick \(variant)"
         case .keySize(let uri, let bytes): "AES-128 key \(uri) is \(bytes) bytes, expected 16"

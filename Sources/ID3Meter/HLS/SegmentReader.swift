@@ -109,9 +109,11 @@ package final class SegmentReader {
         emit(.segment(Self.origin(of: segment)))
     }
 
-    private static func origin(of segment: Segment) -> TagOrigin.Segment {
-        TagOrigin.Segment(uri: segment.uri, mediaSequence: segment.mediaSequence, discontinuitySequence: segment.discontinuitySequence,
-                          programDateTime: segment.programDateTime, duration: segment.duration, isGap: segment.isGap)
+    static func origin(of segment: Segment) -> TagOrigin.Segment {
+        var origin = TagOrigin.Segment(uri: segment.uri, mediaSequence: segment.mediaSequence, discontinuitySequence: segment.discontinuitySequence,
+                                       programDateTime: segment.programDateTime, duration: segment.duration, isGap: segment.isGap)
+        origin.dash = segment.dash
+        return origin
     }
 
     /// `segment` comes next: the extractor's state is finished when it does not continue the last.

@@ -41,6 +41,9 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         let throttle = ProblemThrottle(source: input, yield: yield)
         if MediaForm.isPlaylist(input) {
             await produceHLS(throttle)
+        } else if MediaForm.isMPD(input) {
+            await DASHWalk(input: input, loader: MPDLoader(fetcher: scanner.fetcher), variant: scanner.variant, liveStart: liveStart,
+                           resumeAt: resumeAt, clock: clock).run { throttle($0) }
         } else {
             if resumeAt != nil {
                 throttle(.warning(InputFailure(source: input, .notResumable)))

@@ -54,6 +54,11 @@ public struct Scanner: Sendable {
             // Every tag the variant or its audio rendition carries; a live playlist as it stands.
             await PlaylistWalk(input: input, loader: loader, rule: .both, reloads: false, clock: ContinuousClock(), progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
+        } else if MediaForm.isMPD(input) {
+            // A dynamic MPD as its time-shift buffer holds it now.
+            await DASHWalk(input: input, loader: MPDLoader(fetcher: fetcher), variant: variant, reloads: false, clock: ContinuousClock(),
+                           progress: progress)
+                .run(emit: emit, afterEachSegment: afterEachChunk)
         } else if Location.transport(of: input) == .stream {
             await scanStream(input, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
         } else {

@@ -77,6 +77,10 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         case switchedPath(from: String, to: String, onBackup: Bool, because: PathSwitch)
         /// The content-steering manifest could not be had or used; the pathway in use is kept.
         case steeringFailed(any Error & Sendable)
+        /// A DASH Period whose content is elsewhere (`xlink:href`): not followed, its time passed without tags.
+        case remotePeriod(String)
+        /// The server's clock (a DASH `UTCTiming`) could not be had: this machine's is used.
+        case serverClock(String)
 
         /// The error value underneath, when there is one.
         public var cause: (any Error & Sendable)? {
@@ -105,6 +109,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
                 "version-0 emsg tags without a time: the fragment's start is unknown without the init segment's timescale (EXT-X-MAP)"
             case .noSegmentHasTimedID3: "none of its segments has \(MediaForm.noTimedID3.dropFirst(3))"
             case .playlist(let error): "\(error)"
+            case .remotePeriod(let reference):
+                "a Period's content is at \(reference) (xlink:href): remote Periods are not followed; its time passes without tags"
+            case .serverClock(let reason): "the server's clock could not be had (\(reason)); this machine's clock decides which segments exist"
             case .audioRendition(let error): "audio rendition: \(error)"
             case .reloadFailed(let error): "playlist reload failed, retrying: \(error)"
             case .leftLiveWindow(let sequences):

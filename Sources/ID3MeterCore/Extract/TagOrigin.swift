@@ -31,6 +31,8 @@ extension TagOrigin {
         /// `EXT-X-GAP`: the packager declared the segment missing. It was not fetched; it is
         /// media time without tags, not a lost segment.
         public var isGap: Bool
+        /// Where a DASH segment sits in its MPD; `nil` for HLS.
+        public var dash: TagOrigin.DASHPlace?
 
         public init(uri: String, mediaSequence: Int, discontinuitySequence: Int = 0, programDateTime: Date? = nil,
                     startPTS: Int64? = nil, duration: Double? = nil, isGap: Bool = false) {
@@ -41,6 +43,23 @@ extension TagOrigin {
             self.startPTS = startPTS
             self.duration = duration
             self.isGap = isGap
+        }
+    }
+
+    /// A DASH segment's place: its `media_sequence` is its `$Number$`, its
+    /// `discontinuity_sequence` its Period's start in milliseconds (stable across refreshes of
+    /// the MPD, rising with each Period; times are comparable only within one).
+    public struct DASHPlace: Sendable, Equatable {
+        /// The Period's `id` (its place among the MPD's Periods when it has none).
+        public var period: String
+        public var representation: String
+        /// `$Time$`: its start on the media timeline, in the Representation's timescale.
+        public var time: Int
+
+        public init(period: String, representation: String, time: Int) {
+            self.period = period
+            self.representation = representation
+            self.time = time
         }
     }
 }

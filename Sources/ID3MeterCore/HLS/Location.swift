@@ -37,7 +37,9 @@ package enum Location {
         // Not NSString.deletingLastPathComponent: Foundation traps on a one-character path ("v").
         let directory = base.lastIndex(of: "/").map { base[...$0] } ?? ""
         let joined = directory.isEmpty ? reference : directory + reference
-        return (joined as NSString).standardizingPath
+        // A folder stays a folder (a DASH BaseURL `p0/`): what is resolved against it goes inside.
+        let standard = (joined as NSString).standardizingPath
+        return reference.hasSuffix("/") && !standard.hasSuffix("/") ? standard + "/" : standard
     }
 
     /// How `location` is read: over HTTP, from a local file, or as a stream libavformat opens.

@@ -107,6 +107,26 @@ package struct Segment: Sendable, Equatable {
     public var mapByteRange: ByteRange?
     /// `EXT-X-BYTERANGE`: the segment is this sub-range of its resource.
     public var byteRange: ByteRange?
+    /// A DASH segment's place in its MPD (DASH segments are read as HLS ones are).
+    public var dash: TagOrigin.DASHPlace?
+
+    package init(uri: String, duration: Double, note: String? = nil, mediaSequence: Int, discontinuitySequence: Int,
+                 programDateTime: Date? = nil, key: EncryptionKey? = nil, sampleEncryption: SampleEncryption? = nil, isGap: Bool = false,
+                 mapURI: String? = nil, mapByteRange: ByteRange? = nil, byteRange: ByteRange? = nil, dash: TagOrigin.DASHPlace? = nil) {
+        self.uri = uri
+        self.duration = duration
+        self.note = note
+        self.mediaSequence = mediaSequence
+        self.discontinuitySequence = discontinuitySequence
+        self.programDateTime = programDateTime
+        self.key = key
+        self.sampleEncryption = sampleEncryption
+        self.isGap = isGap
+        self.mapURI = mapURI
+        self.mapByteRange = mapByteRange
+        self.byteRange = byteRange
+        self.dash = dash
+    }
 }
 
 /// A sub-range of a resource (RFC 8216 §4.3.2.2), its offset resolved.

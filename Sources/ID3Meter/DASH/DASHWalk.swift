@@ -1,0 +1,324 @@
+import Foundation
+import ID3MeterCore
+
+/// The one walk through a DASH presentation, beside `PlaylistWalk` and giving the same events:
+/// for a scan and for the meter, static or dynamic. Each Period's Representation is chosen
+/// (`MPDChoice`), its segments made from the MPD (`SegmentEnumeration`, or the `sidx` of a
+/// `SegmentBase`) and read through a `SegmentReader` as HLS segments are, the MPD's own
+/// `EventStream` events handed out with the segment they fall in. A dynamic MPD is refreshed
+/// as its `minimumUpdatePeriod` says and its segments are read as the server's clock
+/// (`UTCTiming`) makes them available, each once, new Periods as they appear.
+struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
+    var input: String
+    var loader: MPDLoader
+    var variant: VariantChoice
+    /// How many segments back from a live edge to start, as players join.
+    var liveStart = 3
+    /// The segment number to start at while the time-shift buffer still holds it (a checkpoint's).
+    var resumeAt: Int?
+    /// `false` reads what a dynamic MPD lists now and stops (a scan).
+    var reloads = true
+    var clock: C
+    /// This machine's wall clock, which the server's `UTCTiming` corrects.
+    var wallClock: @Sendable () -> Date = { Date() }
+    var progress: ScanProgress?
+
+    /// What the walk has done so far, across Periods and refreshes.
+    private struct Progress {
+        var opened = false
+        var reader: SegmentReader
+        /// Per Period (by `Period.key`): the chosen Representation, and where reading got to.
+        var chosen: [String: Representation] = [:]
+        var lastRead: [String: DASHSegment] = [:]
+        var finished: Set<String> = []
+        /// `EventStream` events handed out, by scheme, value and id (§5.10.2: the same one again is not a new event).
+        var eventsSeen: Set<String> = []
+        var lost = LostSegmentRun(limit: 0)
+        var tried = 0, segmentsRead = 0, bytes: Int64 = 0
+        var foundTimedID3 = false
+        var saidProtected = false
+        var saidRemote: Set<String> = []
+    }
+
+    func run(emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void = {}) async {
+        var mpd: MPD
+        do { mpd = try await loader.load(input) } catch {
+            return emit(.failure(InputFailure(source: input, .playlist(error))))
+        }
+        var state = Progress(reader: SegmentReader(source: input, playlist: input, targetDuration: mpd.maxSegmentDuration,
+                                                  fetcher: loader.fetcher),
+                             lost: LostSegmentRun(limit: loader.fetcher.limits.maximumConsecutiveLostSegments))
+        if !mpd.isDynamic {
+            for period in mpd.periods {
+                guard await read(period, of: mpd, availableUntil: nil, state: &state, emit: emit, afterEachSegment: afterEachSegment) else { break }
+            }
+        } else {
+            await follow(mpd, state: &state, emit: emit, afterEachSegment: afterEachSegment)
+        }
+        state.reader.finish(emit: emit)
+        if state.segmentsRead > 0, !state.foundTimedID3 {
+            emit(.warning(InputFailure(source: input, .noSegmentHasTimedID3)))
+        }
+    }
+
+    /// A dynamic MPD: its segments as the server's clock makes them available, the MPD fetched
+    /// again every `minimumUpdatePeriod`, until it turns static or this task is cancelled.
+    private func follow(_ first: MPD, state: inout Progress, emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void) async {
+        var mpd = first
+        var offset = 0.0
+        switch await loader.serverClockOffset(mpd.utcTimings, mpd: input, now: wallClock) {
+        case .success(let seconds): offset = seconds
+        case .failure(let problem): emit(.warning(InputFailure(source: input, .serverClock(problem.reason))))
+        }
+        var fetched = clock.now
+        var failedReloads = 0
+        while !Task.isCancelled {
+            let now = wallClock().addingTimeInterval(offset)
+            let elapsed = mpd.availabilityStartTime.map { now.timeIntervalSince($0) } ?? .infinity
+            var wait = mpd.minimumUpdatePeriod ?? 1
+            for period in mpd.periods where !state.finished.contains(period.key) && period.start <= elapsed {
+                guard await read(period, of: mpd, availableUntil: elapsed - period.start, state: &state, emit: emit,
+                                 afterEachSegment: afterEachSegment) else { return }
+                if let next = nextAvailability(in: period, of: mpd, state: state) {
+                    wait = min(wait, max(0.05, next - (wallClock().addingTimeInterval(offset).timeIntervalSince(mpd.availabilityStartTime ?? now))))
+                }
+            }
+            guard reloads else { return }
+            // Static now, or a dynamic MPD that will not change (no minimumUpdatePeriod): read to its end, then done.
+            if mpd.minimumUpdatePeriod == nil, mpd.periods.allSatisfy({ state.finished.contains($0.key) }) { return }
+            if let period = mpd.minimumUpdatePeriod {
+                let due = fetched.advanced(by: .seconds(max(period, 0.5)))
+                let untilDue = clock.now.duration(to: due)
+                if untilDue > .zero, untilDue < .seconds(wait) { wait = untilDue.seconds }
+            }
+            guard (try? await clock.sleep(for: .seconds(max(wait, 0.05)))) != nil else { return }
+            guard let period = mpd.minimumUpdatePeriod, clock.now >= fetched.advanced(by: .seconds(max(period, 0.5))) else { continue }
+            do {
+                let location = mpd.locations.first ?? input
+                let refreshed = try await loader.load(location, referencedBy: location == input ? nil : input)
+                fetched = clock.now
+                failedReloads = 0
+                if !refreshed.isDynamic {
+                    // Turned static: what it lists now is all there will be.
+                    for period in refreshed.periods where !state.finished.contains(period.key) {
+                        guard await read(period, of: refreshed, availableUntil: nil, state: &state, emit: emit,
+                                         afterEachSegment: afterEachSegment) else { return }
+                    }
+                    return
+                }
+                mpd = refreshed
+            } catch {
+                failedReloads += 1
+                emit(.failure(InputFailure(source: input, .reloadFailed(error))))
+                let interval = Duration.seconds(max(mpd.minimumUpdatePeriod ?? 1, 0.5))
+                let backoff = Backoff(first: interval, maximum: interval * 4).delay(after: failedReloads)
+                guard (try? await clock.sleep(for: backoff)) != nil else { return }
+            }
+        }
+    }
+
+    /// When the next segment of `period` after the last read becomes available, in seconds
+    /// from the availability start; `nil` when the Period is done or has no such segment.
+    private func nextAvailability(in period: Period, of mpd: MPD, state: Progress) -> Double? {
+        guard let representation = state.chosen[period.key], let last = state.lastRead[period.key] else { return nil }
+        var next = SegmentEnumeration(representation: representation, periodDuration: period.duration, from: last.end).makeIterator()
+        while let segment = next.next() {
+            if segment.start >= last.end - 1e-9 { return period.start + segment.end }
+        }
+        return nil
+    }
+
+    /// Reads `period`'s segments after those already read, up to those available by
+    /// `availableUntil` (seconds from its start; `nil`: all). `false` when the walk must stop.
+    private func read(_ period: Period, of mpd: MPD, availableUntil: Double?, state: inout Progress,
+                      emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void) async -> Bool {
+        if let remote = period.remoteReference {
+            if state.saidRemote.insert(period.key).inserted { emit(.warning(InputFailure(source: input, .remotePeriod(remote)))) }
+            state.finished.insert(period.key)
+            return true
+        }
+        var candidates = state.chosen[period.key].map { [$0] } ?? MPDChoice(variant: variant).candidates(in: period)
+        // Tags in the MPD itself: the first choice is read, whatever its segments carry.
+        if period.eventStreams.contains(where: \.scheme.carriesID3) { candidates = Array(candidates.prefix(1)) }
+        guard !candidates.isEmpty else {
+            state.finished.insert(period.key)
+            return true
+        }
+        while let representation = candidates.first {
+            state.chosen[period.key] = representation
+            if !state.saidProtected, !representation.protection.isEmpty {
+                // Samples are encrypted, emsg boxes are not: read without a key, no licence asked for.
+                state.saidProtected = true
+                emit(.warning(InputFailure(source: input, .sampleEncrypted(method: ContentProtection.method(of: representation.protection),
+                                                                           keyFormats: representation.protection.map(\.scheme)))))
+            }
+            let segments = await self.segments(of: representation, in: period, mpd: mpd, availableUntil: availableUntil,
+                                               after: state.lastRead[period.key], state: &state, emit: emit)
+            var switchTo = false
+            for segment in segments {
+                if Task.isCancelled { return false }
+                await afterEachSegment()
+                let hls = Self.segment(segment, of: representation, in: period, mpd: mpd)
+                // Held until the source is opened, and dropped if the Representation gives way to another.
+                var held: [MediaEvent] = []
+                let opened = state.opened
+                let hold = { (event: MediaEvent) in if opened { emit(event) } else { held.append(event) } }
+                handOutEvents(of: period, representation: representation, before: segment, origin: hls, state: &state, emit: hold)
+                let read = await state.reader.read(hls, emit: hold)
+                state.tried += 1
+                state.bytes += read?.byteCount ?? 0
+                progress?.update(input, bytes: state.bytes)
+                // The first Representation read without timed ID3 (or not read at all) gives way to the next that may carry it.
+                if !state.opened, read?.hasTimedID3 != true, candidates.count > 1 {
+                    candidates.removeFirst()
+                    state.chosen[period.key] = nil
+                    state.reader.finish { _ in }
+                    switchTo = true
+                    break
+                }
+                if !state.opened {
+                    state.opened = true
+                    emit(.opened(SourceInfo(variantFrameRate: MPDChoice.frameRate(in: period), isLive: mpd.isDynamic,
+                                            targetDuration: mpd.maxSegmentDuration ?? segment.seconds)))
+                    held.forEach(emit)
+                }
+                state.lastRead[period.key] = segment
+                if let read {
+                    state.segmentsRead += 1
+                    if read.hasTimedID3 { state.foundTimedID3 = true }
+                }
+                switch state.lost.record(segment.number, read: read != nil, finite: !mpd.isDynamic) {
+                case .goOn: break
+                case .stillFollowing(let lost): emit(.failure(InputFailure(source: input, .lostInARow(lost))))
+                case .giveUp(let lost):
+                    emit(.failure(InputFailure(source: input, .gaveUp(playlist: input, lostInARow: lost, untried: 0))))
+                    return false
+                }
+            }
+            if switchTo { continue }
+            break
+        }
+        let periodDone = availableUntil == nil || period.duration.map { availableUntil! >= $0 } == true
+        if periodDone {
+            // Events after the last segment, and in a Period with none read.
+            handOutEvents(of: period, representation: state.chosen[period.key], before: nil, origin: nil, state: &state, emit: emit)
+            state.finished.insert(period.key)
+        }
+        return true
+    }
+
+    /// The segments of `representation` to read now: after `last` (all of them when `nil`:
+    /// a static Period from its start, a live one joined near its edge), available by `until`.
+    private func segments(of representation: Representation, in period: Period, mpd: MPD, availableUntil until: Double?,
+                          after last: DASHSegment?, state: inout Progress, emit: (MediaEvent) -> Void) async -> [DASHSegment] {
+        if case .base(let base) = representation.addressing, let indexRange = base.indexRange {
+            return await indexedSegments(of: representation, base: base, indexRange: indexRange, period: period, after: last, emit: emit)
+                .filter { until == nil || $0.end <= until! }
+        }
+        guard let until else {
+            // Static: every segment after the last read.
+            return Array(SegmentEnumeration(representation: representation, periodDuration: period.duration, from: last?.end ?? 0)
+                .lazy.filter { last == nil || $0.start >= last!.end - 1e-9 })
+        }
+        // Dynamic: those whose end the server's clock has passed, within the time-shift buffer.
+        let depth = mpd.timeShiftBufferDepth ?? .infinity
+        let windowStart = max(0, until - depth)
+        var available: [DASHSegment] = []
+        var skipped: ClosedRange<Int>?
+        let from = last.map { max($0.end, windowStart) } ?? windowStart
+        for segment in SegmentEnumeration(representation: representation, periodDuration: period.duration, from: from, until: until) {
+            guard segment.end <= until + 1e-9 else { break }
+            if let last, segment.start < last.end - 1e-9 { continue }
+            available.append(segment)
+            // Joining: only the last few are kept (bounded, whatever the window holds).
+            if last == nil, available.count > max(liveStart, 1) + 64 { available.removeFirst(available.count - max(liveStart, 1)) }
+        }
+        if let last, let first = available.first, first.number > last.number + 1 {
+            skipped = (last.number + 1)...(first.number - 1)
+        }
+        if let skipped { emit(.failure(InputFailure(source: input, .leftLiveWindow(skipped)))) }
+        guard last == nil else { return available }
+        if let resumeAt, let place = available.firstIndex(where: { $0.number == resumeAt }) {
+            emit(.resumed(.atSegment(resumeAt)))
+            return Array(available[place...])
+        }
+        let join = Array(available.suffix(max(liveStart, 1)))
+        if let resumeAt, let edge = join.first {
+            if resumeAt > edge.number + available.count { emit(.resumed(.sequenceWentBack(to: edge.number))) } else {
+                let lost = resumeAt + 1 < edge.number ? (resumeAt + 1)...(edge.number - 1) : nil
+                emit(.resumed(.atLiveEdge(lost: lost, seconds: Double(lost?.count ?? 0) * edge.seconds)))
+            }
+        }
+        return join
+    }
+
+    /// A `SegmentBase` resource's subsegments, from its `sidx`; the whole resource as one
+    /// segment when the index cannot be had (the failure said).
+    private func indexedSegments(of representation: Representation, base: SegmentBase, indexRange: ByteRange, period: Period,
+                                 after last: DASHSegment?, emit: (MediaEvent) -> Void) async -> [DASHSegment] {
+        let whole = Array(SegmentEnumeration(representation: representation, periodDuration: period.duration))
+        do throws(SegmentLoadError) {
+            guard let index = try await loader.segmentIndex(of: representation.baseURL, at: indexRange, from: input) else {
+                emit(.warning(InputFailure(source: input, segment: representation.baseURL, .segmentNote(
+                    "its segment index (sidx at \(indexRange.offset)-\(indexRange.end - 1)) is not readable: read as one segment"))))
+                return last == nil ? whole : []
+            }
+            let offset = base.timing.presentationTimeOffset
+            return index.references.enumerated().compactMap { place, reference in
+                let start = Double(reference.time - offset) / Double(index.timescale)
+                guard last.map({ start >= $0.end - 1e-9 }) ?? true else { return nil }
+                return DASHSegment(number: base.timing.startNumber + place, time: reference.time, duration: reference.duration,
+                                   timescale: index.timescale, uri: representation.baseURL, range: reference.range, start: start)
+            }
+        } catch {
+            emit(.failure(InputFailure(source: input, segment: representation.baseURL, .segmentSkipped(mediaSequence: base.timing.startNumber, error))))
+            return []
+        }
+    }
+
+    /// The MPD's own events of `period` (ID3 schemes) that start before `segment` ends (all
+    /// that are left when `nil`), each once, timed on the Representation's media timeline.
+    private func handOutEvents(of period: Period, representation: Representation?, before segment: DASHSegment?, origin: Segment?,
+                               state: inout Progress, emit: (MediaEvent) -> Void) {
+        let timing = representation.flatMap(MPDChoice.timing)
+        let mediaOffset = timing.map { Double($0.presentationTimeOffset) / Double($0.timescale) } ?? 0
+        let tagOrigin = TagOrigin(source: input, segment: origin.map(SegmentReader.origin(of:)))
+        for stream in period.eventStreams where stream.scheme.carriesID3 {
+            for event in stream.events {
+                let start = Double(event.presentationTime - stream.presentationTimeOffset) / Double(stream.timescale)
+                if let segment, start >= segment.end { continue }
+                let key = "\(period.key) \(stream.scheme.schemeIDURI) \(stream.scheme.value ?? "") \(event.id.map(String.init) ?? "@\(start)")"
+                guard state.eventsSeen.insert(key).inserted else { continue }
+                let pts = PTS.asCarried(Int64(((start + mediaOffset) * Double(PTS.clockRate)).rounded(.down)))
+                var carriage = Carriage(stream: "MPD EventStream \(stream.scheme.schemeIDURI)")
+                carriage.note = "MPD EventStream \(stream.scheme.schemeIDURI)"
+                let contents = ID3PacketParser.parse(event.messageData)
+                for var tag in contents.tags {
+                    state.foundTimedID3 = true
+                    if let note = event.note { tag.notes.append(note) }
+                    emit(.tag(TimedTag(tag: tag, pts: pts, origin: tagOrigin, carriage: carriage)))
+                }
+                if let error = contents.error { emit(.malformed(error, pts: pts, origin: tagOrigin)) }
+            }
+        }
+    }
+
+    /// `segment` as the segment reader reads segments: its `$Number$` its media sequence, its
+    /// Period's start (ms) its discontinuity sequence, its wall-clock time from a dynamic MPD.
+    static func segment(_ segment: DASHSegment, of representation: Representation, in period: Period, mpd: MPD) -> Segment {
+        let initialization = SegmentEnumeration(representation: representation, periodDuration: period.duration).initialization
+        var result = Segment(uri: segment.uri, duration: segment.seconds, mediaSequence: segment.number,
+                             discontinuitySequence: Int(min(period.start * 1_000, Double(Int32.max))),
+                             programDateTime: mpd.availabilityStartTime.map { $0.addingTimeInterval(period.start + segment.start) })
+        result.mapURI = initialization?.uri
+        result.mapByteRange = initialization?.range
+        // A SegmentBase without an Initialization: the movie header is what comes before the index.
+        if initialization == nil, case .base(let base) = representation.addressing, let index = base.indexRange, segment.range != nil {
+            result.mapURI = segment.uri
+            result.mapByteRange = ByteRange(offset: 0, length: index.offset)
+        }
+        result.byteRange = segment.range
+        result.dash = TagOrigin.DASHPlace(period: period.id ?? String(period.index), representation: representation.id, time: segment.time)
+        return result
+    }
+}

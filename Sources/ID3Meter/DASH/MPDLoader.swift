@@ -1,0 +1,70 @@
+import Foundation
+import ID3MeterCore
+
+/// Loads MPDs and what they point at under `ReferenceRule`, with a playlist's limits: the MPD
+/// itself, a `SegmentBase`'s segment index, and the server's clock (`UTCTiming`).
+struct MPDLoader: Sendable {
+    var fetcher: Fetcher
+
+    /// The MPD at `location`, read once (a live walk tries again itself); `parent` (the MPD that
+    /// named it in a `Location`) must be allowed to reference it.
+    func load(_ location: String, referencedBy parent: String? = nil) async throws(SegmentLoadError) -> MPD {
+        if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw .refused(refusal, .mpd(location)) }
+        let bytes: [UInt8]
+        do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, retrying: false) } catch {
+            throw .fetch(error, .mpd(location))
+        }
+        do throws(MPDError) { return try MPDParser.parse(bytes, location: location) } catch {
+            throw .unreadableMPD(location, error)
+        }
+    }
+
+    /// The subsegments of a `SegmentBase` resource, from its `sidx` at `range`.
+    func segmentIndex(of uri: String, at range: ByteRange, from mpd: String) async throws(SegmentLoadError) -> SegmentIndex.Index? {
+        if let refusal = ReferenceRule.refusal(of: uri, from: mpd) { throw .refused(refusal, .segmentIndex(uri)) }
+        do throws(FetchFailure) {
+            return SegmentIndex.parse(try await fetcher.fetch(uri, range: range, as: .initSection), offset: range.offset)
+        } catch {
+            throw .fetch(error, .segmentIndex(uri))
+        }
+    }
+
+    /// How far the server's clock is ahead of this machine's, by the first `UTCTiming` that
+    /// answers; `nil` with the reason when none does (or none is given).
+    func serverClockOffset(_ timings: [UTCTiming], mpd: String, now: @Sendable () -> Date) async -> Result<Double, ClockProblem> {
+        var reasons: [String] = []
+        for timing in timings {
+            switch timing.method {
+            case .direct(let date):
+                return .success(date.timeIntervalSince(now()))
+            case .httpDate(let url):
+                let location = Location.resolve(url, against: mpd)
+                if let refusal = ReferenceRule.refusal(of: location, from: mpd) {
+                    reasons.append("\(refusal)")
+                    continue
+                }
+                let asked = now()
+                do throws(FetchFailure) {
+                    let bytes = try await fetcher.fetch(location, as: .playlist, retrying: false)
+                    let answered = now()
+                    let text = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    guard let date = ProgramDateTime.parse(Substring(text)) else {
+                        reasons.append("\(location) answered '\(text.prefix(40))', not an ISO 8601 time")
+                        continue
+                    }
+                    // The answer was made about halfway through the round trip.
+                    return .success(date.timeIntervalSince(asked) - answered.timeIntervalSince(asked) / 2)
+                } catch {
+                    reasons.append("\(location): \(error)")
+                }
+            case .httpHead, .unsupported:
+                reasons.append("UTCTiming \(timing.scheme) is not one id3-meter reads")
+            }
+        }
+        return .failure(ClockProblem(reason: reasons.isEmpty ? "the MPD has no UTCTiming" : reasons.joined(separator: "; ")))
+    }
+
+    struct ClockProblem: Error {
+        var reason: String
+    }
+}

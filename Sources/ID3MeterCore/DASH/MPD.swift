@@ -1,0 +1,190 @@
+import Foundation
+
+/// A Media Presentation Description (ISO/IEC 23009-1): what a DASH client plays, with what it
+/// says about timing, as far as reading its timed metadata needs it. References are resolved
+/// (`BaseURL` at every level, against the MPD's own location).
+package struct MPD: Sendable {
+    /// `type="dynamic"`: a live presentation, its segments available as its clock says.
+    package var isDynamic: Bool
+    package var availabilityStartTime: Date?
+    package var publishTime: Date?
+    package var mediaPresentationDuration: Double?
+    /// How long the MPD stays good; `nil` on a dynamic MPD: it will not change.
+    package var minimumUpdatePeriod: Double?
+    package var timeShiftBufferDepth: Double?
+    package var suggestedPresentationDelay: Double?
+    package var maxSegmentDuration: Double?
+    /// `Location`: where to fetch the MPD again.
+    package var locations: [String]
+    package var utcTimings: [UTCTiming]
+    package var periods: [Period]
+
+    /// The Period whose `index` this is.
+    package func period(at index: Int) -> Period? { periods.first { $0.index == index } }
+}
+
+/// `UTCTiming`: how the client is to learn the server's clock.
+package struct UTCTiming: Sendable, Equatable {
+    package var scheme: String
+    package var value: String
+
+    /// The schemes a client can act on here; the others are told apart so a warning can name them.
+    package enum Method: Sendable, Equatable {
+        /// `http-iso`, `http-xsdate`: an HTTP GET whose body is an ISO 8601 time.
+        case httpDate(url: String)
+        /// `http-head`: the `Date` header of a HEAD request.
+        case httpHead(url: String)
+        /// `direct`: the time is in the MPD itself.
+        case direct(Date)
+        case unsupported
+    }
+
+    package var method: Method {
+        let name = scheme.lowercased()
+        if name.hasPrefix("urn:mpeg:dash:utc:http-iso:") || name.hasPrefix("urn:mpeg:dash:utc:http-xsdate:") {
+            return value.split(separator: " ").first.map { .httpDate(url: String($0)) } ?? .unsupported
+        }
+        if name.hasPrefix("urn:mpeg:dash:utc:http-head:") {
+            return value.split(separator: " ").first.map { .httpHead(url: String($0)) } ?? .unsupported
+        }
+        if name.hasPrefix("urn:mpeg:dash:utc:direct:"), let date = ProgramDateTime.parse(Substring(value)) { return .direct(date) }
+        return .unsupported
+    }
+}
+
+/// A `Period`: a stretch of the presentation with its own media timeline.
+package struct Period: Sendable {
+    package var id: String?
+    /// Its place among the MPD's Periods: what tells two periods apart when they have no id.
+    package var index: Int
+    /// Seconds from the presentation's start (dynamic: from `availabilityStartTime`).
+    package var start: Double
+    /// `nil` when it runs until the MPD says otherwise (a live period).
+    package var duration: Double?
+    package var adaptationSets: [AdaptationSet]
+    package var eventStreams: [EventStream]
+    /// `xlink:href`: the Period's content is elsewhere (a remote period), resolved.
+    package var remoteReference: String?
+
+    /// An identity that survives a refresh of the MPD: the id, else the start.
+    package var key: String { id ?? "@\(start)" }
+}
+
+/// An `AdaptationSet`: interchangeable encodings of one content component.
+package struct AdaptationSet: Sendable {
+    package var id: String?
+    /// `contentType`, else the part of `mimeType` before the slash (`video`, `audio`, ...).
+    package var contentType: String?
+    package var representations: [Representation]
+}
+
+/// A `Representation`: one encoding, its segments and what they carry.
+package struct Representation: Sendable {
+    package var id: String
+    package var bandwidth: Int
+    package var mimeType: String?
+    package var codecs: String?
+    package var contentType: String?
+    package var frameRate: Double?
+    /// Its `BaseURL`, resolved through every level above it.
+    package var baseURL: String
+    package var addressing: SegmentAddressing?
+    /// `InbandEventStream`s, its own and its AdaptationSet's: events its segments carry as `emsg`.
+    package var inbandEventStreams: [EventScheme]
+    /// `ContentProtection` (CENC, Widevine, PlayReady ...): its samples are encrypted.
+    package var protection: [ContentProtection]
+
+    /// Whether it declares an event stream of ID3 tags.
+    package var declaresID3: Bool { inbandEventStreams.contains(where: \.carriesID3) }
+    package var isVideo: Bool { contentType == "video" }
+}
+
+/// A `ContentProtection` descriptor: a key system (`urn:uuid:...`), or the common encryption
+/// scheme in use (`urn:mpeg:dash:mp4protection:2011` with `cenc` or `cbcs`).
+package struct ContentProtection: Sendable, Equatable {
+    package var scheme: String
+    package var value: String?
+
+    /// The encryption scheme the descriptors name (`cenc`, `cbcs`), CENC when none says.
+    package static func method(of descriptors: [ContentProtection]) -> String {
+        descriptors.first { $0.scheme.lowercased() == "urn:mpeg:dash:mp4protection:2011" }?.value ?? "cenc"
+    }
+}
+
+/// An event stream's scheme and value.
+package struct EventScheme: Sendable, Equatable {
+    package var schemeIDURI: String
+    package var value: String?
+
+    package var carriesID3: Bool { EventMessage.id3Schemes.contains(schemeIDURI) }
+}
+
+/// An MPD `EventStream`: events written in the MPD itself.
+package struct EventStream: Sendable {
+    package var scheme: EventScheme
+    package var timescale: Int
+    package var presentationTimeOffset: Int
+    package var events: [Event]
+
+    package struct Event: Sendable {
+        /// In `timescale` units, from the Period's start plus the stream's `presentationTimeOffset`.
+        package var presentationTime: Int
+        package var duration: Int?
+        package var id: Int?
+        package var messageData: [UInt8]
+        /// What was wrong with it and how it was read anyway.
+        package var note: String?
+    }
+}
+
+/// How a Representation's segments are named and timed (§5.3.9): one of three ways.
+package enum SegmentAddressing: Sendable {
+    case template(SegmentTemplate)
+    case list(SegmentList)
+    case base(SegmentBase)
+}
+
+/// Timing shared by the three addressing forms.
+package struct SegmentTiming: Sendable, Equatable {
+    package var timescale = 1
+    package var presentationTimeOffset = 0
+    /// `@duration`: every segment's length, when there is no timeline.
+    package var duration: Int?
+    package var startNumber = 1
+    package var endNumber: Int?
+    package var timeline: [TimelineEntry]?
+}
+
+/// `SegmentTimeline`'s `S`: `r + 1` segments of `d` from `t` (or where the previous ended).
+/// `r` of -1 repeats until the next `S`, or the Period's end.
+package struct TimelineEntry: Sendable, Equatable {
+    package var time: Int?
+    package var number: Int?
+    package var duration: Int
+    package var repeatCount: Int
+}
+
+package struct SegmentTemplate: Sendable {
+    package var timing: SegmentTiming
+    package var media: URLTemplate?
+    package var initialization: URLTemplate?
+}
+
+package struct SegmentList: Sendable {
+    package var timing: SegmentTiming
+    package var initialization: ResourceRange?
+    package var segments: [ResourceRange]
+}
+
+package struct SegmentBase: Sendable {
+    package var timing: SegmentTiming
+    package var initialization: ResourceRange?
+    /// `indexRange`: where the segment index (`sidx`) is in the Representation's resource.
+    package var indexRange: ByteRange?
+}
+
+/// A resource (`nil`: the Representation's BaseURL) and maybe a byte range of it.
+package struct ResourceRange: Sendable, Equatable {
+    package var uri: String?
+    package var range: ByteRange?
+}

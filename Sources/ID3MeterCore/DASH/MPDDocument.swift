@@ -1,0 +1,112 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// An MPD's XML as a small tree of elements, read by Foundation's `XMLParser` (libxml2) under
+/// the rules untrusted XML needs: no document type at all (so no entity can be declared, expanded
+/// or fetched from outside), external entities off, and a bound on elements and nesting, so that
+/// a document within the size limit cannot make a tree many times its size.
+package struct MPDDocument: Sendable {
+    /// An element: its name without a namespace prefix, its attributes as written, its text.
+    package struct Element: Sendable {
+        package var name: String
+        package var attributes: [String: String]
+        package var children: [Element] = []
+        package var text = ""
+
+        package func attribute(_ name: String) -> String? { attributes[name] }
+
+        /// `xlink:href`, whatever prefix the document bound XLink to.
+        package var xlinkHref: String? {
+            attributes["xlink:href"] ?? attributes.first { $0.key.hasSuffix(":href") }?.value
+        }
+
+        package func children(named name: String) -> [Element] { children.filter { $0.name == name } }
+        package func child(named name: String) -> Element? { children.first { $0.name == name } }
+    }
+
+    /// An MPD of a day's 2-second timeline without `r` has 43,200 `S` elements; 250,000 leaves room.
+    package static let maximumElements = 250_000
+    package static let maximumDepth = 32
+
+    package var root: Element
+
+    /// Reads `bytes` as an XML document; `MPDError` says why it cannot be.
+    package static func parse(_ bytes: [UInt8]) throws(MPDError) -> MPDDocument {
+        if Self.declaresDocumentType(bytes) { throw MPDError(.documentType) }
+        let builder = TreeBuilder()
+        let parser = XMLParser(data: Data(bytes))
+        parser.shouldResolveExternalEntities = false
+        parser.shouldProcessNamespaces = false
+        parser.delegate = builder
+        let parsed = parser.parse()
+        if let problem = builder.problem { throw MPDError(problem) }
+        guard parsed, let root = builder.root else {
+            let line = parser.lineNumber
+            throw MPDError(.notXML(line: line > 0 ? line : nil, parser.parserError.map { "\($0.localizedDescription)" }))
+        }
+        return MPDDocument(root: root)
+    }
+
+    /// `<!DOCTYPE` (and with it any `<!ENTITY`) anywhere: an MPD has no use for one, and it is how
+    /// entity expansion and external entities get in.
+    static func declaresDocumentType(_ bytes: [UInt8]) -> Bool {
+        let marker = Array("<!".utf8)
+        var index = bytes.startIndex
+        while let found = bytes[index...].firstIndex(of: marker[0]) {
+            let rest = bytes[found...]
+            if rest.starts(with: marker) {
+                let word = rest.dropFirst(2).prefix(7).map { $0 | 0x20 }   // ASCII lower case
+                if word.starts(with: Array("doctype".utf8)) || word.starts(with: Array("entity".utf8)) { return true }
+            }
+            index = found + 1
+        }
+        return false
+    }
+
+    /// Builds the tree as the parser reports it; stops it at the first bound crossed.
+    private final class TreeBuilder: NSObject, XMLParserDelegate {
+        var stack: [Element] = []
+        var root: Element?
+        var count = 0
+        var problem: MPDError.Reason?
+
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            count += 1
+            guard count <= MPDDocument.maximumElements else { return stop(parser, .tooManyElements(MPDDocument.maximumElements)) }
+            guard stack.count < MPDDocument.maximumDepth else { return stop(parser, .tooDeep(MPDDocument.maximumDepth)) }
+            let name = elementName.split(separator: ":").last.map(String.init) ?? elementName
+            stack.append(Element(name: name, attributes: attributes))
+        }
+
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+            guard let element = stack.popLast() else { return }
+            if stack.isEmpty { root = element } else { stack[stack.count - 1].children.append(element) }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            guard !stack.isEmpty else { return }
+            stack[stack.count - 1].text += string
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+            guard !stack.isEmpty else { return }
+            stack[stack.count - 1].text += String(decoding: CDATABlock, as: UTF8.self)
+        }
+
+        func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
+            stop(parser, .documentType)
+        }
+
+        func parser(_ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?, systemID: String?) {
+            stop(parser, .documentType)
+        }
+
+        private func stop(_ parser: XMLParser, _ reason: MPDError.Reason) {
+            if problem == nil { problem = reason }
+            parser.abortParsing()
+        }
+    }
+}

@@ -1,0 +1,294 @@
+import Foundation
+
+/// Reads an MPD (`MPDDocument`, under its bounds) into an `MPD`: every Period's timing resolved
+/// (§5.3.2.1), `BaseURL`s resolved level by level against the MPD's location, and the segment
+/// information each Representation inherits from its AdaptationSet and Period merged into it
+/// (§5.3.9.1: the lower level's attributes and children win).
+package enum MPDParser {
+    package static func parse(_ bytes: [UInt8], location: String) throws(MPDError) -> MPD {
+        let root = try MPDDocument.parse(bytes).root
+        guard root.name == "MPD" else { throw MPDError(.notMPD(root.name)) }
+        return try read(root, location: location)
+    }
+
+    private static func read(_ root: MPDDocument.Element, location: String) throws(MPDError) -> MPD {
+        let isDynamic = root.attribute("type") == "dynamic"
+        let base = baseURL(of: root, against: location)
+        var mpd = MPD(isDynamic: isDynamic,
+                      availabilityStartTime: try date(root, "availabilityStartTime"),
+                      publishTime: try date(root, "publishTime"),
+                      mediaPresentationDuration: try duration(root, "mediaPresentationDuration"),
+                      minimumUpdatePeriod: try duration(root, "minimumUpdatePeriod"),
+                      timeShiftBufferDepth: try duration(root, "timeShiftBufferDepth"),
+                      suggestedPresentationDelay: try duration(root, "suggestedPresentationDelay"),
+                      maxSegmentDuration: try duration(root, "maxSegmentDuration"),
+                      locations: root.children(named: "Location").map { Location.resolve(trimmed($0.text), against: location) },
+                      utcTimings: root.children(named: "UTCTiming").compactMap { timing in
+                          timing.attribute("schemeIdUri").map { UTCTiming(scheme: $0, value: timing.attribute("value") ?? "") }
+                      },
+                      periods: [])
+        let elements = root.children(named: "Period")
+        guard !elements.isEmpty else { throw MPDError(.noPeriod) }
+        var previousEnd: Double? = 0
+        for (index, element) in elements.enumerated() {
+            // §5.3.2.1: a Period without `start` follows the one before; the first of a static MPD starts at 0.
+            let start = try duration(element, "start") ?? previousEnd ?? 0
+            var period = Period(id: element.attribute("id"), index: index, start: start, duration: try duration(element, "duration"),
+                                adaptationSets: [], eventStreams: [],
+                                remoteReference: element.xlinkHref.map { Location.resolve($0, against: base) })
+            let periodBase = baseURL(of: element, against: base)
+            let inherited = Inherited(segment: SegmentInformation(element))
+            period.adaptationSets = try element.children(named: "AdaptationSet").map { set throws(MPDError) in
+                try adaptationSet(set, base: periodBase, inherited: inherited)
+            }
+            period.eventStreams = try element.children(named: "EventStream").map(eventStream)
+            mpd.periods.append(period)
+            previousEnd = period.duration.map { start + $0 }
+        }
+        // A Period's length, when not given, runs to the next one's start or the presentation's end.
+        for index in mpd.periods.indices where mpd.periods[index].duration == nil {
+            if index + 1 < mpd.periods.count {
+                mpd.periods[index].duration = max(0, mpd.periods[index + 1].start - mpd.periods[index].start)
+            } else if let total = mpd.mediaPresentationDuration {
+                mpd.periods[index].duration = max(0, total - mpd.periods[index].start)
+            }
+        }
+        return mpd
+    }
+
+    /// What a level hands down to the one below it.
+    private struct Inherited {
+        var segment: SegmentInformation
+        var inband: [EventScheme] = []
+        var protection: [ContentProtection] = []
+        var contentType: String?
+        var mimeType: String?
+        var codecs: String?
+        var frameRate: Double?
+    }
+
+    private static func adaptationSet(_ element: MPDDocument.Element, base: String, inherited: Inherited) throws(MPDError) -> AdaptationSet {
+        let setBase = baseURL(of: element, against: base)
+        var own = inherited
+        own.segment = inherited.segment.overridden(by: SegmentInformation(element))
+        own.inband += inbandStreams(of: element)
+        own.protection += protection(of: element)
+        own.mimeType = element.attribute("mimeType") ?? inherited.mimeType
+        own.contentType = element.attribute("contentType") ?? contentType(ofMime: own.mimeType)
+        own.codecs = element.attribute("codecs")
+        own.frameRate = frameRate(element) ?? inherited.frameRate
+        let representations = try element.children(named: "Representation").map { item throws(MPDError) in
+            try representation(item, base: setBase, inherited: own)
+        }
+        return AdaptationSet(id: element.attribute("id"), contentType: own.contentType, representations: representations)
+    }
+
+    private static func representation(_ element: MPDDocument.Element, base: String, inherited: Inherited) throws(MPDError) -> Representation {
+        let id = element.attribute("id") ?? ""
+        let bandwidthText = element.attribute("bandwidth") ?? "0"
+        guard let bandwidth = Int(bandwidthText), bandwidth >= 0 else {
+            throw MPDError(.badAttribute(element: "Representation", name: "bandwidth", value: bandwidthText))
+        }
+        let mimeType = element.attribute("mimeType") ?? inherited.mimeType
+        let segment = inherited.segment.overridden(by: SegmentInformation(element))
+        return Representation(id: id, bandwidth: bandwidth, mimeType: mimeType, codecs: element.attribute("codecs") ?? inherited.codecs,
+                              contentType: element.attribute("contentType") ?? inherited.contentType ?? contentType(ofMime: mimeType),
+                              frameRate: frameRate(element) ?? inherited.frameRate,
+                              baseURL: baseURL(of: element, against: base),
+                              addressing: try segment.addressing(),
+                              inbandEventStreams: inherited.inband + inbandStreams(of: element),
+                              protection: inherited.protection + protection(of: element))
+    }
+
+    /// `SegmentTemplate`, `SegmentList`, `SegmentBase` as one level writes them, before merging.
+    private struct SegmentInformation {
+        var template: MPDDocument.Element?
+        var list: MPDDocument.Element?
+        var base: MPDDocument.Element?
+
+        init(template: MPDDocument.Element? = nil, list: MPDDocument.Element? = nil, base: MPDDocument.Element? = nil) {
+            (self.template, self.list, self.base) = (template, list, base)
+        }
+
+        init(_ element: MPDDocument.Element) {
+            self.init(template: element.child(named: "SegmentTemplate"), list: element.child(named: "SegmentList"),
+                      base: element.child(named: "SegmentBase"))
+        }
+
+        /// This level's information over `lower`'s: attributes and children of the lower level win.
+        func overridden(by lower: SegmentInformation) -> SegmentInformation {
+            SegmentInformation(template: Self.merge(template, lower.template), list: Self.merge(list, lower.list),
+                               base: Self.merge(base, lower.base))
+        }
+
+        private static func merge(_ upper: MPDDocument.Element?, _ lower: MPDDocument.Element?) -> MPDDocument.Element? {
+            guard var merged = upper else { return lower }
+            guard let lower else { return upper }
+            merged.attributes.merge(lower.attributes) { _, lower in lower }
+            for name in Set(lower.children.map(\.name)) {
+                merged.children.removeAll { $0.name == name }
+                merged.children += lower.children(named: name)
+            }
+            return merged
+        }
+
+        /// The form the Representation ends with: the most specific one present.
+        func addressing() throws(MPDError) -> SegmentAddressing? {
+            if let template {
+                let media = try template.attribute("media").map { text throws(MPDError) in
+                    guard let parsed = URLTemplate(text) else { throw MPDError(.badTemplate(text)) }
+                    return parsed
+                }
+                let initialization = try template.attribute("initialization").map { text throws(MPDError) in
+                    guard let parsed = URLTemplate(text) else { throw MPDError(.badTemplate(text)) }
+                    return parsed
+                }
+                return .template(SegmentTemplate(timing: try MPDParser.timing(template), media: media, initialization: initialization))
+            }
+            if let list {
+                let segments = list.children(named: "SegmentURL").map { url in
+                    ResourceRange(uri: url.attribute("media"), range: url.attribute("mediaRange").flatMap(MPDParser.byteRange))
+                }
+                return .list(SegmentList(timing: try MPDParser.timing(list), initialization: MPDParser.initialization(of: list),
+                                         segments: segments))
+            }
+            if let base {
+                let indexRange = try base.attribute("indexRange").map { text throws(MPDError) in
+                    guard let range = MPDParser.byteRange(text) else {
+                        throw MPDError(.badAttribute(element: "SegmentBase", name: "indexRange", value: text))
+                    }
+                    return range
+                }
+                return .base(SegmentBase(timing: try MPDParser.timing(base), initialization: MPDParser.initialization(of: base),
+                                         indexRange: indexRange))
+            }
+            return nil
+        }
+    }
+
+    private static func timing(_ element: MPDDocument.Element) throws(MPDError) -> SegmentTiming {
+        var timing = SegmentTiming()
+        timing.timescale = try integer(element, "timescale", minimum: 1) ?? 1
+        timing.presentationTimeOffset = try integer(element, "presentationTimeOffset", minimum: 0) ?? 0
+        timing.duration = try integer(element, "duration", minimum: 1)
+        timing.startNumber = try integer(element, "startNumber", minimum: 0) ?? 1
+        timing.endNumber = try integer(element, "endNumber", minimum: 0)
+        if let timeline = element.child(named: "SegmentTimeline") {
+            timing.timeline = try timeline.children(named: "S").map { entry throws(MPDError) in
+                TimelineEntry(time: try integer(entry, "t", minimum: 0), number: try integer(entry, "n", minimum: 0),
+                              duration: try integer(entry, "d", minimum: 1) ?? 0,
+                              repeatCount: try integer(entry, "r", minimum: -1) ?? 0)
+            }.filter { $0.duration > 0 }
+        }
+        return timing
+    }
+
+    /// `Initialization` (`sourceURL`, `range`), or the older `@initialization` attribute of a list or base.
+    private static func initialization(of element: MPDDocument.Element) -> ResourceRange? {
+        if let child = element.child(named: "Initialization") {
+            return ResourceRange(uri: child.attribute("sourceURL"), range: child.attribute("range").flatMap(byteRange))
+        }
+        return element.attribute("initialization").map { ResourceRange(uri: $0, range: nil) }
+    }
+
+    private static func eventStream(_ element: MPDDocument.Element) throws(MPDError) -> EventStream {
+        let scheme = EventScheme(schemeIDURI: element.attribute("schemeIdUri") ?? "", value: element.attribute("value"))
+        let events = try element.children(named: "Event").map { event throws(MPDError) in
+            var note: String?
+            let encoded = event.attribute("messageData") ?? trimmed(event.text)
+            var data = Array(encoded.utf8)
+            if event.attribute("contentEncoding") == "base64" {
+                data = base64(encoded) ?? []
+                if data.isEmpty, !encoded.isEmpty { note = "Event's base64 messageData does not decode" }
+            } else if scheme.carriesID3, let decoded = base64(encoded) {
+                // An ID3 tag is binary: written in the MPD it can only be base64, whether or not it says so.
+                data = decoded
+                note = "Event without contentEncoding=\"base64\"; its messageData read as base64"
+            }
+            return EventStream.Event(presentationTime: try integer(event, "presentationTime", minimum: 0) ?? 0,
+                                     duration: try integer(event, "duration", minimum: 0), id: try integer(event, "id", minimum: 0),
+                                     messageData: data, note: note)
+        }
+        return EventStream(scheme: scheme, timescale: try integer(element, "timescale", minimum: 1) ?? 1,
+                           presentationTimeOffset: try integer(element, "presentationTimeOffset", minimum: 0) ?? 0, events: events)
+    }
+
+    /// Base64 as MPDs carry it: whitespace and line breaks between the characters are allowed.
+    private static func base64(_ text: String) -> [UInt8]? {
+        Data(base64Encoded: text, options: .ignoreUnknownCharacters).map(Array.init)
+    }
+
+    private static func inbandStreams(of element: MPDDocument.Element) -> [EventScheme] {
+        element.children(named: "InbandEventStream").compactMap { stream in
+            stream.attribute("schemeIdUri").map { EventScheme(schemeIDURI: $0, value: stream.attribute("value")) }
+        }
+    }
+
+    private static func protection(of element: MPDDocument.Element) -> [ContentProtection] {
+        element.children(named: "ContentProtection").compactMap { descriptor in
+            descriptor.attribute("schemeIdUri").map { ContentProtection(scheme: $0, value: descriptor.attribute("value")) }
+        }
+    }
+
+    /// The element's first `BaseURL` resolved against `base`; `base` when it has none.
+    private static func baseURL(of element: MPDDocument.Element, against base: String) -> String {
+        guard let first = element.children(named: "BaseURL").first.map({ trimmed($0.text) }), !first.isEmpty else { return base }
+        return Location.resolve(first, against: base)
+    }
+
+    private static func contentType(ofMime mime: String?) -> String? {
+        mime.flatMap { $0.split(separator: "/").first.map(String.init) }
+    }
+
+    private static func trimmed(_ text: String) -> String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
+
+    /// Times, counts and numbers past 2^53 (28 years of 10 MHz ticks) are refused: below it, the
+    /// sums a timeline makes of them cannot overflow.
+    package static let maximumInteger = 1 << 53
+
+    private static func integer(_ element: MPDDocument.Element, _ name: String, minimum: Int) throws(MPDError) -> Int? {
+        guard let text = element.attribute(name) else { return nil }
+        guard let value = Int(trimmed(text)), value >= minimum, value <= maximumInteger else {
+            throw MPDError(.badAttribute(element: element.name, name: name, value: text))
+        }
+        return value
+    }
+
+    private static func duration(_ element: MPDDocument.Element, _ name: String) throws(MPDError) -> Double? {
+        guard let text = element.attribute(name) else { return nil }
+        guard let seconds = XMLDuration.seconds(text) else { throw MPDError(.badAttribute(element: element.name, name: name, value: text)) }
+        return seconds
+    }
+
+    private static func date(_ element: MPDDocument.Element, _ name: String) throws(MPDError) -> Date? {
+        guard let text = element.attribute(name) else { return nil }
+        guard let date = ProgramDateTime.parse(Substring(trimmed(text))) ?? dateWithoutZone(trimmed(text)) else {
+            throw MPDError(.badAttribute(element: element.name, name: name, value: text))
+        }
+        return date
+    }
+
+    /// An `xs:dateTime` without a zone is UTC for DASH clients (dash.js, Media3): packagers write them.
+    private static func dateWithoutZone(_ text: String) -> Date? {
+        guard !text.isEmpty, !text.hasSuffix("Z"), !text.contains("+") else { return nil }
+        return ProgramDateTime.parse(Substring(text + "Z"))
+    }
+
+    /// `frameRate`: `30`, or `30000/1001`.
+    private static func frameRate(_ element: MPDDocument.Element) -> Double? {
+        guard let text = element.attribute("frameRate") else { return nil }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard let numerator = Double(parts[0]), parts.count <= 2 else { return nil }
+        let rate = parts.count == 2 ? Double(parts[1]).map { numerator / $0 } : numerator
+        // A rate that cannot be is no rate: the meter then probes, as for an HLS variant without one.
+        return rate.flatMap { $0.isFinite && $0 > 0 && $0 <= 1_000 ? $0 : nil }
+    }
+
+    /// `first-last`, both inclusive (§5.3.9.2).
+    static func byteRange(_ text: String) -> ByteRange? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let first = Int(parts[0]), let last = Int(parts[1]), first >= 0, last >= first,
+              last < Int.max else { return nil }
+        return ByteRange(offset: first, length: last - first + 1)
+    }
+}
