@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+@testable import ID3MeterCore
+import SampleGenerator
+
+/// MPEG-DASH written by the ffmpeg CLI's `dash` muxer with tags planted by
+/// `scripts/dash_samples.py` (not this project's code): SegmentTemplate with a timeline and
+/// `$Number$` or `$Time$` names, with `@duration`, an MPD EventStream, two Periods, a
+/// SegmentBase file with its `sidx`, and a CENC-signalled MPD. Its `truth.json` lists every tag
+/// it planted; each must be read once, at its time, and nothing else.
+@Suite("DASH samples", .timeLimit(.minutes(3)))
+struct DASHSampleTests {
+    struct Planted: Decodable, Equatable, CustomStringConvertible {
+        var pts: Int64
+        var owner: String
+
+        var description: String { "\(pts) \(owner.prefix(60))" }
+    }
+
+    static let manifests = ["timeline", "time", "number", "events", "periods", "indexed", "protected"]
+
+    static func planted(_ name: String) throws -> [Planted] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Samples.path("dash/truth.json")))
+        return try JSONDecoder().decode([String: [Planted]].self, from: data)["\(name)/manifest.mpd"] ?? []
+    }
+
+    static func found(_ events: [MediaEvent]) -> [Planted] {
+        events.tags.compactMap { timed in
+            guard let nielsen = timed.nielsenTags.first, let pts = timed.pts else { return nil }
+            return Planted(pts: pts, owner: nielsen.payload)
+        }
+    }
+
+    @Test(arguments: manifests)
+    func everyPlantedTagIsReadOnceAtItsTime(_ name: String) async throws {
+        let events = await Samples.scan(Samples.path("dash/\(name)/manifest.mpd"))
+        #expect(events.failures.isEmpty, "\(events.failures)")
+        let expected = try Self.planted(name)
+        #expect(expected.count >= 3)
+        #expect(Self.found(events) == expected)
+        // Every ID3 tag read is a planted one: the SCTE-35 emsg of the timeline sample is not ID3.
+        #expect(events.tags.count == expected.count)
+        #expect(events.tags.allSatisfy { $0.origin.segment?.dash != nil }, "\(events.tags.map(\.origin))")
+    }
+
+    @Test func segmentsNameTheirPeriodRepresentationAndNumber() async throws {
+        let events = await Samples.scan(Samples.path("dash/periods/manifest.mpd"))
+        let places = events.tags.compactMap { $0.origin.segment }
+        #expect(places.map(\.dash?.period) == ["p0", "p0", "p0", "p0", "p1", "p1", "p1", "p1"])
+        #expect(Set(places.compactMap(\.dash?.representation)) == ["1"])
+        // Two media timelines, told apart: each Period's start (ms) is its discontinuity sequence.
+        #expect(places.map(\.discontinuitySequence) == [0, 0, 0, 0, 8_000, 8_000, 8_000, 8_000])
+        #expect(places.map(\.mediaSequence) == [1, 1, 2, 2, 1, 1, 2, 2])
+        #expect(places.allSatisfy { $0.uri.contains("/periods/p0/") || $0.uri.contains("/periods/p1/") })
+
+        let timeNamed = await Samples.scan(Samples.path("dash/time/manifest.mpd"))
+        // $Time$ names: the segment's time is in its name, in the Representation's timescale.
+        #expect(timeNamed.tags.compactMap { $0.origin.segment.map { ($0.dash?.time ?? -1, Location.name($0.uri)) } }
+            .allSatisfy { $0.1 == "chunk-0-\($0.0).m4s" })
+    }
+
+    @Test func anMPDEventStreamCountsARepeatedEventOnce() async throws {
+        let events = await Samples.scan(Samples.path("dash/events/manifest.mpd"))
+        #expect(events.warnings.isEmpty, "\(events.warnings)")
+        #expect(Self.found(events) == (try Self.planted("events")))
+        #expect(events.tags.allSatisfy { $0.carriage?.stream.hasPrefix("MPD EventStream") == true })
+    }
+
+    @Test func aProtectedMPDIsReadWithoutALicence() async throws {
+        let events = await Samples.scan(Samples.path("dash/protected/manifest.mpd"))
+        let said = events.warnings.compactMap { warning -> (String, [String])? in
+            if case .sampleEncrypted(let method, let systems) = warning.kind { (method, systems) } else { nil }
+        }
+        #expect(said.count == 1)
+        #expect(said.first?.0 == "cenc")
+        #expect(said.first?.1.contains("urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed") == true)
+    }
+
+    /// Over HTTP: scan, the meter at full speed and a `serve` line-up read every sample's tags
+    /// exactly; nothing but the MPDs, init segments and media is ever asked for (no licence).
+    @Test func scanMeterAndServeOverHTTP() async throws {
+        let server = try LocalHTTPServer(serving: Samples.folder.appendingPathComponent("dash"))
+        defer { server.stop() }
+        for name in Self.manifests {
+            let expected = try Self.planted(name)
+            #expect(Self.found(await Samples.scan(server.url("\(name)/manifest.mpd"))) == expected, "scan \(name)")
+            let run = try await offThePool { try Command.run(["--speed", "max", "--format", "jsonl", server.url("\(name)/manifest.mpd")]) }
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            #expect(run.sends == expected.map { Command.Send(pts: $0.pts, payload: $0.owner) }, "meter \(name)")
+        }
+        let channels = Dictionary(uniqueKeysWithValues: ["timeline", "periods", "indexed"].map { ($0, server.url("\($0)/manifest.mpd")) })
+        let running = try await RunningLineup(channels: channels)
+        let (statuses, ended) = try await running.statuses { $0.allSatisfy { $0.state == .ended } }
+        await running.lineup.removeAll()
+        #expect(ended, "\(statuses)")
+        for name in channels.keys {
+            #expect(running.records(name, .sendID3).map { Command.Send(pts: $0.pts, payload: $0.payload) }
+                == (try Self.planted(name)).map { Command.Send(pts: $0.pts, payload: $0.owner) }, "serve \(name)")
+        }
+        let asked = server.requests.map(\.path)
+        #expect(!asked.isEmpty && asked.allSatisfy { [".mpd", ".m4s", ".mp4"].contains(where: $0.hasSuffix) }, "\(asked)")
+    }
+}
