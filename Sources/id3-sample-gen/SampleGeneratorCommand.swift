@@ -7,7 +7,7 @@ struct SampleGeneratorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "id3-sample-gen",
         abstract: "Write id3-meter's samples, or serve a synthetic live HLS stream.",
-        subcommands: [WriteSamples.self, ServeLive.self, ServeLineup.self, ServeCollector.self, WriteFuzzSeeds.self,
+        subcommands: [WriteSamples.self, ServeLive.self, ServeLiveDASH.self, ServeLineup.self, ServeCollector.self, WriteFuzzSeeds.self,
                       WriteDenseCorpus.self],
         defaultSubcommand: WriteSamples.self)
 }
@@ -114,6 +114,42 @@ struct ServeLive: ParsableCommand {
         FileHandle.standardOutput.write(Data((server.url("master.m3u8") + "\n").utf8))
         if let segments {
             Thread.sleep(forTimeInterval: Double(segments) * segmentDuration / timeScale + 30)
+        } else {
+            while true { Thread.sleep(forTimeInterval: 3_600) }
+        }
+        server.stop()
+    }
+}
+
+struct ServeLiveDASH: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve-live-dash",
+        abstract: "Serve an endless (or --segments long) live MPEG-DASH stream on 127.0.0.1: live.mpd, time, a/init.mp4, a/segN.m4s.",
+        discussion: """
+            The tags are serve-live's, as emsg v1 boxes in the audio segments. Prints the MPD's URL on stdout, then serves until \
+            killed (or --segments are out plus 30 s).
+            """)
+
+    @Option(help: "Port (0: any free one).") var port: UInt16 = 0
+    @Option(help: "Seconds per segment.") var segmentDuration = 2.0
+    @Option(help: "Seconds between Nielsen tags.") var tagInterval = 1.0
+    @Option(help: "Segments in the time-shift buffer.") var window = 6
+    @Option(help: "Segments in all, then the MPD ends the presentation.") var segments: Int?
+    @Option(help: "Seconds the server's clock (its MPD and UTCTiming) is ahead of this machine's (negative: behind).")
+    var clockOffset = 0.0
+    @Option(help: "A second Period starts at this segment.") var periodAt: Int?
+    @Flag(help: "SegmentTimeline and $Time$ names instead of @duration and $Number$.") var timeline = false
+
+    func run() throws {
+        var stream = LiveDASHStream(schedule: LiveStream(segmentDuration: segmentDuration, tagInterval: tagInterval, windowSize: window,
+                                                         segmentCount: segments))
+        stream.clockOffset = clockOffset
+        stream.periodAt = periodAt
+        stream.timeline = timeline
+        let server = try LocalHTTPServer(port: port) { [stream] in stream.respond(to: $0) }
+        FileHandle.standardOutput.write(Data((server.url("live.mpd") + "\n").utf8))
+        if let segments {
+            Thread.sleep(forTimeInterval: Double(segments) * segmentDuration + 30)
         } else {
             while true { Thread.sleep(forTimeInterval: 3_600) }
         }

@@ -27,8 +27,9 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     private struct Progress {
         var opened = false
         var reader: SegmentReader
-        /// Per Period (by `Period.key`): the chosen Representation, and where reading got to.
-        var chosen: [String: Representation] = [:]
+        /// Per Period (by `Period.key`): the chosen Representation's id (its segments are taken
+        /// from each refresh of the MPD), and where reading got to.
+        var chosen: [String: String] = [:]
         var lastRead: [String: DASHSegment] = [:]
         var finished: Set<String> = []
         /// `EventStream` events handed out, by scheme, value and id (§5.10.2: the same one again is not a new event).
@@ -41,7 +42,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     func run(emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void = {}) async {
-        var mpd: MPD
+        let mpd: MPD
         do { mpd = try await loader.load(input) } catch {
             return emit(.failure(InputFailure(source: input, .playlist(error))))
         }
@@ -56,6 +57,9 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             await follow(mpd, state: &state, emit: emit, afterEachSegment: afterEachSegment)
         }
         state.reader.finish(emit: emit)
+        if mpd.isDynamic, state.tried == 0, !state.foundTimedID3 {
+            emit(.warning(InputFailure(source: input, .noSegmentAvailable)))
+        }
         if state.segmentsRead > 0, !state.foundTimedID3 {
             emit(.warning(InputFailure(source: input, .noSegmentHasTimedID3)))
         }
@@ -120,7 +124,8 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     /// When the next segment of `period` after the last read becomes available, in seconds
     /// from the availability start; `nil` when the Period is done or has no such segment.
     private func nextAvailability(in period: Period, of mpd: MPD, state: Progress) -> Double? {
-        guard let representation = state.chosen[period.key], let last = state.lastRead[period.key] else { return nil }
+        guard let id = state.chosen[period.key], let last = state.lastRead[period.key],
+              let representation = period.adaptationSets.flatMap(\.representations).first(where: { $0.id == id }) else { return nil }
         var next = SegmentEnumeration(representation: representation, periodDuration: period.duration, from: last.end).makeIterator()
         while let segment = next.next() {
             if segment.start >= last.end - 1e-9 { return period.start + segment.end }
@@ -137,7 +142,8 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             state.finished.insert(period.key)
             return true
         }
-        var candidates = state.chosen[period.key].map { [$0] } ?? MPDChoice(variant: variant).candidates(in: period)
+        let current = state.chosen[period.key].flatMap { id in period.adaptationSets.flatMap(\.representations).first { $0.id == id } }
+        var candidates = current.map { [$0] } ?? MPDChoice(variant: variant).candidates(in: period)
         // Tags in the MPD itself: the first choice is read, whatever its segments carry.
         if period.eventStreams.contains(where: \.scheme.carriesID3) { candidates = Array(candidates.prefix(1)) }
         guard !candidates.isEmpty else {
@@ -145,7 +151,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             return true
         }
         while let representation = candidates.first {
-            state.chosen[period.key] = representation
+            state.chosen[period.key] = representation.id
             if !state.saidProtected, !representation.protection.isEmpty {
                 // Samples are encrypted, emsg boxes are not: read without a key, no licence asked for.
                 state.saidProtected = true
@@ -201,7 +207,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         let periodDone = availableUntil == nil || period.duration.map { availableUntil! >= $0 } == true
         if periodDone {
             // Events after the last segment, and in a Period with none read.
-            handOutEvents(of: period, representation: state.chosen[period.key], before: nil, origin: nil, state: &state, emit: emit)
+            handOutEvents(of: period, representation: candidates.first, before: nil, origin: nil, state: &state, emit: emit)
             state.finished.insert(period.key)
         }
         return true
@@ -221,7 +227,11 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 .lazy.filter { last == nil || $0.start >= last!.end - 1e-9 })
         }
         // Dynamic: those whose end the server's clock has passed, within the time-shift buffer.
-        let depth = mpd.timeShiftBufferDepth ?? .infinity
+        // Only the walk's first Period is joined near its edge; a later one is read from its start.
+        let joining = last == nil && !state.opened && state.lastRead.isEmpty
+        var depth = mpd.timeShiftBufferDepth ?? .infinity
+        // Looking back for a join (or a checkpoint's segment) is bounded, however deep the buffer.
+        if joining { depth = min(depth, max(Self.joinLookBack, 4 * (mpd.maxSegmentDuration ?? 0))) }
         let windowStart = max(0, until - depth)
         var available: [DASHSegment] = []
         var skipped: ClosedRange<Int>?
@@ -230,14 +240,16 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             guard segment.end <= until + 1e-9 else { break }
             if let last, segment.start < last.end - 1e-9 { continue }
             available.append(segment)
-            // Joining: only the last few are kept (bounded, whatever the window holds).
-            if last == nil, available.count > max(liveStart, 1) + 64 { available.removeFirst(available.count - max(liveStart, 1)) }
+            // Joining: only the last few are kept (bounded, whatever the window holds), and a checkpoint's.
+            if joining, available.count > max(liveStart, 1) + 64, !available.contains(where: { $0.number == resumeAt }) {
+                available.removeFirst(available.count - max(liveStart, 1))
+            }
         }
         if let last, let first = available.first, first.number > last.number + 1 {
             skipped = (last.number + 1)...(first.number - 1)
         }
         if let skipped { emit(.failure(InputFailure(source: input, .leftLiveWindow(skipped)))) }
-        guard last == nil else { return available }
+        guard joining else { return available }
         if let resumeAt, let place = available.firstIndex(where: { $0.number == resumeAt }) {
             emit(.resumed(.atSegment(resumeAt)))
             return Array(available[place...])
@@ -251,6 +263,9 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
         return join
     }
+
+    /// How far back a live join looks for the segments to start at (10 minutes).
+    static var joinLookBack: Double { 600 }
 
     /// A `SegmentBase` resource's subsegments, from its `sidx`; the whole resource as one
     /// segment when the index cannot be had (the failure said).

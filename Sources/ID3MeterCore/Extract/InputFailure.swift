@@ -79,6 +79,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         case steeringFailed(any Error & Sendable)
         /// A DASH Period whose content is elsewhere (`xlink:href`): not followed, its time passed without tags.
         case remotePeriod(String)
+        /// A live (dynamic) MPD with no segment available: its time-shift buffer is empty (the
+        /// presentation ended more than the buffer ago, or has not begun).
+        case noSegmentAvailable
         /// The server's clock (a DASH `UTCTiming`) could not be had: this machine's is used.
         case serverClock(String)
 
@@ -111,6 +114,8 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
             case .playlist(let error): "\(error)"
             case .remotePeriod(let reference):
                 "a Period's content is at \(reference) (xlink:href): remote Periods are not followed; its time passes without tags"
+            case .noSegmentAvailable:
+                "the live MPD has no segment available now (its time-shift buffer is empty: the presentation ended, or has not begun)"
             case .serverClock(let reason): "the server's clock could not be had (\(reason)); this machine's clock decides which segments exist"
             case .audioRendition(let error): "audio rendition: \(error)"
             case .reloadFailed(let error): "playlist reload failed, retrying: \(error)"
