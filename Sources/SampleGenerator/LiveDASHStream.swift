@@ -104,7 +104,7 @@ public struct LiveDASHStream: Sendable {
     }
 
     /// The index of the segment a request names (`seg12.m4s`, `t1980000.m4s`), if it is published and not missing.
-    func index(of name: Substring, at date: Date) -> Int? {
+    public func index(of name: Substring, at date: Date) -> Int? {
         let number: Int?
         if name.hasPrefix("seg"), name.hasSuffix(".m4s") { number = Int(name.dropFirst(3).dropLast(4)) } else if name.hasPrefix("t"), name.hasSuffix(".m4s"),
             let time = Int(name.dropFirst().dropLast(4)), (time - Int(schedule.startPTS)) % segmentTicks == 0 {

@@ -22,7 +22,9 @@ struct RecordSchemaTests {
 
     @Test func scanRecordsOfEveryKindFollowTheSchema() throws {
         let scan = try Command.run(["scan", "--all", "--format", "jsonl", Samples.path("spec/standard-60.ts"),
-                                    Samples.path("quirks/hls/seg0.ts"), Samples.path("fmp4/index.m3u8"), Samples.path("byterange/fmp4.m3u8")])
+                                    Samples.path("quirks/hls/seg0.ts"), Samples.path("fmp4/index.m3u8"), Samples.path("byterange/fmp4.m3u8"),
+                                    Samples.path("dash/periods/manifest.mpd")])
+        #expect(scan.stdout.contains(#""period":"p1""#) && scan.stdout.contains(#""representation":"1""#))
         let checked = try Self.check(scan.stdout)
         #expect(checked.status == 0, "\(checked.said)")
         #expect(checked.types == ["nielsen", "frame", "malformed"])
@@ -34,6 +36,8 @@ struct RecordSchemaTests {
     @Test func meterRecordsOfEveryKindFollowTheSchema() async throws {
         let run = try Command.run(["--speed", "max", "--format", "jsonl", Samples.path("hls/master.m3u8")])
         #expect(run.status == 0, "\(run.stderr)")
+        let dash = try Command.run(["--speed", "max", "--format", "jsonl", Samples.path("dash/periods/manifest.mpd")])
+        #expect(dash.status == 0 && dash.stdout.contains(#""segment_time":"#), "\(dash.stderr)")
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("records.jsonl")
@@ -46,7 +50,7 @@ struct RecordSchemaTests {
             await outputs.write(record)
         }
         await outputs.finish()
-        let checked = try Self.check(run.stdout + (try String(contentsOf: file, encoding: .utf8)))
+        let checked = try Self.check(run.stdout + dash.stdout + (try String(contentsOf: file, encoding: .utf8)))
         #expect(checked.status == 0, "\(checked.said)")
         #expect(checked.types == ["send_id3", "event", "warning", "config_change", "resume", "alert", "loss"])
     }

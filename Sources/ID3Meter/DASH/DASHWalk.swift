@@ -227,8 +227,9 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 .lazy.filter { last == nil || $0.start >= last!.end - 1e-9 })
         }
         // Dynamic: those whose end the server's clock has passed, within the time-shift buffer.
-        // Only the walk's first Period is joined near its edge; a later one is read from its start.
-        let joining = last == nil && !state.opened && state.lastRead.isEmpty
+        // Only the walk's first Period is joined near its edge (a scan reads the whole buffer); a
+        // later one is read from its start.
+        let joining = reloads && last == nil && !state.opened && state.lastRead.isEmpty
         var depth = mpd.timeShiftBufferDepth ?? .infinity
         // Looking back for a join (or a checkpoint's segment) is bounded, however deep the buffer.
         if joining { depth = min(depth, max(Self.joinLookBack, 4 * (mpd.maxSegmentDuration ?? 0))) }

@@ -45,20 +45,29 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     public var by: String?
     public var oldURL: String?
     public var newURL: String?
+    /// For a DASH segment's delivery: its Period, Representation and `$Time$`.
+    public var period: String?
+    public var representation: String?
+    public var segmentTime: Int?
 
     enum CodingKeys: String, CodingKey {
         case type, sentAt = "sent_at", source, payload, pts, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
         case segment, programDateTime = "program_date_time", event, message, channel, alert, active
         case lostSeconds = "lost_seconds", lostRecords = "lost_records", lostFrom = "lost_from", lostTo = "lost_to", output
         case action, by, oldURL = "old_url", newURL = "new_url"
+        case period, representation, segmentTime = "segment_time"
     }
 
     /// The record of a `sendID3(payload)` call made at `date`, placed by the tag's context.
     public static func delivery(_ payload: String, context: TagContext, at date: Date) -> MeterRecord {
-        MeterRecord(type: .sendID3, sentAt: date.timeIntervalSince1970, source: context.origin.source, payload: payload,
-                    pts: context.pts, mediaSequence: context.origin.segment?.mediaSequence,
-                    discontinuitySequence: context.origin.segment?.discontinuitySequence,
-                    segment: context.origin.segment?.uri, programDateTime: context.programDateTime.map(ProgramDateTime.format))
+        var record = MeterRecord(type: .sendID3, sentAt: date.timeIntervalSince1970, source: context.origin.source, payload: payload,
+                                 pts: context.pts, mediaSequence: context.origin.segment?.mediaSequence,
+                                 discontinuitySequence: context.origin.segment?.discontinuitySequence,
+                                 segment: context.origin.segment?.uri, programDateTime: context.programDateTime.map(ProgramDateTime.format))
+        if let place = context.origin.segment?.dash {
+            (record.period, record.representation, record.segmentTime) = (place.period, place.representation, place.time)
+        }
+        return record
     }
 
     /// The record of an engine event reported at `date`.

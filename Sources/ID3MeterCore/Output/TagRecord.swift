@@ -39,6 +39,10 @@ package struct TagRecord: Encodable, Sendable {
     package var segment: String? { origin.segment?.uri }
     package var mediaSequence: Int? { origin.segment?.mediaSequence }
     package var discontinuitySequence: Int? { origin.segment?.discontinuitySequence }
+    /// A DASH segment's Period, Representation and `$Time$`.
+    package var period: String? { origin.segment?.dash?.period }
+    package var representation: String? { origin.segment?.dash?.representation }
+    package var segmentTime: Int? { origin.segment?.dash?.time }
     /// `pts` in seconds.
     package var time: Double? { pts.map(PTS.seconds) }
     package var programDateTime: String? { date.map(ProgramDateTime.format) }
@@ -90,6 +94,7 @@ package struct TagRecord: Encodable, Sendable {
         case pts, time, programDateTime = "program_date_time", payload, pcCID = "pc_cid", fdCID = "fd_cid"
         case pcOffset = "pc_offset", fdOffset = "fd_offset", breakout, valid, placeholderPCCID = "placeholder_pc_cid"
         case issues, frame, owner, size, id3Version = "id3_version", reason, notes
+        case period, representation, segmentTime = "segment_time"
     }
 
     /// The fields that are there, as `appendJSON` writes them (a test holds the two together).
@@ -100,6 +105,9 @@ package struct TagRecord: Encodable, Sendable {
         try container.encodeIfPresent(segment, forKey: .segment)
         try container.encodeIfPresent(mediaSequence, forKey: .mediaSequence)
         try container.encodeIfPresent(discontinuitySequence, forKey: .discontinuitySequence)
+        try container.encodeIfPresent(period, forKey: .period)
+        try container.encodeIfPresent(representation, forKey: .representation)
+        try container.encodeIfPresent(segmentTime, forKey: .segmentTime)
         try container.encodeIfPresent(pts, forKey: .pts)
         try container.encodeIfPresent(time, forKey: .time)
         try container.encodeIfPresent(programDateTime, forKey: .programDateTime)
@@ -159,11 +167,14 @@ extension TagRecord {
             line.add("payload", fields?.payload)
             line.add("pc_cid", fields?[.pcCID])
             line.add("pc_offset", fields?[.pcOffset])
+            line.add("period", period)
             line.add("placeholder_pc_cid", placeholderPCCID)
             line.add("program_date_time", programDateTime)
             line.add("pts", pts)
             line.add("reason", reason)
+            line.add("representation", representation)
             line.add("segment", segment)
+            line.add("segment_time", segmentTime)
             line.add("size", size)
             line.add("source", source)
             line.add("time", time)
