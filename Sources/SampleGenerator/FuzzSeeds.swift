@@ -8,7 +8,7 @@ import ID3Meter
 public enum FuzzSeeds {
     public static func write(to output: URL, samples: URL) throws {
         let manager = FileManager.default
-        for folder in ["id3", "nielsen", "playlist", "reference", "steering", "packed", "emsg", "ts", "segments", "options"] {
+        for folder in ["id3", "nielsen", "playlist", "reference", "steering", "packed", "emsg", "ts", "segments", "mpd", "options"] {
             try manager.createDirectory(at: output.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         var index = 0
@@ -29,6 +29,11 @@ public enum FuzzSeeds {
         for (number, playlist) in playlists.enumerated() {
             try manager.copyItem(at: playlist, to: output.appendingPathComponent("playlist/\(number).m3u8"))
             try manager.copyItem(at: playlist, to: output.appendingPathComponent("reference/\(number).m3u8"))
+        }
+        let manifests = manager.enumerator(at: samples, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL }
+            .filter { $0.pathExtension == "mpd" } ?? []
+        for (number, manifest) in manifests.enumerated() {
+            try manager.copyItem(at: manifest, to: output.appendingPathComponent("mpd/\(number).mpd"))
         }
         for (number, reference) in hostileReferences.enumerated() {
             let text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-KEY:METHOD=AES-128,URI=\"\(reference)\"\n"

@@ -1,6 +1,6 @@
 // libFuzzer harnesses for the parsers that read untrusted bytes, and for the command line's
 // numbers. One binary, the target chosen by FUZZ_TARGET (id3, nielsen, playlist, reference,
-// steering, packed, emsg, ts, segments, options). Built with `make fuzz` (-sanitize=fuzzer,address and
+// steering, packed, emsg, ts, segments, mpd, options). Built with `make fuzz` (-sanitize=fuzzer,address and
 // -DFUZZING), libFuzzer supplies main; in an ordinary build this is a replayer that runs each
 // file named on the command line through the target, for regression tests of past findings.
 import Foundation
@@ -8,7 +8,7 @@ import ID3Meter
 import ID3MeterCommands
 
 enum FuzzTarget: String, CaseIterable {
-    case id3, nielsen, playlist, reference, steering, packed, emsg, ts, segments, options
+    case id3, nielsen, playlist, reference, steering, packed, emsg, ts, segments, mpd, options
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -24,20 +24,11 @@ enum FuzzTarget: String, CaseIterable {
         case .playlist:
             _ = try? PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: "http://fuzz/a/index.m3u8")
         case .reference:
-            // A playlist from a server and from a disk, every reference resolved and put to the rule:
-            // one a remote playlist may follow must be an http(s) URL with a host, opened as http(s) only.
+            // A playlist from a server and from a disk, every reference resolved and put to the rule.
             let text = String(decoding: bytes, as: UTF8.self)
             for location in ["http://fuzz/a/index.m3u8", "/fuzz/a/index.m3u8"] {
-                for reference in Self.references(in: try? PlaylistParser.parse(text, location: location))
-                where ReferenceRule.refusal(of: reference, from: location) == nil {
-                    let remote = ["http://", "https://"].contains { reference.lowercased().hasPrefix($0) }
-                    let local = !Location.hasScheme(reference) || reference.lowercased().hasPrefix("file:")
-                    guard location.hasPrefix("http") ? remote : remote || local else {
-                        fatalError("the rule let \(location) reference \(reference)")
-                    }
-                    guard !remote || ReferenceRule.protocols(for: reference) == "http,https,tls,tcp" else {
-                        fatalError("\(reference) may be opened with \(ReferenceRule.protocols(for: reference))")
-                    }
+                for reference in Self.references(in: try? PlaylistParser.parse(text, location: location)) {
+                    Self.checkRule(reference, from: location)
                 }
             }
         case .steering:
@@ -65,6 +56,25 @@ enum FuzzTarget: String, CaseIterable {
             guard once == Self.readAsSegments(bytes, restartingAt: bytes.count / 2) else {
                 fatalError("a restarted segment changed the events")
             }
+        case .mpd:
+            // An MPD from a server and from a disk: parsed under its bounds, each Representation's
+            // first segments made (lazily: an r of 2^31 costs nothing) from its start and from a
+            // live edge, every URI put to the reference rule as the walk puts it.
+            for location in ["http://fuzz/a/manifest.mpd", "/fuzz/a/manifest.mpd"] {
+                guard let mpd = try? MPDParser.parse(bytes, location: location) else { continue }
+                for period in mpd.periods {
+                    for representation in period.adaptationSets.flatMap(\.representations) {
+                        let starts = SegmentEnumeration(representation: representation, periodDuration: period.duration).prefix(20)
+                        let edge = SegmentEnumeration(representation: representation, periodDuration: period.duration, from: 1e6, until: 1e6 + 60)
+                        for segment in Array(starts) + Array(edge.prefix(20)) {
+                            guard segment.start.isFinite, segment.seconds.isFinite, segment.seconds > 0 else {
+                                fatalError("segment \(segment.number) of \(representation.id) at \(segment.start) for \(segment.seconds) s")
+                            }
+                            Self.checkRule(segment.uri, from: location)
+                        }
+                    }
+                }
+            }
         case .options:
             // The command line's numbers: NUL-separated values for every numeric option of both
             // commands, parsed and validated as a user's would be, then turned into what a run uses.
@@ -75,6 +85,20 @@ enum FuzzTarget: String, CaseIterable {
                 let arguments = zip(options, values).flatMap { [$0, $1] }
                 try? ID3MeterCommand.prepare([command] + arguments + ["fuzz.m3u8"])
             }
+        }
+    }
+
+    /// What the rule lets `location` (a playlist or MPD) follow: from a remote one an http(s) URL
+    /// with a host, opened as http(s) only; from a local one, that or a local file.
+    static func checkRule(_ reference: String, from location: String) {
+        guard ReferenceRule.refusal(of: reference, from: location) == nil else { return }
+        let remote = ["http://", "https://"].contains { reference.lowercased().hasPrefix($0) }
+        let local = !Location.hasScheme(reference) || reference.lowercased().hasPrefix("file:")
+        guard location.hasPrefix("http") ? remote : remote || local else {
+            fatalError("the rule let \(location) reference \(reference)")
+        }
+        guard !remote || ReferenceRule.protocols(for: reference) == "http,https,tls,tcp" else {
+            fatalError("\(reference) may be opened with \(ReferenceRule.protocols(for: reference))")
         }
     }
 

@@ -85,7 +85,13 @@ struct SampleScanTests {
         let names = expansion.inputs.map { $0.replacingOccurrences(of: Samples.folder.path + "/", with: "") }
         // Playlists referred to by others (the renditions' masters) are read through them, not again;
         // spec/standard-60.ts is read through byterange/ts.m3u8, whose sub-ranges cover it.
+        // An MPD's segments of every Representation are read through it. Two of ffmpeg 5.1's files no
+        // MPD names: dash/time's first audio file is named by its decode time (-1024) where its MPD
+        // says 0, and dash/number's fourth audio segment lies past the Period's 12 s.
         #expect(names == ["byterange/fmp4.m3u8", "byterange/packed.m3u8", "byterange/ts.m3u8",
+                          "dash/events/manifest.mpd", "dash/indexed/manifest.mpd", "dash/number/chunk-1-4.m4s", "dash/number/manifest.mpd",
+                          "dash/periods/manifest.mpd", "dash/protected/manifest.mpd",
+                          "dash/time/chunk-1--1024.m4s", "dash/time/manifest.mpd", "dash/timeline/manifest.mpd",
                           "fmp4/index.m3u8", "hls/master.m3u8",
                           "lenient/cut.ts", "lenient/extended-flag.ts", "lenient/garbage.ts", "lenient/undecodable.ts",
                           "lenient/v23-syncsafe.ts", "lenient/v24-frame-unsync.ts", "lenient/v24-whole-unsync.ts",

@@ -6,10 +6,14 @@ import Glibc
 /// Turns what the user named into inputs to scan: files, URLs, `-` (a list of inputs on
 /// standard input, one a line), quoted globs, and folders. A folder contributes its files of
 /// `folderExtensions`, recursively, but each tag only once: playlists another playlist in the
-/// folder refers to, and segments any playlist refers to, are read through that playlist.
+/// folder refers to, and segments any playlist or MPD refers to, are read through it.
 package enum InputExpansion {
-    /// What a folder contributes: every extension id3-meter reads (MPEG-TS, playlists, packed audio, fMP4).
-    package static let folderExtensions = ["ts", "m3u8", "m3u"] + MediaForm.allCases.flatMap(\.extensions).filter { $0 != "ts" }
+    /// What a folder contributes: every extension id3-meter reads (MPEG-TS, playlists, MPDs, packed audio, fMP4).
+    package static let folderExtensions = ["ts", "m3u8", "m3u", "mpd"] + MediaForm.allCases.flatMap(\.extensions).filter { $0 != "ts" }
+
+    /// How many segments of one Representation a folder's MPD is taken to name (a hostile `r`
+    /// must not make a folder scan enumerate billions).
+    static let maximumSegmentsNamed = 100_000
 
     package static func expand(_ arguments: [String], scanner: Scanner,
                               standardInput: () -> String = readStandardInput) async -> (inputs: [String], failures: [InputFailure]) {
@@ -74,6 +78,16 @@ package enum InputExpansion {
                 referenced.formUnion(media.segments.flatMap { [$0.uri] + ($0.mapURI.map { [$0] } ?? []) })
             case nil:
                 break  // scanned as an input, it reports its own error
+            }
+        }
+        for manifest in files where MediaForm.isMPD(manifest) {
+            guard let mpd = try? await MPDLoader(fetcher: scanner.fetcher).load(manifest) else { continue }
+            // Every Representation's segments: they are one presentation, read through the MPD.
+            for period in mpd.periods {
+                for representation in period.adaptationSets.flatMap(\.representations) {
+                    let segments = SegmentEnumeration(representation: representation, periodDuration: period.duration)
+                    referenced.formUnion(segments.prefix(maximumSegmentsNamed).map(\.uri) + [segments.initialization?.uri].compactMap { $0 })
+                }
             }
         }
         return files.filter { !referenced.contains($0) }

@@ -418,7 +418,8 @@ package struct SourceReportBuilder {
     /// PTS to its last (unknown when that is negative or past a jump).
     private var mediaDuration: Double? {
         if built.segments > 0 {
-            let seconds = segmentDurations.values.reduce(0, +)
+            // In sequence order: a dictionary's order changes from run to run, and with it the last bit of a sum.
+            let seconds = segmentDurations.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value }
             return seconds > 0 ? seconds : nil
         }
         guard let mediaTimes else { return nil }
