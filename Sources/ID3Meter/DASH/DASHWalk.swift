@@ -158,10 +158,20 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 emit(.warning(InputFailure(source: input, .sampleEncrypted(method: ContentProtection.method(of: representation.protection),
                                                                            keyFormats: representation.protection.map(\.scheme)))))
             }
-            let segments = await self.segments(of: representation, in: period, mpd: mpd, availableUntil: availableUntil,
-                                               after: state.lastRead[period.key], state: &state, emit: emit)
             var switchTo = false
-            for segment in segments {
+            var segments = await self.segments(of: representation, in: period, mpd: mpd, availableUntil: availableUntil,
+                                               after: state.lastRead[period.key], state: &state, emit: emit)
+            var taken = 0
+            while taken < segments.count || (availableUntil == nil && segments.count == Self.batch) {
+                if taken == segments.count {
+                    // A static Period's next batch.
+                    segments = await self.segments(of: representation, in: period, mpd: mpd, availableUntil: nil,
+                                                   after: state.lastRead[period.key], state: &state, emit: emit)
+                    taken = 0
+                    if segments.isEmpty { break }
+                }
+                let segment = segments[taken]
+                taken += 1
                 if Task.isCancelled { return false }
                 await afterEachSegment()
                 let hls = Self.segment(segment, of: representation, in: period, mpd: mpd)
@@ -170,12 +180,12 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 let opened = state.opened
                 let hold = { (event: MediaEvent) in if opened { emit(event) } else { held.append(event) } }
                 handOutEvents(of: period, representation: representation, before: segment, origin: hls, state: &state, emit: hold)
-                let read = await state.reader.read(hls, emit: hold)
+                let segmentRead = await state.reader.read(hls, emit: hold)
                 state.tried += 1
-                state.bytes += read?.byteCount ?? 0
+                state.bytes += segmentRead?.byteCount ?? 0
                 progress?.update(input, bytes: state.bytes)
                 // The first Representation read without timed ID3 (or not read at all) gives way to the next that may carry it.
-                if !state.opened, read?.hasTimedID3 != true, candidates.count > 1 {
+                if !state.opened, segmentRead?.hasTimedID3 != true, candidates.count > 1 {
                     candidates.removeFirst()
                     state.chosen[period.key] = nil
                     state.reader.finish { _ in }
@@ -189,11 +199,12 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                     held.forEach(emit)
                 }
                 state.lastRead[period.key] = segment
-                if let read {
+                if let segmentRead {
                     state.segmentsRead += 1
-                    if read.hasTimedID3 { state.foundTimedID3 = true }
+                    if segmentRead.hasTimedID3 { state.foundTimedID3 = true }
                 }
-                switch state.lost.record(segment.number, read: read != nil, finite: !mpd.isDynamic) {
+                // A scan reads a live MPD as it stands: like a VOD, it gives up on a run of losses.
+                switch state.lost.record(segment.number, read: segmentRead != nil, finite: !mpd.isDynamic || !reloads) {
                 case .goOn: break
                 case .stillFollowing(let lost): emit(.failure(InputFailure(source: input, .lostInARow(lost))))
                 case .giveUp(let lost):
@@ -222,30 +233,40 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 .filter { until == nil || $0.end <= until! }
         }
         guard let until else {
-            // Static: every segment after the last read.
+            // Static: the next batch after the last read (the caller asks again until none is left).
             return Array(SegmentEnumeration(representation: representation, periodDuration: period.duration, from: last?.end ?? 0)
-                .lazy.filter { last == nil || $0.start >= last!.end - 1e-9 })
+                .lazy.filter { last == nil || $0.start >= last!.end - 1e-9 }.prefix(Self.batch))
         }
         // Dynamic: those whose end the server's clock has passed, within the time-shift buffer.
         // Only the walk's first Period is joined near its edge (a scan reads the whole buffer); a
         // later one is read from its start.
-        let joining = reloads && last == nil && !state.opened && state.lastRead.isEmpty
+        let first = last == nil && !state.opened && state.lastRead.isEmpty
+        let joining = reloads && first
         var depth = mpd.timeShiftBufferDepth ?? .infinity
-        // Looking back for a join (or a checkpoint's segment) is bounded, however deep the buffer.
-        if joining { depth = min(depth, max(Self.joinLookBack, 4 * (mpd.maxSegmentDuration ?? 0))) }
+        // The first look back is bounded, however deep the buffer (or old its clock): a join's (or a
+        // checkpoint's segment's) to ten minutes, a scan's to six hours.
+        if first { depth = min(depth, max(joining ? Self.joinLookBack : Self.scanLookBack, 4 * (mpd.maxSegmentDuration ?? 0))) }
         let windowStart = max(0, until - depth)
         var available: [DASHSegment] = []
-        var skipped: ClosedRange<Int>?
+        var dropped: ClosedRange<Int>?
         let from = last.map { max($0.end, windowStart) } ?? windowStart
+        let keep = joining ? max(liveStart, 1) : Self.batch
         for segment in SegmentEnumeration(representation: representation, periodDuration: period.duration, from: from, until: until) {
             guard segment.end <= until + 1e-9 else { break }
             if let last, segment.start < last.end - 1e-9 { continue }
             available.append(segment)
-            // Joining: only the last few are kept (bounded, whatever the window holds), and a checkpoint's.
-            if joining, available.count > max(liveStart, 1) + 64, !available.contains(where: { $0.number == resumeAt }) {
-                available.removeFirst(available.count - max(liveStart, 1))
-            }
+            // Only the newest are kept (a join's few, and a checkpoint's), dropped in batches so that it costs no quadratic time.
+            if available.count >= 2 * keep + 64 { trim(&available, to: keep) }
         }
+        trim(&available, to: keep)
+        func trim(_ segments: inout [DASHSegment], to count: Int) {
+            guard segments.count > count, !segments.contains(where: { $0.number == resumeAt }) else { return }
+            let gone = segments.prefix(segments.count - count)
+            if !joining { dropped = (dropped?.lowerBound ?? gone.first!.number)...gone.last!.number }
+            segments.removeFirst(gone.count)
+        }
+        if let dropped { emit(.warning(InputFailure(source: input, .bufferBeyondReach(dropped, read: Self.batch)))) }
+        var skipped: ClosedRange<Int>?
         if let last, let first = available.first, first.number > last.number + 1 {
             skipped = (last.number + 1)...(first.number - 1)
         }
@@ -265,8 +286,12 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         return join
     }
 
-    /// How far back a live join looks for the segments to start at (10 minutes).
+    /// How far back a live join looks for the segments to start at (10 minutes), and a scan of a
+    /// live MPD for segments to read (6 hours): a buffer may be deeper, or the clock far older.
     static var joinLookBack: Double { 600 }
+    static var scanLookBack: Double { 6 * 3_600 }
+    /// The most segments taken at once: a static Period is read a batch at a time, a live buffer's newest.
+    static var batch: Int { 10_000 }
 
     /// A `SegmentBase` resource's subsegments, from its `sidx`; the whole resource as one
     /// segment when the index cannot be had (the failure said).

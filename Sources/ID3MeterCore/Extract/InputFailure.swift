@@ -82,6 +82,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         /// A live (dynamic) MPD with no segment available: its time-shift buffer is empty (the
         /// presentation ended more than the buffer ago, or has not begun).
         case noSegmentAvailable
+        /// Segments of a live MPD's time-shift buffer not read: a read takes the newest `read` at
+        /// most, and looks back a bounded time.
+        case bufferBeyondReach(ClosedRange<Int>, read: Int)
         /// The server's clock (a DASH `UTCTiming`) could not be had: this machine's is used.
         case serverClock(String)
 
@@ -116,6 +119,8 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
                 "a Period's content is at \(reference) (xlink:href): remote Periods are not followed; its time passes without tags"
             case .noSegmentAvailable:
                 "the live MPD has no segment available now (its time-shift buffer is empty: the presentation ended, or has not begun)"
+            case .bufferBeyondReach(let numbers, let read):
+                "segments \(numbers.lowerBound)...\(numbers.upperBound) of the live MPD's time-shift buffer are not read (at most the newest \(read) are)"
             case .serverClock(let reason): "the server's clock could not be had (\(reason)); this machine's clock decides which segments exist"
             case .audioRendition(let error): "audio rendition: \(error)"
             case .reloadFailed(let error): "playlist reload failed, retrying: \(error)"

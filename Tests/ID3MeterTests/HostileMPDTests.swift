@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+@testable import ID3MeterCore
+import SampleGenerator
+
+/// MPDs from someone else's server, written to hurt: references to local files and other
+/// protocols, entities, a remote Period, a size past the limit, a timeline of 2^31 segments on a
+/// clock ten years old. Each is refused or bounded with words that say why, and the server sees
+/// no request it should not.
+@Suite("Hostile MPDs", .timeLimit(.minutes(2)))
+struct HostileMPDTests {
+    /// Serves `mpd` as `hostile.mpd` and the DASH samples beside it.
+    static func serve(_ mpd: String) throws -> LocalHTTPServer {
+        let samples = Samples.folder.appendingPathComponent("dash")
+        return try LocalHTTPServer { request in
+            request.path == "hostile.mpd" ? LocalHTTPServer.Response(body: Array(mpd.utf8), contentType: "application/dash+xml")
+                : .file(request.path, in: samples)
+        }
+    }
+
+    static func representation(_ inner: String, attributes: String = "") -> String {
+        #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT8S" \#(attributes)><Period><AdaptationSet contentType="audio"><Representation id="1" bandwidth="16000">\#(inner)</Representation></AdaptationSet></Period></MPD>"#
+    }
+
+    @Test func localFilesAndOtherProtocolsAreRefused() async throws {
+        // A local file is refused as one (no scheme named); another protocol by its scheme.
+        let references: [(String, String?)] = [
+            ("<BaseURL>file:///etc/</BaseURL>", nil),
+            (#"<BaseURL>timeline/</BaseURL><SegmentTemplate duration="4" initialization="file:///dev/zero" media="chunk-1-$Number%05d$.m4s"/>"#, nil),
+            (#"<SegmentTemplate duration="4" media="data:,$Number$"/>"#, "data"),
+            (#"<SegmentList duration="4"><SegmentURL media="tcp://127.0.0.1:9/"/></SegmentList>"#, "tcp"),
+        ]
+        for (inner, scheme) in references {
+            let body = inner.hasPrefix("<BaseURL>file")
+                ? inner + #"<SegmentTemplate duration="4" media="passwd"/>"#
+                : inner
+            let server = try Self.serve(Self.representation(body))
+            defer { server.stop() }
+            let events = await Samples.scan(server.url("hostile.mpd"))
+            #expect(events.tags.isEmpty)
+            let refusals = events.failures.compactMap { failure -> String?? in
+                guard case .segmentSkipped(_, let cause as SegmentLoadError) = failure.kind, case .refused(_, let refused, _) = cause else { return nil }
+                return .some(refused)
+            }
+            #expect(!refusals.isEmpty && refusals.count == events.failures.count && refusals.allSatisfy { $0 == scheme }, "\(inner): \(events.failures)")
+            let words = scheme.map { "may not reference \($0): URLs" } ?? "a playlist loaded over http(s) may reference only http(s) URLs"
+            #expect(events.failures.allSatisfy { "\($0)".contains(words) }, "\(events.failures)")
+            #expect(server.requests.map(\.path) == ["hostile.mpd"], "nothing else was asked of the server either")
+        }
+    }
+
+    @Test func entitiesARemotePeriodAndSizeAreRefusedInWords() async throws {
+        let xxe = #"<?xml version="1.0"?><!DOCTYPE MPD [<!ENTITY x SYSTEM "http://127.0.0.1:9/x">]><MPD><BaseURL>&x;</BaseURL><Period/></MPD>"#
+        let server = try Self.serve(xxe)
+        defer { server.stop() }
+        let refused = await Samples.scan(server.url("hostile.mpd"))
+        #expect(refused.failures.count == 1)
+        #expect("\(refused.failures.first.map { "\($0)" } ?? "")".contains("a document type or entity declaration (refused"), "\(refused.failures)")
+
+        let remote = #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" xmlns:xlink="http://www.w3.org/1999/xlink" type="static" mediaPresentationDuration="PT20S"><Period id="ad" duration="PT8S" xlink:href="http://127.0.0.1:9/ad.xml" xlink:actuate="onLoad"/></MPD>"#
+        let xlink = try Self.serve(remote)
+        defer { xlink.stop() }
+        let warned = await Samples.scan(xlink.url("hostile.mpd"))
+        #expect(warned.warnings.compactMap { if case .remotePeriod(let reference) = $0.kind { reference } else { nil } } == ["http://127.0.0.1:9/ad.xml"])
+        #expect(xlink.requests.map(\.path) == ["hostile.mpd"])
+
+        let big = Self.representation(String(repeating: "<!-- padding -->", count: 10_000) + #"<SegmentTemplate duration="4" media="x"/>"#)
+        let large = try Self.serve(big)
+        defer { large.stop() }
+        var limits = Fetcher.Limits()
+        limits.maximumPlaylistBytes = 64 << 10
+        let tooLarge = await Samples.scan(large.url("hostile.mpd"), fetcher: Fetcher(retry: Samples.quickRetry, limits: limits))
+        #expect(tooLarge.failures.count == 1 && "\(tooLarge.failures[0])".contains("more than the 64 KB allowed"), "\(tooLarge.failures.map { "\($0)" })")
+    }
+
+    /// A live MPD ten years old whose only timeline entry repeats 2^31 times, without a
+    /// time-shift buffer: a scan looks back a bounded span, keeps the newest 10,000 segments
+    /// (saying which it left), and gives up after a run of losses (404s here), in seconds, not
+    /// after counting billions.
+    @Test func aHugeOldTimelineIsJoinedWithoutCountingIt() async throws {
+        let start = ProgramDateTime.format(Date().addingTimeInterval(-10 * 365 * 86_400))
+        let mpd = #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="dynamic" availabilityStartTime="\#(start)"><Period start="PT0S"><AdaptationSet contentType="audio"><Representation id="1" bandwidth="1"><SegmentTemplate timescale="1" media="s$Number$.m4s"><SegmentTimeline><S t="0" d="1" r="2147483648"/><S d="1" r="-1"/></SegmentTimeline></SegmentTemplate></Representation></AdaptationSet></Period></MPD>"#
+        let server = try Self.serve(mpd)
+        defer { server.stop() }
+        let began = ContinuousClock.now
+        var events: [MediaEvent] = []
+        await DASHWalk(input: server.url("hostile.mpd"), loader: MPDLoader(fetcher: Fetcher(retry: Samples.quickRetry)), variant: .lowestBandwidth,
+                       reloads: false, clock: ContinuousClock()).run { events.append($0) }
+        #expect(ContinuousClock.now - began < .seconds(5))
+        let asked = server.requests.map(\.path).filter { $0.hasSuffix(".m4s") }
+        let limit = Fetcher.Limits().maximumConsecutiveLostSegments
+        #expect(Set(asked).count == limit, "\(Set(asked).count) segments asked for (each tried again as 404s are)")
+        #expect(asked.allSatisfy { Int($0.dropFirst().dropLast(4)).map { $0 > 300_000_000 } == true }, "\(asked.prefix(3))")
+        #expect(events.failures.contains { if case .gaveUp = $0.kind { true } else { false } })
+        let beyond = events.warnings.compactMap { if case .bufferBeyondReach(let numbers, let read) = $0.kind { (numbers, read) } else { nil } }
+        // Six hours of 1 s segments looked back over, the newest 10,000 kept.
+        #expect(beyond.count == 1 && beyond[0].1 == 10_000 && beyond[0].0.count == 6 * 3_600 - 10_000, "\(beyond)")
+    }
+
+    /// A UTCTiming that points at a local file is not read; the walk says it uses its own clock.
+    @Test func aUTCTimingOnALocalFileIsNotRead() async throws {
+        let mpd = #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="dynamic" availabilityStartTime="2026-01-01T00:00:00Z" timeShiftBufferDepth="PT4S"><Period start="PT0S"/><UTCTiming schemeIdUri="urn:mpeg:dash:utc:http-iso:2014" value="file:///etc/passwd"/></MPD>"#
+        let server = try Self.serve(mpd)
+        defer { server.stop() }
+        var events: [MediaEvent] = []
+        await DASHWalk(input: server.url("hostile.mpd"), loader: MPDLoader(fetcher: Fetcher()), variant: .lowestBandwidth,
+                       reloads: false, clock: ContinuousClock()).run { events.append($0) }
+        let clock = events.warnings.compactMap { if case .serverClock(let reason) = $0.kind { reason } else { nil } }
+        #expect(clock.count == 1 && clock[0].contains("refused 'file:///etc/passwd'"), "\(clock)")
+    }
+}
