@@ -6,7 +6,7 @@ import ID3Meter
 struct FetchOptions: ParsableArguments {
     private static let defaults = Fetcher.Limits()
 
-    @Option(help: ArgumentHelp("Variant of a master playlist to read: lowest, highest, or its position from 0.", valueName: "choice"))
+    @Option(help: ArgumentHelp("Variant of a master playlist (or Representation of an MPD) to read: lowest, highest (bandwidth), or its position from 0.", valueName: "choice"))
     var variant = VariantChoice.lowestBandwidth
 
     @Option(parsing: .unconditional, help: "Seconds to wait on a silent network read (0.001 to 86400).")
@@ -20,10 +20,10 @@ struct FetchOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Largest segment read (K, M, G).", valueName: "size"))
     var maxSegmentSize = ByteSize(bytes: defaults.maximumSegmentBytes)
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Largest playlist read.", valueName: "size"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest playlist or MPD read.", valueName: "size"))
     var maxPlaylistSize = ByteSize(bytes: defaults.maximumPlaylistBytes)
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Largest EXT-X-MAP initialisation section read.", valueName: "size"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest initialisation section (EXT-X-MAP, DASH Initialization) or segment index read.", valueName: "size"))
     var maxInitSize = ByteSize(bytes: defaults.maximumInitBytes)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Largest AES-128 key response read.", valueName: "size"))

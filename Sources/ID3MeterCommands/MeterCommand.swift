@@ -8,11 +8,14 @@ import Synchronization
 struct MeterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meter",
-        abstract: "Meter a live or VOD HLS stream in real time: sendID3 for each Nielsen tag when playback reaches it.",
+        abstract: "Meter a live or VOD HLS or MPEG-DASH stream in real time: sendID3 for each Nielsen tag when playback reaches it.",
         discussion: """
             Plays INPUT the way a player would: joins a live stream near its edge, follows the \
-            playlist as it slides, and runs a frame clock at the stream's declared frame rate \
-            (the variant's FRAME-RATE, else the video's, else --fps, else 29.97). Each Nielsen tag \
+            playlist as it slides (an MPD as it is refreshed, on the server's clock from its \
+            UTCTiming), and runs a frame clock at the stream's declared frame rate (the variant's \
+            FRAME-RATE or the MPD's video frameRate, else the video's, else --fps, else 29.97). An \
+            MPD's tags come from emsg boxes (the ID3 schemes) and its own EventStreams; the \
+            Representation read is the one that declares them, else the first that carries them. Each Nielsen tag \
             goes to the reference DTVR engine when the playhead reaches its PTS; every delivery \
             and engine event is written as a record: a readable line on a terminal, JSON lines \
             otherwise (sent_at, pts, payload, media_sequence, segment, program_date_time, ...).
@@ -27,7 +30,7 @@ struct MeterCommand: AsyncParsableCommand {
             taken as a renumbering, not a loss: both are warnings. Segments that left the live \
             window unread are an error (exit 1).
 
-            Ends at EXT-X-ENDLIST (unlike serve, which opens a live channel again), once --duration seconds of the stream have played, or on SIGINT/SIGTERM (the engine's end() is \
+            Ends at EXT-X-ENDLIST or the end of a static or ended MPD (unlike serve, which opens a live channel again), once --duration seconds of the stream have played, or on SIGINT/SIGTERM (the engine's end() is \
             called and the outputs flushed). Exit status: 0 when the input was read (one without \
             timed ID3 is a warning), 1 when it or a segment could not be read or bytes were skipped \
             as damaged, or an output had to drop records (its 'loss' record says which), 2 on a \
@@ -35,7 +38,7 @@ struct MeterCommand: AsyncParsableCommand {
             """)
 
     @Argument(help: ArgumentHelp(
-        "An HLS playlist (master or media, live or VOD, local or http/https); an MPEG-TS, packed audio (AAC, MP3, AC-3, E-AC-3) or fragmented MP4 file or http(s) URL; or a udp://, srt://, rtp:// or tcp:// MPEG-TS stream.",
+        "An HLS playlist (master or media, live or VOD, local or http/https); an MPEG-DASH MPD (.mpd, static or dynamic); an MPEG-TS, packed audio (AAC, MP3, AC-3, E-AC-3) or fragmented MP4 file or http(s) URL; or a udp://, srt://, rtp:// or tcp:// MPEG-TS stream.",
         valueName: "input"))
     var input: String
 

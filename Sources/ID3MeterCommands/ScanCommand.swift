@@ -11,10 +11,12 @@ import Synchronization
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "List every Nielsen ID3 tag in files, folders, playlists and URLs, and check them.",
+        abstract: "List every Nielsen ID3 tag in files, folders, playlists, MPDs and URLs, and check them.",
         discussion: """
             INPUT is an MPEG-TS file, an HLS playlist (.m3u8, local or http/https; one variant of a \
-            master playlist is read, as ID3 is the same in all, with its audio rendition), packed \
+            master playlist is read, as ID3 is the same in all, with its audio rendition), an \
+            MPEG-DASH MPD (.mpd: every Period, the Representation that carries the tags, a live \
+            one as its time-shift buffer holds it now), packed \
             audio (AAC/ADTS, MP3, AC-3, E-AC-3), fragmented MP4/CMAF (emsg), a folder (its \
             \(InputExpansion.folderExtensions.map { "." + $0 }.joined(separator: " ")) files, recursively, \
             each tag once), a quoted glob, '-' (a list of inputs on standard input, one a line), or \
@@ -25,7 +27,8 @@ struct ScanCommand: AsyncParsableCommand {
             terminal. JSONL keys: type, source, segment, media_sequence, discontinuity_sequence, \
             pts (90 kHz ticks as carried), time (pts in seconds), program_date_time, payload (the \
             string for sendID3), pc_cid, fd_cid, pc_offset, fd_offset, breakout, valid, \
-            placeholder_pc_cid, issues, id3_version.
+            placeholder_pc_cid, issues, id3_version; for DASH also period, representation, \
+            segment_time (media_sequence is the segment's $Number$).
 
             --report writes the QA report: per source, one row per check in the terms of Nielsen's \
             ID3 Tag Validator (user guide 1.8F: its test number, Pass or Fail as \

@@ -259,7 +259,7 @@ struct HostileStreamTests {
             .write(toFile: master, atomically: true, encoding: .utf8)
         let result = try await offThePool { try Command.run(["--speed", "max", "--format", "jsonl", master]) }
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("the variant's FRAME-RATE \(Double(rate)!) is not from 1 to 300 fps; not used"), "\(result.stderr)")
+        #expect(result.stderr.contains("the declared frame rate \(Double(rate)!) is not from 1 to 300 fps; not used"), "\(result.stderr)")
         #expect(result.sends.map(\.payload) == (try Samples.expected("hls/expected.jsonl")).filter(\.nielsen).map(\.owner))
     }
 

@@ -11,7 +11,7 @@ public struct FrameRateChoice: Sendable, Equatable {
 
         public var description: String {
             switch self {
-            case .variant: "the variant's FRAME-RATE"
+            case .variant: "the stream's declared frame rate (FRAME-RATE, or an MPD's frameRate)"
             case .video: "the video stream's average frame rate"
             case .option: "the frame rate given"
             case .fallback: "no declared frame rate; assuming 30000/1001"
@@ -24,7 +24,11 @@ public struct FrameRateChoice: Sendable, Equatable {
         public var origin: Origin
         public var framesPerSecond: Double
 
-        public var description: String { "\(origin) \(framesPerSecond) is not from 1 to 300 fps" }
+        public var description: String {
+            // Where the rate is rejected, its value comes first: "FRAME-RATE inf is not ...".
+            origin == .variant ? "the declared frame rate \(framesPerSecond) is not from 1 to 300 fps"
+                : "\(origin) \(framesPerSecond) is not from 1 to 300 fps"
+        }
     }
 
     /// When nothing declares a rate: NTSC's 29.97.
