@@ -60,6 +60,14 @@ struct DASHSampleTests {
             .allSatisfy { $0.1 == "chunk-0-\($0.0).m4s" })
     }
 
+    /// The QA report's media duration counts both Periods (each numbers its segments from 1):
+    /// the ffmpeg CLI wrote 8 s into each.
+    @Test func theReportCountsEveryPeriodsMedia() async throws {
+        let report = await QAReportTests.report(Samples.path("dash/periods/manifest.mpd"))
+        #expect(report.segments == 4 && report.mediaSeconds.map { abs($0 - 16) < 0.1 } == true, "\(String(describing: report.mediaSeconds))")
+        #expect(report.failures.isEmpty)
+    }
+
     @Test func anMPDEventStreamCountsARepeatedEventOnce() async throws {
         let events = await Samples.scan(Samples.path("dash/events/manifest.mpd"))
         #expect(events.warnings.isEmpty, "\(events.warnings)")

@@ -148,7 +148,14 @@ package struct SourceReportBuilder {
     private var counts = NielsenCounts()
     /// Each media sequence's duration: a variant's and its audio rendition's segments of one
     /// sequence are the same stretch of media, counted once.
-    private var segmentDurations: [Int: Double] = [:]
+    /// By discontinuity and media sequence: a DASH presentation's Periods each number their
+    /// segments from the start, and a rendition's segment counts once with its variant's.
+    private var segmentDurations: [SegmentPlace: Double] = [:]
+    private struct SegmentPlace: Hashable, Comparable {
+        var discontinuity: Int
+        var sequence: Int
+        static func < (a: SegmentPlace, b: SegmentPlace) -> Bool { (a.discontinuity, a.sequence) < (b.discontinuity, b.sequence) }
+    }
     /// The first and the latest media PTS of an input (`MediaEvent.mediaTime`).
     private var mediaTimes: (first: Int64, last: Int64)?
     /// Tags placed against the program's audio (test 22 is judged only when there are some).
@@ -217,7 +224,10 @@ package struct SourceReportBuilder {
             for nielsen in timed.nielsenTags { add(nielsen, timed) }
         case .segment(let segment):
             built.segments += 1
-            if let duration = segment.duration { segmentDurations[segment.mediaSequence] = max(segmentDurations[segment.mediaSequence] ?? 0, duration) }
+            if let duration = segment.duration {
+                let place = SegmentPlace(discontinuity: segment.discontinuitySequence, sequence: segment.mediaSequence)
+                segmentDurations[place] = max(segmentDurations[place] ?? 0, duration)
+            }
             // Listed, not a check: segments shorter than Nielsen's 10 s cadence are often without
             // one, and a tag missing for long is what the spacing checks judge.
             if nielsenInSegment == 0 {
