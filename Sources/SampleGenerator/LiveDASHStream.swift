@@ -18,6 +18,8 @@ public struct LiveDASHStream: Sendable {
     public var timeline = false
     /// Segments that answer 404 though published (a packager's glitch).
     public var missing: Range<Int> = 0..<0
+    /// `suggestedPresentationDelay`: how far behind the edge players are to play.
+    public var presentationDelay: Double?
 
     public init(schedule: LiveStream) {
         self.schedule = schedule
@@ -39,6 +41,7 @@ public struct LiveDASHStream: Sendable {
             #"publishTime="\#(ProgramDateTime.format(serverTime(at: date)))""#,
             #"timeShiftBufferDepth="PT\#(window)S""#, #"maxSegmentDuration="PT\#(duration)S""#, #"minBufferTime="PT\#(duration)S""#,
         ]
+        if let presentationDelay { attributes.append(#"suggestedPresentationDelay="PT\#(presentationDelay)S""#) }
         if ended, let count = schedule.segmentCount {
             attributes.append(#"mediaPresentationDuration="PT\#(Double(count) * duration)S""#)
         } else {

@@ -149,6 +149,51 @@ struct LiveDASHTests {
         #expect(events.tags.compactMap { $0.nielsenTags.first?.payload } == [0, 1, 2, 3, 5, 6].flatMap { stream.schedule.tags(inSegment: $0).map(\.owner) })
     }
 
+    /// A suggestedPresentationDelay sets how far back the join is: 4.5 s at 1 s segments is the
+    /// segment that ends just after 4.5 s before the edge.
+    @Test func aSuggestedPresentationDelayPlacesTheJoin() async throws {
+        let server = try LiveDASHServer(preroll: 6.5) {
+            var stream = Self.stream($0, offset: 0, timeline: false, count: 8)
+            stream.presentationDelay = 4.5
+            return stream
+        }
+        defer { server.stop() }
+        for await _ in TagSource(input: server.url, clock: ContinuousClock()) {}
+        // Six segments out (0-5, the edge at 6 s): those ending after 1.5 s are 1...5.
+        #expect(server.segmentsAsked.first.map { (1...2).contains($0) } == true, "\(server.segmentsAsked)")
+        #expect(server.segmentsAsked == Array((server.segmentsAsked.first ?? 0)..<8))
+    }
+
+    /// The ffmpeg CLI's own SegmentTimeline output, served as a dynamic MPD that began 6 s
+    /// before the first request and ends at 12 s: joined near its edge, read to its end, each
+    /// planted tag from the join on delivered once, in order.
+    @Test func theFFmpegSampleServedLive() async throws {
+        let folder = Samples.folder.appendingPathComponent("dash/timeline")
+        let text = try String(contentsOf: folder.appendingPathComponent("manifest.mpd"), encoding: .utf8)
+        let started = Mutex<Date?>(nil)
+        let server = try LocalHTTPServer { request in
+            guard request.path == "manifest.mpd" else { return .file(request.path, in: folder) }
+            let start = started.withLock { date in
+                if date == nil { date = Date().addingTimeInterval(-6) }
+                return date!
+            }
+            let live = text.replacingOccurrences(of: #"type="static""#, with:
+                #"type="dynamic" availabilityStartTime="\#(ProgramDateTime.format(start))" publishTime="\#(ProgramDateTime.format(Date()))" timeShiftBufferDepth="PT30S""#)
+            return LocalHTTPServer.Response(body: Array(live.utf8), contentType: "application/dash+xml")
+        }
+        defer { server.stop() }
+        var events: [MediaEvent] = []
+        let engine = ClockedEngine(clock: InstantClock())
+        for await event in Feeder(clock: ContinuousClock()).events(TagSource(input: server.url("manifest.mpd"), clock: ContinuousClock()), engine: engine) {
+            if case .read(let read) = event { events.append(read) }
+        }
+        let asked = server.requests.map(\.path).filter { $0.hasPrefix("chunk-1-") }
+        // At 6 s the first audio segment (0-3.99 s) was out: it is where the join starts.
+        #expect(asked == ["chunk-1-00001.m4s", "chunk-1-00002.m4s", "chunk-1-00003.m4s", "chunk-1-00004.m4s"], "\(asked)")
+        #expect(events.failures.isEmpty, "\(events.failures)")
+        #expect(engine.sends.map(\.payload) == (try DASHSampleTests.planted("timeline")).map(\.owner))
+    }
+
     /// A checkpoint's segment still in the time-shift buffer is where a restarted meter picks up.
     @Test func aResumeStartsAtTheCheckpointsSegment() async throws {
         let server = try LiveDASHServer(preroll: 5.5) { Self.stream($0, offset: 0, timeline: false, count: 7) }

@@ -250,7 +250,8 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         var available: [DASHSegment] = []
         var dropped: ClosedRange<Int>?
         let from = last.map { max($0.end, windowStart) } ?? windowStart
-        let keep = joining ? max(liveStart, 1) : Self.batch
+        // A join keeps the few segments it starts from (`liveStart`; under a suggestedPresentationDelay, told by time below).
+        let keep = joining && mpd.suggestedPresentationDelay == nil ? max(liveStart, 1) : Self.batch
         for segment in SegmentEnumeration(representation: representation, periodDuration: period.duration, from: from, until: until) {
             guard segment.end <= until + 1e-9 else { break }
             if let last, segment.start < last.end - 1e-9 { continue }
@@ -276,7 +277,9 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             emit(.resumed(.atSegment(resumeAt)))
             return Array(available[place...])
         }
-        let join = Array(available.suffix(max(liveStart, 1)))
+        // Joined as far back as the MPD's suggestedPresentationDelay says players play, else `liveStart` segments.
+        let delayed = mpd.suggestedPresentationDelay.map { delay in Array(available.drop { $0.end <= until - delay }) } ?? []
+        let join = delayed.isEmpty ? Array(available.suffix(max(liveStart, 1))) : delayed
         if let resumeAt, let edge = join.first {
             if resumeAt > edge.number + available.count { emit(.resumed(.sequenceWentBack(to: edge.number))) } else {
                 let lost = resumeAt + 1 < edge.number ? (resumeAt + 1)...(edge.number - 1) : nil
