@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Cross-checks `id3-meter scan` against scripts/independent_reader.py, which shares no code with
-# it or libavformat: the same Nielsen tags, with the same pts and payload, for every TS sample.
+# it or libavformat: the same Nielsen tags, with the same pts and payload, for every TS sample;
+# and each DASH sample against the tags its writer planted.
 # Both lists are sorted: tags on different PIDs may complete in either order.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,20 @@ for input in samples/ts/nielsen*.ts samples/spec/*.ts samples/qa/*.ts samples/sp
     failed=$((failed + 1))
     echo "DIFFERENT: $input"
     diff <(echo "$independent") <(echo "$ours") | head -5
+  fi
+done
+# DASH: against what scripts/dash_samples.py planted (samples/dash/truth.json).
+for mpd in $(python3 -c 'import json; print(" ".join(sorted(json.load(open("samples/dash/truth.json")))))'); do
+  planted=$(python3 -c 'import json, sys; [print(json.dumps({"pts": t["pts"], "payload": t["owner"]})) for t in json.load(open("samples/dash/truth.json"))[sys.argv[1]]]' "$mpd" | sort)
+  ours=$("$METER" scan --format jsonl "samples/dash/$mpd" 2>/dev/null \
+    | python3 -c 'import json, sys; [print(json.dumps({"pts": r["pts"], "payload": r["payload"]})) for r in map(json.loads, sys.stdin)]' | sort)
+  if [ -n "$planted" ] && [ "$planted" = "$ours" ]; then
+    passed=$((passed + 1))
+    echo "same tags: samples/dash/$mpd ($(wc -l <<<"$planted") Nielsen tags, as planted)"
+  else
+    failed=$((failed + 1))
+    echo "DIFFERENT: samples/dash/$mpd"
+    diff <(echo "$planted") <(echo "$ours") | head -5
   fi
 done
 echo "verify: $passed passed, $failed failed"
