@@ -68,6 +68,20 @@ struct DASHSampleTests {
         #expect(report.failures.isEmpty)
     }
 
+    /// A restarted meter on a static MPD starts at its checkpoint's segment (the first Period
+    /// that has that number; `ResumingEngine` holds back the rest of what was delivered), not at
+    /// the start; a number no Period has reads it all.
+    @Test func aStaticMPDResumesAtTheCheckpointsSegment() async throws {
+        var events: [MediaEvent] = []
+        for await event in TagSource(input: Samples.path("dash/periods/manifest.mpd"), resumeAt: 2, clock: ContinuousClock()) { events.append(event) }
+        #expect(events.contains { if case .resumed(.atSegment(2)) = $0 { true } else { false } })
+        #expect(events.segments.map { "\($0.dash?.period ?? "") \($0.mediaSequence)" } == ["p0 2", "p1 1", "p1 2"])
+
+        var whole: [MediaEvent] = []
+        for await event in TagSource(input: Samples.path("dash/periods/manifest.mpd"), resumeAt: 40, clock: ContinuousClock()) { whole.append(event) }
+        #expect(whole.segments.count == 4 && !whole.contains { if case .resumed = $0 { true } else { false } })
+    }
+
     @Test func anMPDEventStreamCountsARepeatedEventOnce() async throws {
         let events = await Samples.scan(Samples.path("dash/events/manifest.mpd"))
         #expect(events.warnings.isEmpty, "\(events.warnings)")

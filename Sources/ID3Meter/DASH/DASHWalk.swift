@@ -39,10 +39,12 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         var foundTimedID3 = false
         var saidProtected = false
         var saidRemote: Set<String> = []
+        /// A static MPD's checkpoint segment: the Period whose segments start from it.
+        var resumeIn: String?
     }
 
     func run(emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void = {}) async {
-        let mpd: MPD
+        var mpd: MPD
         do { mpd = try await loader.load(input) } catch {
             return emit(.failure(InputFailure(source: input, .playlist(error))))
         }
@@ -50,7 +52,13 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                                                   fetcher: loader.fetcher),
                              lost: LostSegmentRun(limit: loader.fetcher.limits.maximumConsecutiveLostSegments))
         if !mpd.isDynamic {
-            for period in mpd.periods {
+            if let resumeAt, let period = firstPeriod(of: mpd, numbering: resumeAt) {
+                // A restart starts at its checkpoint's segment (ResumingEngine holds back what it delivered).
+                state.resumeIn = period.key
+                mpd.periods.prefix { $0.key != period.key }.forEach { state.finished.insert($0.key) }
+                emit(.resumed(.atSegment(resumeAt)))
+            }
+            for period in mpd.periods where !state.finished.contains(period.key) {
                 guard await read(period, of: mpd, availableUntil: nil, state: &state, emit: emit, afterEachSegment: afterEachSegment) else { break }
             }
         } else {
@@ -76,6 +84,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
         var fetched = clock.now
         var failedReloads = 0
+        var lastRefresh: MPDLoader.Refresh?
         while !Task.isCancelled {
             let now = wallClock().addingTimeInterval(offset)
             let elapsed = mpd.availabilityStartTime.map { now.timeIntervalSince($0) } ?? .infinity
@@ -99,7 +108,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             guard let period = mpd.minimumUpdatePeriod, clock.now >= fetched.advanced(by: .seconds(max(period, 0.5))) else { continue }
             do {
                 let location = mpd.locations.first ?? input
-                let refreshed = try await loader.load(location, referencedBy: location == input ? nil : input)
+                let refreshed = try await loader.load(location, referencedBy: location == input ? nil : input, unlessSameAs: &lastRefresh)
                 fetched = clock.now
                 failedReloads = 0
                 if !refreshed.isDynamic {
@@ -118,6 +127,16 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 let backoff = Backoff(first: interval, maximum: interval * 4).delay(after: failedReloads)
                 guard (try? await clock.sleep(for: backoff)) != nil else { return }
             }
+        }
+    }
+
+    /// The first Period of a static MPD with a segment numbered `number`, by the Representation
+    /// it would read; `nil` when none has one (every Period is then read from its start).
+    private func firstPeriod(of mpd: MPD, numbering number: Int) -> Period? {
+        mpd.periods.first { period in
+            guard period.remoteReference == nil, let representation = MPDChoice(variant: variant).candidates(in: period).first else { return false }
+            return SegmentEnumeration(representation: representation, periodDuration: period.duration).prefix(Self.batch)
+                .contains { $0.number == number }
         }
     }
 
@@ -233,9 +252,15 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 .filter { until == nil || $0.end <= until! }
         }
         guard let until else {
-            // Static: the next batch after the last read (the caller asks again until none is left).
-            return Array(SegmentEnumeration(representation: representation, periodDuration: period.duration, from: last?.end ?? 0)
-                .lazy.filter { last == nil || $0.start >= last!.end - 1e-9 }.prefix(Self.batch))
+            // Static: the next batch after the last read (the caller asks again until none is left),
+            // from a restart's segment in its Period.
+            let all = SegmentEnumeration(representation: representation, periodDuration: period.duration, from: last?.end ?? 0)
+                .lazy.filter { last == nil || $0.start >= last!.end - 1e-9 }
+            if last == nil, state.resumeIn == period.key, let resumeAt {
+                state.resumeIn = nil
+                return Array(all.drop { $0.number != resumeAt }.prefix(Self.batch))
+            }
+            return Array(all.prefix(Self.batch))
         }
         // Dynamic: those whose end the server's clock has passed, within the time-shift buffer.
         // Only the walk's first Period is joined near its edge (a scan reads the whole buffer); a

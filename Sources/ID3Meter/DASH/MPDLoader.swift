@@ -9,14 +9,32 @@ struct MPDLoader: Sendable {
     /// The MPD at `location`, read once (a live walk tries again itself); `parent` (the MPD that
     /// named it in a `Location`) must be allowed to reference it.
     func load(_ location: String, referencedBy parent: String? = nil) async throws(SegmentLoadError) -> MPD {
+        var unchanged: Refresh?
+        return try await load(location, referencedBy: parent, unlessSameAs: &unchanged)
+    }
+
+    /// The last MPD fetched and what reading it gave.
+    struct Refresh {
+        var bytes: [UInt8]
+        var result: Result<MPD, SegmentLoadError>
+    }
+
+    /// `load`, reading the MPD again only when its bytes changed since `last` (which it then
+    /// holds): an unchanged MPD costs no parse, and a broken one served again no parse error,
+    /// each of which leaks a few hundred bytes inside FoundationXML (its libxml2 error callback).
+    func load(_ location: String, referencedBy parent: String? = nil, unlessSameAs last: inout Refresh?) async throws(SegmentLoadError) -> MPD {
         if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw .refused(refusal, .mpd(location)) }
         let bytes: [UInt8]
         do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, retrying: false) } catch {
             throw .fetch(error, .mpd(location))
         }
-        do throws(MPDError) { return try MPDParser.parse(bytes, location: location) } catch {
-            throw .unreadableMPD(location, error)
+        if let last, last.bytes == bytes { return try last.result.get() }
+        let result: Result<MPD, SegmentLoadError>
+        do throws(MPDError) { result = .success(try MPDParser.parse(bytes, location: location)) } catch {
+            result = .failure(.unreadableMPD(location, error))
         }
+        last = Refresh(bytes: bytes, result: result)
+        return try result.get()
     }
 
     /// The subsegments of a `SegmentBase` resource, from its `sidx` at `range`.
