@@ -127,6 +127,19 @@ struct MPDParserTests {
         #expect(Self.reason(Self.mpd("")) == .noPeriod)
     }
 
+    /// FoundationXML traps on an element name that is not UTF-8 (the fuzzer's five bytes): such
+    /// bytes, and an MPD declaring another encoding, are refused before the parser sees them.
+    @Test func onlyUTF8IsRead() {
+        #expect(Self.reason([0x3C, 0xEE, 0x6E, 0x53, 0x65]) == .notUTF8(declared: nil))
+        #expect(Self.reason(Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><MPD/>"#.utf8)) == .notUTF8(declared: "ISO-8859-1"))
+        #expect(Self.reason(Array(#"<?xml version='1.0' encoding='UTF-16'?><MPD/>"#.utf8)) == .notUTF8(declared: "UTF-16"))
+        #expect(Self.reason([0xFF, 0xFE] + Array("<MPD/>".utf8)) == .notUTF8(declared: nil))
+        // UTF-8, declared or not, with a byte order mark or not, is read.
+        for prefix in ["", #"<?xml version="1.0" encoding="utf-8"?>"#, "\u{FEFF}<?xml version='1.0' encoding='UTF-8' ?>\n"] {
+            #expect(Self.reason(Array((prefix + #"<MPD type="static"><Period/></MPD>"#).utf8)) == nil, "\(prefix)")
+        }
+    }
+
     @Test func treesAreBounded() {
         let many = Self.mpd("<Period>" + String(repeating: "<S/>", count: MPDDocument.maximumElements) + "</Period>")
         #expect(Self.reason(many) == .tooManyElements(MPDDocument.maximumElements))

@@ -34,6 +34,12 @@ package struct MPDDocument: Sendable {
 
     /// Reads `bytes` as an XML document; `MPDError` says why it cannot be.
     package static func parse(_ bytes: [UInt8]) throws(MPDError) -> MPDDocument {
+        // An MPD is UTF-8 (ISO/IEC 23009-1). Anything else is refused before libxml2 sees it:
+        // FoundationXML traps on an element name that is not UTF-8 (a five-byte document did it).
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw MPDError(.notUTF8(declared: nil)) }
+        if let declared = declaredEncoding(bytes), !["utf-8", "utf8"].contains(declared.lowercased()) {
+            throw MPDError(.notUTF8(declared: declared))
+        }
         if Self.declaresDocumentType(bytes) { throw MPDError(.documentType) }
         let builder = TreeBuilder()
         let parser = XMLParser(data: Data(bytes))
@@ -47,6 +53,16 @@ package struct MPDDocument: Sendable {
             throw MPDError(.notXML(line: line > 0 ? line : nil, parser.parserError.map { "\($0.localizedDescription)" }))
         }
         return MPDDocument(root: root)
+    }
+
+    /// The `encoding` of the XML declaration at the start, if it names one.
+    static func declaredEncoding(_ bytes: [UInt8]) -> String? {
+        let head = String(decoding: bytes.prefix(256), as: UTF8.self).drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        guard head.hasPrefix("<?xml"), let end = head.range(of: "?>"),
+              let found = head[..<end.lowerBound].range(of: "encoding") else { return nil }
+        let rest = head[found.upperBound..<end.lowerBound].drop { $0 == "=" || $0.isWhitespace }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return "" }
+        return String(rest.dropFirst().prefix { $0 != quote })
     }
 
     /// `<!DOCTYPE` (and with it any `<!ENTITY`) anywhere: an MPD has no use for one, and it is how

@@ -3,6 +3,8 @@ public struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Reason: Sendable, Equatable, CustomStringConvertible {
         /// Not well-formed XML (the parser's line and words, when it gave them).
         case notXML(line: Int?, String?)
+        /// Not UTF-8, or declaring another encoding (`declared`): an MPD is UTF-8.
+        case notUTF8(declared: String?)
         /// A `<!DOCTYPE>` or `<!ENTITY>`: refused, never expanded.
         case documentType
         case tooManyElements(Int)
@@ -19,6 +21,8 @@ public struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
             switch self {
             case .notXML(let line, let detail):
                 "not well-formed XML" + (line.map { " (line \($0))" } ?? "") + (detail.map { ": \($0)" } ?? "")
+            case .notUTF8(let declared):
+                declared.map { "declares encoding '\($0.prefix(40))' (an MPD is UTF-8)" } ?? "not UTF-8 (an MPD is UTF-8)"
             case .documentType: "a document type or entity declaration (refused: an MPD needs none, and entities are how XML is made to expand or read files)"
             case .tooManyElements(let limit): "more than \(limit) elements"
             case .tooDeep(let limit): "elements nested more than \(limit) deep"
