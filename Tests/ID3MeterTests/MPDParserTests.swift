@@ -140,6 +140,17 @@ struct MPDParserTests {
         }
     }
 
+    /// FoundationXML crashes on a processing instruction without data (`strlen(NULL)`, the
+    /// fuzzer's `<?xmltf-82?>`): none but the XML declaration is read; text that only looks like
+    /// one, in a comment or CDATA, is no reason to refuse.
+    @Test func processingInstructionsAreRefused() {
+        for text in ["<?xmltf-82?><MPD/>", #"<?xml version="1.0"?><MPD><?stop?></MPD>"#, "<MPD/><?x y?>", "\u{FEFF}<?xml-stylesheet href='a'?><MPD/>"] {
+            #expect(Self.reason(Array(text.utf8)) == .processingInstruction, "\(text)")
+        }
+        let fine = #"<?xml version="1.0" encoding="UTF-8"?><!-- <?old?> --><MPD type="static"><Period><![CDATA[<?no?>]]></Period></MPD>"#
+        #expect(Self.reason(Array(fine.utf8)) == nil)
+    }
+
     @Test func treesAreBounded() {
         let many = Self.mpd("<Period>" + String(repeating: "<S/>", count: MPDDocument.maximumElements) + "</Period>")
         #expect(Self.reason(many) == .tooManyElements(MPDDocument.maximumElements))

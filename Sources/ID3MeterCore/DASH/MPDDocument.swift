@@ -41,6 +41,7 @@ package struct MPDDocument: Sendable {
             throw MPDError(.notUTF8(declared: declared))
         }
         if Self.declaresDocumentType(bytes) { throw MPDError(.documentType) }
+        if Self.hasProcessingInstruction(bytes) { throw MPDError(.processingInstruction) }
         let builder = TreeBuilder()
         let parser = XMLParser(data: Data(bytes))
         parser.shouldResolveExternalEntities = false
@@ -77,6 +78,43 @@ package struct MPDDocument: Sendable {
                 if word.starts(with: Array("doctype".utf8)) || word.starts(with: Array("entity".utf8)) { return true }
             }
             index = found + 1
+        }
+        return false
+    }
+
+    /// A processing instruction (`<?target data?>`) besides the XML declaration at the start,
+    /// outside comments and CDATA. An MPD has no use for one, and FoundationXML crashes on one
+    /// without data (`strlen` of a null pointer).
+    static func hasProcessingInstruction(_ bytes: [UInt8]) -> Bool {
+        let (less, question, bang) = (UInt8(ascii: "<"), UInt8(ascii: "?"), UInt8(ascii: "!"))
+        func starts(_ text: String, at index: Int) -> Bool { bytes[index...].starts(with: text.utf8) }
+        func skip(past end: String, from index: Int) -> Int? {
+            var at = index
+            while let next = bytes[at...].firstIndex(of: end.utf8.first!) {
+                if starts(end, at: next) { return next + end.utf8.count }
+                at = next + 1
+            }
+            return nil
+        }
+        var index = bytes.startIndex
+        // The declaration: at the very start, after a byte order mark at most.
+        if starts("\u{FEFF}", at: index) { index += 3 }
+        if starts("<?xml", at: index), index + 5 < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index + 5]) {
+            guard let end = skip(past: "?>", from: index) else { return false }
+            index = end
+        }
+        while let open = bytes[index...].firstIndex(of: less) {
+            guard open + 1 < bytes.count else { return false }
+            if bytes[open + 1] == question { return true }
+            if bytes[open + 1] == bang, starts("<!--", at: open) {
+                guard let end = skip(past: "-->", from: open + 4) else { return false }
+                index = end
+            } else if bytes[open + 1] == bang, starts("<![CDATA[", at: open) {
+                guard let end = skip(past: "]]>", from: open + 9) else { return false }
+                index = end
+            } else {
+                index = open + 1
+            }
         }
         return false
     }
