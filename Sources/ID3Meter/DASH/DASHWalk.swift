@@ -124,7 +124,12 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 failedReloads += 1
                 emit(.failure(InputFailure(source: input, .reloadFailed(error))))
                 let interval = Duration.seconds(max(mpd.minimumUpdatePeriod ?? 1, 0.5))
-                let backoff = Backoff(first: interval, maximum: interval * 4).delay(after: failedReloads)
+                // An MPD that came back unreadable is asked for again at most every 30 s: each new
+                // malformed one leaks in FoundationXML (NOTES.md), and a broken manifest is no
+                // passing network fault.
+                let unreadable = if case SegmentLoadError.unreadableMPD = error { true } else { false }
+                let longest = unreadable ? max(interval * 4, Self.unreadableRetry) : interval * 4
+                let backoff = Backoff(first: interval, maximum: longest).delay(after: failedReloads)
                 guard (try? await clock.sleep(for: backoff)) != nil else { return }
             }
         }
@@ -313,6 +318,9 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
         return join
     }
+
+    /// The longest wait before asking again for a live MPD that could not be read.
+    static var unreadableRetry: Duration { .seconds(30) }
 
     /// How far back a live join looks for the segments to start at (10 minutes), and a scan of a
     /// live MPD for segments to read (6 hours): a buffer may be deeper, or the clock far older.
