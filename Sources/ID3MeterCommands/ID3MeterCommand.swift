@@ -32,13 +32,13 @@ public struct ID3MeterCommand: AsyncParsableCommand {
 
     public static let configuration = CommandConfiguration(
         commandName: "id3-meter",
-        abstract: "Meter and scan the Nielsen DTVR ID3 tags of HLS, MPEG-TS, packed audio and fMP4/CMAF streams.",
+        abstract: "Meter and scan the Nielsen DTVR ID3 tags of HLS, MPEG-DASH, MPEG-TS, packed audio and fMP4/CMAF streams.",
         discussion: """
             Nielsen DTVR tags are ID3 PRIV frames whose owner starts www.nielsen.com, carried as \
-            timed ID3 in MPEG-TS (stream_type 0x15), at the head of packed audio segments, or in \
-            fMP4 emsg boxes. The owner string is what a player passes to the Nielsen SDK's sendID3. \
+            timed ID3 in MPEG-TS (stream_type 0x15), at the head of packed audio segments, in \
+            fMP4 emsg boxes, or in a DASH MPD's EventStream. The owner string is what a player passes to the Nielsen SDK's sendID3. \
             'id3-meter INPUT' plays a stream and calls sendID3 on time; 'id3-meter scan' lists and \
-            checks every tag of files, folders, playlists and URLs; 'id3-meter serve CONFIG' meters \
+            checks every tag of files, folders, playlists, MPDs and URLs; 'id3-meter serve CONFIG' meters \
             a whole line-up of channels in one process, with alerts, an HTTP API and metrics; \
             'id3-meter spool' shows and handles the collector's waiting and refused batches.
             """,
