@@ -121,6 +121,19 @@ struct BrokenMPDRefreshTests {
         return (Int(statm.split(separator: " ")[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// A live MPD that came back unreadable is asked for again up to every 30 s; one that could
+    /// not be fetched, up to four update periods (it is likely a passing fault).
+    @Test func anUnreadableMPDIsAskedForLessOften() {
+        let unreadable = SegmentLoadError.unreadableMPD("live.mpd", MPDError(.notXML(line: 1, nil)))
+        let unfetched = SegmentLoadError.fetch(.http(status: 503, reason: "Service Unavailable"), .mpd("live.mpd"), attempts: 1)
+        let seconds = { (error: SegmentLoadError) in (1...9).map { DASHWalk<ContinuousClock>.reloadRetry(after: $0, updatePeriod: 0.5, error).seconds } }
+        #expect(seconds(unreadable) == [0.5, 1, 2, 4, 8, 16, 30, 30, 30])
+        #expect(seconds(unfetched) == [0.5, 1, 2, 2, 2, 2, 2, 2, 2])
+        // The update period sets the first wait; a missing or tiny one is taken as 1 s, 0.5 s.
+        #expect(DASHWalk<ContinuousClock>.reloadRetry(after: 1, updatePeriod: nil, unreadable) == .seconds(1))
+        #expect(DASHWalk<ContinuousClock>.reloadRetry(after: 1, updatePeriod: 0.01, unfetched) == .seconds(0.5))
+    }
+
     @Test func theSameBrokenMPDIsNotParsedAgain() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

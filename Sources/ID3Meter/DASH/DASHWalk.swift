@@ -123,13 +123,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             } catch {
                 failedReloads += 1
                 emit(.failure(InputFailure(source: input, .reloadFailed(error))))
-                let interval = Duration.seconds(max(mpd.minimumUpdatePeriod ?? 1, 0.5))
-                // An MPD that came back unreadable is asked for again at most every 30 s: each new
-                // malformed one leaks in FoundationXML (NOTES.md), and a broken manifest is no
-                // passing network fault.
-                let unreadable = if case SegmentLoadError.unreadableMPD = error { true } else { false }
-                let longest = unreadable ? max(interval * 4, Self.unreadableRetry) : interval * 4
-                let backoff = Backoff(first: interval, maximum: longest).delay(after: failedReloads)
+                let backoff = Self.reloadRetry(after: failedReloads, updatePeriod: mpd.minimumUpdatePeriod, error)
                 guard (try? await clock.sleep(for: backoff)) != nil else { return }
             }
         }
@@ -321,6 +315,16 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The longest wait before asking again for a live MPD that could not be read.
     static var unreadableRetry: Duration { .seconds(30) }
+
+    /// How long to wait after `failures` failed refreshes in a row: from the update period,
+    /// doubling to four times it; for an MPD that came back unreadable, to 30 s, since each new
+    /// malformed one leaks in FoundationXML (NOTES.md) and a broken manifest is no passing fault.
+    static func reloadRetry(after failures: Int, updatePeriod: Double?, _ error: SegmentLoadError) -> Duration {
+        let interval = Duration.seconds(max(updatePeriod ?? 1, 0.5))
+        let unreadable = if case .unreadableMPD = error { true } else { false }
+        let longest = unreadable ? max(interval * 4, unreadableRetry) : interval * 4
+        return Backoff(first: interval, maximum: longest).delay(after: failures)
+    }
 
     /// How far back a live join looks for the segments to start at (10 minutes), and a scan of a
     /// live MPD for segments to read (6 hours): a buffer may be deeper, or the clock far older.
