@@ -11,7 +11,7 @@ public struct FrameRateChoice: Sendable, Equatable {
 
         public var description: String {
             switch self {
-            case .variant: "the stream's declared frame rate (FRAME-RATE, or an MPD's frameRate)"
+            case .variant: "the stream's declared frame rate"
             case .video: "the video stream's average frame rate"
             case .option: "the frame rate given"
             case .fallback: "no declared frame rate; assuming 30000/1001"
