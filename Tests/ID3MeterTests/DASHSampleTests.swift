@@ -56,8 +56,8 @@ struct DASHSampleTests {
 
         let timeNamed = await Samples.scan(Samples.path("dash/time/manifest.mpd"))
         // $Time$ names: the segment's time is in its name, in the Representation's timescale.
-        #expect(timeNamed.tags.compactMap { $0.origin.segment.map { ($0.dash?.time ?? -1, Location.name($0.uri)) } }
-            .allSatisfy { $0.1 == "chunk-0-\($0.0).m4s" })
+        let named = timeNamed.tags.compactMap { $0.origin.segment.map { ($0.dash?.time ?? -1, Location.name($0.uri)) } }
+        #expect(named.count == 6 && named.allSatisfy { $0.1 == "chunk-0-\($0.0).m4s" }, "\(named)")
     }
 
     /// The QA report's media duration counts both Periods (each numbers its segments from 1):
@@ -80,6 +80,15 @@ struct DASHSampleTests {
         var whole: [MediaEvent] = []
         for await event in TagSource(input: Samples.path("dash/periods/manifest.mpd"), resumeAt: 40, clock: ContinuousClock()) { whole.append(event) }
         #expect(whole.segments.count == 4 && !whole.contains { if case .resumed = $0 { true } else { false } })
+    }
+
+    /// `--variant N` past the Representations is an error naming the count, as for a master playlist.
+    @Test func aRepresentationThatIsNotThereIsAnError() async throws {
+        let events = await Samples.scan(Samples.path("dash/timeline/manifest.mpd"), variant: .index(7))
+        #expect(events.tags.isEmpty && events.failures.count == 1)
+        #expect(events.failures.first.map { "\($0)" }?.contains("a Period of the MPD has 2 Representations; cannot pick 7") == true, "\(events.failures)")
+        let second = await Samples.scan(Samples.path("dash/timeline/manifest.mpd"), variant: .index(1))
+        #expect(Self.found(second) == (try Self.planted("timeline")), "the audio Representation is the second")
     }
 
     @Test func anMPDEventStreamCountsARepeatedEventOnce() async throws {

@@ -95,7 +95,7 @@ struct MPDParserTests {
     /// time near the end of the range does not overflow.
     @Test func hugeTimelinesAreMadeLazily() throws {
         let text = #"<Period><AdaptationSet><Representation id="v" bandwidth="1"><SegmentTemplate timescale="1" media="$Number$"><SegmentTimeline><S t="0" d="2" r="2147483648"/><S t="9000000000000000" d="1000" r="-1"/></SegmentTimeline></SegmentTemplate></Representation></AdaptationSet></Period>"#
-        let representation = try Self.parse(text, attributes: #"type="dynamic""#).periods[0].adaptationSets[0].representations[0]
+        let representation = try Self.parse(text, attributes: #"type="dynamic" availabilityStartTime="2026-01-01T00:00:00Z""#).periods[0].adaptationSets[0].representations[0]
         let start = ContinuousClock.now
         let first = Array(SegmentEnumeration(representation: representation, periodDuration: nil).prefix(3))
         #expect(first.map(\.number) == [1, 2, 3])
@@ -149,6 +149,18 @@ struct MPDParserTests {
         }
         let fine = #"<?xml version="1.0" encoding="UTF-8"?><!-- <?old?> --><MPD type="static"><Period><![CDATA[<?no?>]]></Period></MPD>"#
         #expect(Self.reason(Array(fine.utf8)) == nil)
+    }
+
+    /// A live MPD must say when its clock started, and a segment must last a millisecond at least:
+    /// without either, "the segments that exist now" has no bound.
+    @Test func unboundedTimingIsRefused() {
+        #expect(Self.reason(Self.mpd("<Period/>", attributes: #"type="dynamic""#)) == .dynamicWithoutStart)
+        let tiny = #"<Period><AdaptationSet><Representation id="a" bandwidth="1"><SegmentTemplate timescale="1000000000" duration="999" media="$Number$"/></Representation></AdaptationSet></Period>"#
+        #expect(Self.reason(Self.mpd(tiny)) == .segmentTooShort(duration: 999, timescale: 1_000_000_000))
+        let tinyS = #"<Period><AdaptationSet><SegmentTemplate timescale="90000"><SegmentTimeline><S d="89"/></SegmentTimeline></SegmentTemplate><Representation id="a" bandwidth="1"/></AdaptationSet></Period>"#
+        #expect(Self.reason(Self.mpd(tinyS)) == .segmentTooShort(duration: 89, timescale: 90_000))
+        // A millisecond is a segment.
+        #expect(Self.reason(Self.mpd(tinyS.replacingOccurrences(of: #"d="89""#, with: #"d="90""#))) == nil)
     }
 
     @Test func treesAreBounded() {

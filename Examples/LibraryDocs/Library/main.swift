@@ -14,6 +14,8 @@ do {
         case .tag(let timed): timed.nielsenTags.forEach { print($0.payload, $0.isValid) }
         case .segment(let segment):   // after its tags; an EXT-X-GAP one is media time, not fetched
             print("segment", segment.mediaSequence, segment.isGap ? "declared missing" : "read")
+            // An MPD's segment (the input may be an .mpd just as well) says where it sits in it.
+            if let place = segment.dash { print("period", place.period, "representation", place.representation, "at", place.time) }
         case .failure(let failure):
             if case .http(let status, _)? = failure.fetchError { print("HTTP", status, "for", failure.segment ?? failure.source) }
             print("error:", failure)   // names the input, segment and reason

@@ -39,6 +39,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         var foundTimedID3 = false
         var saidProtected = false
         var saidRemote: Set<String> = []
+        var saidNoSuchVariant = false
         /// A static MPD's checkpoint segment: the Period whose segments start from it.
         var resumeIn: String?
     }
@@ -165,6 +166,11 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         // Tags in the MPD itself: the first choice is read, whatever its segments carry.
         if period.eventStreams.contains(where: \.scheme.carriesID3) { candidates = Array(candidates.prefix(1)) }
         guard !candidates.isEmpty else {
+            let count = period.adaptationSets.flatMap(\.representations).count
+            if case .index = variant, count > 0, !state.saidNoSuchVariant {
+                state.saidNoSuchVariant = true
+                emit(.failure(InputFailure(source: input, .playlist(SegmentLoadError.noSuchRepresentation(variant, count: count)))))
+            }
             state.finished.insert(period.key)
             return true
         }

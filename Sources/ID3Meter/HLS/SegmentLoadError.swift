@@ -26,6 +26,8 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
     case unreadableSteeringManifest(String, any Error & Sendable)
     /// A master playlist where a media playlist was due.
     case masterPlaylist(String)
+    /// A Period of the MPD has no Representation at that position (`--variant N`).
+    case noSuchRepresentation(VariantChoice, count: Int)
     /// The master playlist has no variant of that choice.
     case noSuchVariant(VariantChoice, count: Int)
     /// An AES-128 key that is not 16 bytes.
@@ -65,6 +67,7 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
         case .unreadableMPD(let location, let error): "MPD \(location): \(error)"
         case .masterPlaylist(let location): "\(location) is a master playlist, not a media playlist"
         case .noSuchVariant(let variant, let count): "master playlist has \(count) variants; cannot pick \(variant)"
+        case .noSuchRepresentation(let variant, let count): "a Period of the MPD has \(count) Representations; cannot pick \(variant)"
         case .keySize(let uri, let bytes): "AES-128 key \(uri) is \(bytes) bytes, expected 16"
         case .decryptionFailed: "AES-128 decryption failed (wrong key or IV, or the segment is not encrypted)"
         }

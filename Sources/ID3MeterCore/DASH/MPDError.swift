@@ -16,6 +16,10 @@ public struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
         /// An attribute whose value is not what the schema allows.
         case badAttribute(element: String, name: String, value: String)
         case noPeriod
+        /// `type="dynamic"` without `availabilityStartTime`: nothing says which segments exist.
+        case dynamicWithoutStart
+        /// A segment duration under a millisecond (`duration` / `timescale` s).
+        case segmentTooShort(duration: Int, timescale: Int)
         /// A template naming an identifier the spec does not have, or with a bad width format.
         case badTemplate(String)
 
@@ -32,6 +36,8 @@ public struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
             case .notMPD(let name): "the root element is <\(name)>, not <MPD>"
             case .badAttribute(let element, let name, let value): "\(element)@\(name) '\(value.prefix(80))' is not valid"
             case .noPeriod: "no Period"
+            case .dynamicWithoutStart: "a dynamic MPD without availabilityStartTime (nothing says which segments exist)"
+            case .segmentTooShort(let duration, let timescale): "a segment of \(duration)/\(timescale) s, under a millisecond"
             case .badTemplate(let template): "SegmentTemplate '\(template.prefix(200))' has an unknown identifier or width"
             }
         }

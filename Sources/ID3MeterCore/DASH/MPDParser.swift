@@ -29,6 +29,8 @@ package enum MPDParser {
                       periods: [])
         let elements = root.children(named: "Period")
         guard !elements.isEmpty else { throw MPDError(.noPeriod) }
+        // Without it nothing says which segments exist: "now" would be every segment a template can name.
+        if isDynamic, mpd.availabilityStartTime == nil { throw MPDError(.dynamicWithoutStart) }
         var previousEnd: Double? = 0
         for (index, element) in elements.enumerated() {
             // §5.3.2.1: a Period without `start` follows the one before; the first of a static MPD starts at 0.
@@ -179,6 +181,11 @@ package enum MPDParser {
                               duration: try integer(entry, "d", minimum: 1) ?? 0,
                               repeatCount: try integer(entry, "r", minimum: -1) ?? 0)
             }.filter { $0.duration > 0 }
+        }
+        // Segments under a millisecond are no media, and would make a look back of minutes billions of steps.
+        for duration in [timing.duration].compactMap({ $0 }) + (timing.timeline ?? []).map(\.duration)
+        where duration.multipliedReportingOverflow(by: 1_000).partialValue < timing.timescale {
+            throw MPDError(.segmentTooShort(duration: duration, timescale: timing.timescale))
         }
         return timing
     }
