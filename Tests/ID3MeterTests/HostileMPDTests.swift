@@ -98,6 +98,21 @@ struct HostileMPDTests {
         #expect(beyond.count == 1 && beyond[0].1 == 10_000 && beyond[0].0.count == 6 * 3_600 - 10_000, "\(beyond)")
     }
 
+    /// An EventStream's times reach 2^53 units: a tag that late is timed (its PTS wrapped as
+    /// 33-bit PTS are), not a crash; and a Period of events alone, without a Representation,
+    /// still hands them out.
+    @Test func eventTimesAtTheLimitAndAPeriodOfEventsAlone() async throws {
+        var factory = NielsenTagFactory(seed: 3)
+        let tag = Data(ID3TagSpec(frames: [.priv(owner: factory.owner(secondsIntoDay: 36_000), data: [0x41])]).bytes()).base64EncodedString()
+        let mpd = #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT8S"><Period><EventStream schemeIdUri="www.nielsen.com:id3:v1" value="1" timescale="1"><Event presentationTime="9007199254740992" id="1" contentEncoding="base64">\#(tag)</Event><Event presentationTime="2" id="2" contentEncoding="base64">\#(tag)</Event></EventStream></Period></MPD>"#
+        let server = try Self.serve(mpd)
+        defer { server.stop() }
+        let events = await Samples.scan(server.url("hostile.mpd"))
+        let times = events.tags.compactMap { $0.pts }
+        #expect(times.count == 2 && times.allSatisfy { (0..<PTS.wrap).contains($0) }, "\(times)")
+        #expect(times.contains(180_000))
+    }
+
     /// A UTCTiming that points at a local file is not read; the walk says it uses its own clock.
     @Test func aUTCTimingOnALocalFileIsNotRead() async throws {
         let mpd = #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="dynamic" availabilityStartTime="2026-01-01T00:00:00Z" timeShiftBufferDepth="PT4S"><Period start="PT0S"/><UTCTiming schemeIdUri="urn:mpeg:dash:utc:http-iso:2014" value="file:///etc/passwd"/></MPD>"#

@@ -171,6 +171,8 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 state.saidNoSuchVariant = true
                 emit(.failure(InputFailure(source: input, .playlist(SegmentLoadError.noSuchRepresentation(variant, count: count)))))
             }
+            // A Period of events alone still hands them out.
+            handOutEvents(of: period, representation: nil, before: nil, origin: nil, state: &state, emit: emit)
             state.finished.insert(period.key)
             return true
         }
@@ -376,7 +378,10 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 if let segment, start >= segment.end { continue }
                 let key = "\(period.key) \(stream.scheme.schemeIDURI) \(stream.scheme.value ?? "") \(event.id.map(String.init) ?? "@\(start)")"
                 guard state.eventsSeen.insert(key).inserted else { continue }
-                let pts = PTS.asCarried(Int64(((start + mediaOffset) * Double(PTS.clockRate)).rounded(.down)))
+                // Wrapped as 33-bit PTS before it is an integer: an MPD's times reach 2^53 units, past Int64 in ticks.
+                let ticks = ((start + mediaOffset) * Double(PTS.clockRate)).rounded(.down)
+                let wrap = Double(PTS.wrap)
+                let pts = PTS.asCarried(Int64(ticks - (ticks / wrap).rounded(.down) * wrap))
                 var carriage = Carriage(stream: "MPD EventStream \(stream.scheme.schemeIDURI)")
                 carriage.note = "MPD EventStream \(stream.scheme.schemeIDURI)"
                 let contents = ID3PacketParser.parse(event.messageData)
