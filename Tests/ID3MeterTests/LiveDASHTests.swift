@@ -77,7 +77,7 @@ struct LiveDASHTests {
         // Three segments were out at the first request (0-2): joined at the first of the last three
         // (segment 1 if the machine was slow enough for the fourth to come out before the clock was asked).
         #expect(join <= 1, "\(asked)")
-        #expect(asked == Array(join..<8), "each segment fetched once, none before the server's clock made it")
+        #expect(asked == Array(join..<8), "each segment fetched once, none before the server's clock made it, none past the end")
         #expect(engine.sends.map(\.payload) == (join..<8).flatMap { stream.schedule.tags(inSegment: $0).map(\.owner) })
         #expect(failures.isEmpty, "\(failures)")
         #expect(opened?.isLive == true && opened?.variantFrameRate == 30_000 / 1_001)

@@ -84,10 +84,14 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         case .failure(let problem): emit(.warning(InputFailure(source: input, .serverClock(problem.reason))))
         }
         var fetched = clock.now
+        // An MPD vouches for segments up to its fetch time plus minimumUpdatePeriod (on the
+        // server's clock): past that, a later one may have ended the Period.
+        var fetchedAt = wallClock().addingTimeInterval(offset)
         var failedReloads = 0
         var lastRefresh: MPDLoader.Refresh?
         while !Task.isCancelled {
-            let now = wallClock().addingTimeInterval(offset)
+            var now = wallClock().addingTimeInterval(offset)
+            if let period = mpd.minimumUpdatePeriod { now = min(now, fetchedAt.addingTimeInterval(max(period, 0.5))) }
             let elapsed = mpd.availabilityStartTime.map { now.timeIntervalSince($0) } ?? .infinity
             var wait = mpd.minimumUpdatePeriod ?? 1
             for period in mpd.periods where !state.finished.contains(period.key) && period.start <= elapsed {
@@ -111,6 +115,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 let location = mpd.locations.first ?? input
                 let refreshed = try await loader.load(location, referencedBy: location == input ? nil : input, unlessSameAs: &lastRefresh)
                 fetched = clock.now
+                fetchedAt = wallClock().addingTimeInterval(offset)
                 failedReloads = 0
                 if !refreshed.isDynamic {
                     // Turned static: what it lists now is all there will be.
