@@ -4,7 +4,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 
 SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
-APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev pkg-config
+APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
 
 .PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node tls-tools timeline-script library-docs screenshots clean install
 
@@ -18,7 +18,7 @@ apt = @$(1) || { \
   { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(2) >/dev/null; }; }
 
 deps:
-	$(call apt,pkg-config --exists libavformat libavcodec libavutil 2>/dev/null,$(APT_PACKAGES))
+	$(call apt,pkg-config --exists libavformat libavcodec libavutil zlib 2>/dev/null,$(APT_PACKAGES))
 
 # The scripts the tests run, and the validator the record schema is checked with.
 python:

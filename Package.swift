@@ -51,7 +51,7 @@ let package = Package(
         // Built against libav's headers (in the default include path on Debian) but opens the
         // libraries on first use (dlopen), so it depends on no target that links them: most runs
         // never need libav, and loading it took 40 ms of every start.
-        .target(name: "CID3MeterShim"),
+        .target(name: "CID3MeterShim", linkerSettings: [.linkedLibrary("z")]),
         // Bytes in, tags out: no C target and no libav, so a backend that holds the bytes
         // builds and links nothing else.
         .target(

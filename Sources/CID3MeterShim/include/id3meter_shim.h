@@ -89,4 +89,16 @@ void idm_release_free_memory(void);
 /// already sets tcache_count (the operator's choice, or the restarted process), else -errno.
 int idm_restart_without_thread_caches(char *const argv[]);
 
+/// A gzip or zlib ("deflate") decoder for HTTP bodies sent with a Content-Encoding. Owned by
+/// the caller, released with idm_inflater_free; NULL when out of memory.
+typedef struct idm_inflater idm_inflater;
+
+idm_inflater *idm_inflater_new(void);
+/// Decodes from `input`, writing at most `output_size` bytes: `consumed` and `produced` say how
+/// much of each. 0: call again (with the rest of the input, or more room); 1: a gzip member or
+/// zlib stream ended (what follows starts a new one); -1: not a valid stream.
+int idm_inflater_run(idm_inflater *inflater, const uint8_t *input, size_t input_size, size_t *consumed,
+                     uint8_t *output, size_t output_size, size_t *produced);
+void idm_inflater_free(idm_inflater *inflater);
+
 #endif

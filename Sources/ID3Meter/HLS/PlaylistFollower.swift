@@ -83,6 +83,8 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     var master: String?
     /// The master playlist's content-steering server.
     var steeringServer: String?
+    /// The master playlist's variables, which each reload may import (`EXT-X-DEFINE:IMPORT`).
+    var imports: [String: String] = [:]
 
     /// Reloads failed in a row before a redundant copy is tried.
     static var reloadFailuresBeforeSwitching: Int { 2 }
@@ -244,12 +246,13 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 let skip = blocking && canSkipUntil.map { loadStarted.duration(to: clock.now) < .seconds($0 / 2) } == true
                 let asked = blocking ? Self.deliveryDirectives(location, segment: floor, skip: skip) : location
                 var playlist = try await follower.loader.loadMedia(asked, referencedBy: follower.master, targetDuration: target,
-                                                                   keeping: floor.map { .from($0) } ?? .all)
+                                                                   keeping: floor.map { .from($0) } ?? .all, imports: follower.imports)
                 // A delta that leaves out a segment not read yet, or a list that went back, is asked for whole.
                 let skippedUnread = playlist.segments.first.map { first in floor.map { first.mediaSequence > $0 } ?? false } ?? false
                 let wentBack = playlist.lastSequence.map { last in floor.map { last < $0 - 1 } ?? false } ?? false
                 if floor != nil, playlist.skippedSegments > 0, wentBack || skip && skippedUnread {
-                    playlist = try await follower.loader.loadMedia(location, referencedBy: follower.master, targetDuration: target)
+                    playlist = try await follower.loader.loadMedia(location, referencedBy: follower.master, targetDuration: target,
+                                                                   imports: follower.imports)
                 }
                 failures = 0
                 loaded = playlist

@@ -13,15 +13,16 @@ struct PlaylistLoader: Sendable {
     /// The playlist at `location`, read once (whoever follows a playlist tries again itself);
     /// `parent`, the playlist that referenced it, if any, must be allowed to. `keeping`: which
     /// segments are made (a live reload: those from the next one on), the others counted.
+    /// `imports`: the variables of the master playlist it was reached from (`EXT-X-DEFINE:IMPORT`).
     func load(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
-                     keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> Playlist {
+              keeping window: PlaylistParser.SegmentWindow = .all, imports: [String: String] = [:]) async throws(SegmentLoadError) -> Playlist {
         if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw .refused(refusal, .playlist(location)) }
         let bytes: [UInt8]
         do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
             throw .fetch(error, .playlist(location))
         }
         do throws(PlaylistError) {
-            return try PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: location, keeping: window)
+            return try PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: location, keeping: window, imports: imports)
         } catch {
             throw .unreadablePlaylist(location, error)
         }
@@ -43,8 +44,9 @@ struct PlaylistLoader: Sendable {
 
     /// The media playlist at `location` (see `load`).
     func loadMedia(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
-                          keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError) -> MediaPlaylist {
-        switch try await load(location, referencedBy: parent, targetDuration: targetDuration, keeping: window) {
+                   keeping window: PlaylistParser.SegmentWindow = .all, imports: [String: String] = [:]) async throws(SegmentLoadError)
+        -> MediaPlaylist {
+        switch try await load(location, referencedBy: parent, targetDuration: targetDuration, keeping: window, imports: imports) {
         case .media(let media): return media
         case .master: throw .masterPlaylist(location)
         }
@@ -66,10 +68,10 @@ struct PlaylistLoader: Sendable {
             var firstError: SegmentLoadError?
             for (index, path) in paths.enumerated() {
                 do throws(SegmentLoadError) {
-                    let media = try await loadMedia(path.uri, referencedBy: location, keeping: window)
+                    let media = try await loadMedia(path.uri, referencedBy: location, keeping: window, imports: master.variables)
                     return ResolvedPlaylist(location: path.uri, variant: path, playlist: media, audio: master.audioRendition(for: path),
                                             backups: Array(paths[(index + 1)...] + paths[..<index]), master: location,
-                                            steeringServer: master.steeringServer,
+                                            steeringServer: master.steeringServer, variables: master.variables,
                                             firstChoiceFailed: firstError.map { (paths[0].uri, $0) })
                 } catch {
                     firstError = firstError ?? error
@@ -94,6 +96,8 @@ struct ResolvedPlaylist: Sendable {
     var master: String?
     /// Its content-steering server.
     var steeringServer: String?
+    /// Its variables, which every load of a media playlist it lists may import.
+    var variables: [String: String] = [:]
     /// The copy the master put first, when it could not be loaded and `location` is another.
     var firstChoiceFailed: (location: String, cause: SegmentLoadError)?
 }

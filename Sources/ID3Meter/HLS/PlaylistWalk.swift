@@ -58,7 +58,9 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         var rendition: String? = resolved.audio?.uri
         if rule == .both, let audio = rendition {
             rendition = nil
-            if let playlist = await loadRendition(audio, window: window, emit: emit) { lanes.append(lane(audio, playlist)) }
+            if let playlist = await loadRendition(audio, window: window, imports: resolved.variables, emit: emit) {
+                lanes.append(lane(audio, playlist, imports: resolved.variables))
+            }
         }
         let listed = lanes.allSatisfy(\.isFinite) ? lanes.map(\.listed.count).reduce(0, +) : nil
         var seen = Set<String>()
@@ -146,9 +148,9 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             if let audio = rendition {
                 rendition = nil
                 // Tags ride in the audio rendition when the variant's segments have no timed ID3.
-                if read?.hasTimedID3 == false, let playlist = await loadRendition(audio, window: window, emit: emit) {
+                if read?.hasTimedID3 == false, let playlist = await loadRendition(audio, window: window, imports: resolved.variables, emit: emit) {
                     lanes[number].reader.finish { _ in }
-                    lanes[number] = lane(audio, playlist)
+                    lanes[number] = lane(audio, playlist, imports: resolved.variables)
                     number -= 1
                     continue
                 }
@@ -197,9 +199,11 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// A lane reading `playlist`; the variant's own (`resolved`) with its copies and steering.
-    private func lane(_ location: String, _ playlist: MediaPlaylist, pathway: String? = nil, resolved: ResolvedPlaylist? = nil) -> Lane {
+    private func lane(_ location: String, _ playlist: MediaPlaylist, pathway: String? = nil, resolved: ResolvedPlaylist? = nil,
+                      imports: [String: String] = [:]) -> Lane {
         var follower = PlaylistFollower(location: location, first: playlist, loader: loader, liveStart: liveStart, resumeAt: resumeAt,
                                         reloads: reloads, clock: clock)
+        follower.imports = resolved?.variables ?? imports
         if let resolved {
             follower.pathway = pathway
             follower.backups = resolved.backups.map { PlaylistFollower.Copy(uri: $0.uri, pathway: $0.pathway) }
@@ -212,9 +216,9 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                     isFinite: follower.isFinite, listed: follower.isFinite ? playlist.segments : [], hasCopies: !follower.backups.isEmpty)
     }
 
-    private func loadRendition(_ location: String, window: PlaylistParser.SegmentWindow,
+    private func loadRendition(_ location: String, window: PlaylistParser.SegmentWindow, imports: [String: String],
                                emit: (MediaEvent) -> Void) async -> MediaPlaylist? {
-        do { return try await loader.loadMedia(location, referencedBy: input, keeping: window) } catch {
+        do { return try await loader.loadMedia(location, referencedBy: input, keeping: window, imports: imports) } catch {
             emit(.failure(InputFailure(source: input, .audioRendition(error))))
             return nil
         }

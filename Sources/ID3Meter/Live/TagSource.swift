@@ -37,39 +37,39 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         return stream.makeAsyncIterator()
     }
 
+    /// One player session (its cookies) for the whole of `input`.
     private func produce(_ yield: @escaping @Sendable (MediaEvent) -> Void) async {
         let throttle = ProblemThrottle(source: input, yield: yield)
-        if MediaForm.isPlaylist(input) {
-            await produceHLS(throttle)
-        } else if MediaForm.isMPD(input) {
+        var scanner = self.scanner
+        scanner.fetcher = scanner.fetcher.session()
+        switch await InputKind.of(input, fetcher: scanner.fetcher) {
+        case .hlsPlaylist:
+            // The variant's playlist, or its audio rendition's when that carries the tags; the
+            // first segment probed for a frame rate when the variant declares none.
+            await PlaylistWalk(input: input, loader: scanner.loader, rule: .carrier, liveStart: liveStart, resumeAt: resumeAt,
+                               probesFrameRate: true, clock: clock).run { throttle($0) }
+        case .mpd:
             await DASHWalk(input: input, loader: MPDLoader(fetcher: scanner.fetcher), variant: scanner.variant, liveStart: liveStart,
                            resumeAt: resumeAt, clock: clock).run { throttle($0) }
-        } else {
+        case .media:
             if resumeAt != nil {
                 throttle(.warning(InputFailure(source: input, .notResumable)))
             }
-            await produceInput(throttle)
+            await produceInput(throttle, scanner: scanner)
         }
         throttle.summarise()
     }
 
-    /// One playlist followed and played out: the variant's, or its audio rendition's when that
-    /// carries the tags; the first segment probed for a frame rate when the variant declares none.
-    private func produceHLS(_ yield: ProblemThrottle) async {
-        await PlaylistWalk(input: input, loader: scanner.loader, rule: .carrier, liveStart: liveStart, resumeAt: resumeAt,
-                           probesFrameRate: true, clock: clock).run { yield($0) }
-    }
-
     /// Any other input (a file, an HTTP resource, a udp/srt stream): each tag is buffered as it
     /// is read, its own PTS placing it; the source is open once its first bytes are probed.
-    private func produceInput(_ yield: ProblemThrottle) async {
+    private func produceInput(_ yield: ProblemThrottle, scanner: Scanner) async {
         let interrupt = scanner.fetcher.interrupt
-        await scanner.scan(input, opened: { prefix in
+        await scanner.scan(input, as: .media, opened: { prefix in
             // Bytes of no known form are refused by the scan; only MPEG-TS has a video rate worth probing.
             guard let form = MediaForm.sniff(Array(prefix.prefix(MediaForm.sniffLength))) else { return }
             let streams = form == .transportStream ? (try? StreamProbe.streams(in: prefix, interrupt: interrupt)) ?? [] : []
             let videoRate = streams.first { $0.isVideo }?.frameRate?.framesPerSecond
             yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: videoRate, isLive: false)))
-        }) { yield($0) }
+        }, emit: { yield($0) }, afterEachChunk: {})
     }
 }

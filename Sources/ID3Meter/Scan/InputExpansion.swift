@@ -63,12 +63,23 @@ package enum InputExpansion {
 
     private static func folderInputs(_ folder: String, scanner: Scanner) async -> [String] {
         let root = URL(fileURLWithPath: folder)
-        let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
+        let found = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
+            .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
             .map { $0.standardizedFileURL.path }
-            .filter { folderExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
             .sorted()
+        // Files named as what id3-meter reads; one of another name is taken when its first bytes
+        // are a playlist's or an MPD's (`InputKind.of`, as for any input).
+        var kinds: [String: InputKind] = [:]
+        for file in found {
+            if folderExtensions.contains(InputKind.nameExtension(of: file)) {
+                kinds[file] = InputKind.hinted(by: file)
+            } else if InputKind.hinted(by: file) == nil, case let kind = await InputKind.of(file, fetcher: scanner.fetcher), kind != .media {
+                kinds[file] = kind
+            }
+        }
+        let files = found.filter { kinds[$0] != nil }
         var referenced = Set<String>()
-        for playlist in files where MediaForm.isPlaylist(playlist) {
+        for playlist in files where kinds[playlist] == .hlsPlaylist {
             switch try? await scanner.loader.load(playlist) {
             case .master(let master):
                 // Variants carry the same tags; only the rendition read with the chosen one is covered.
@@ -80,7 +91,7 @@ package enum InputExpansion {
                 break  // scanned as an input, it reports its own error
             }
         }
-        for manifest in files where MediaForm.isMPD(manifest) {
+        for manifest in files where kinds[manifest] == .mpd {
             guard let mpd = try? await MPDLoader(fetcher: scanner.fetcher).load(manifest) else { continue }
             // Every Representation's segments: they are one presentation, read through the MPD.
             for period in mpd.periods {

@@ -48,21 +48,28 @@ public struct Scanner: Sendable {
 
     /// `afterEachChunk` is awaited once a chunk's events are emitted (a playlist's, a segment's):
     /// a consumer that hands events on to another task waits there for room, and the read with it.
-    package func scan(_ input: String, opened: (([UInt8]) -> Void)? = nil, emit: (MediaEvent) -> Void,
+    /// `kind`, when the caller has decided it (`InputKind.of`); else it is decided here. Each
+    /// input is a player session of its own (its cookies).
+    package func scan(_ input: String, as kind: InputKind? = nil, opened: (([UInt8]) -> Void)? = nil, emit: (MediaEvent) -> Void,
                       afterEachChunk: () async -> Void) async {
-        if MediaForm.isPlaylist(input) {
+        var scanner = self
+        scanner.fetcher = fetcher.session()
+        let decided: InputKind
+        if let kind { decided = kind } else { decided = await InputKind.of(input, fetcher: scanner.fetcher) }
+        switch decided {
+        case .hlsPlaylist:
             // Every tag the variant or its audio rendition carries; a live playlist as it stands.
-            await PlaylistWalk(input: input, loader: loader, rule: .both, reloads: false, clock: ContinuousClock(), progress: progress)
+            await PlaylistWalk(input: input, loader: scanner.loader, rule: .both, reloads: false, clock: ContinuousClock(), progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
-        } else if MediaForm.isMPD(input) {
+        case .mpd:
             // A dynamic MPD as its time-shift buffer holds it now.
-            await DASHWalk(input: input, loader: MPDLoader(fetcher: fetcher), variant: variant, reloads: false, clock: ContinuousClock(),
-                           progress: progress)
+            await DASHWalk(input: input, loader: MPDLoader(fetcher: scanner.fetcher), variant: variant, reloads: false,
+                           clock: ContinuousClock(), progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
-        } else if Location.transport(of: input) == .stream {
-            await scanStream(input, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
-        } else {
-            await scanBytes(input, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
+        case .media where Location.transport(of: input) == .stream:
+            await scanner.scanStream(input, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
+        case .media:
+            await scanner.scanBytes(input, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
         }
     }
 

@@ -26,6 +26,9 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The resource ended `got` bytes into the sub-range the playlist gives (`EXT-X-BYTERANGE`
     /// `length@offset`).
     case shortRange(length: Int, offset: Int, got: Int)
+    /// A body whose `Content-Encoding` could not be undone: one zlib does not read (its name),
+    /// or (`nil`) bytes that are not the gzip or deflate they were said to be.
+    case encoding(String?)
     case cancelled
 
     public var isCancelled: Bool {
@@ -44,7 +47,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .http, .connection, .idle, .shortRange: true
         case .libav(let code, _): !AVError(code: code).isCancelled && !AVError(code: code).isInvalidArgument
-        case .redirect, .refused, .file, .tooLarge, .deadline, .cancelled: false
+        case .redirect, .refused, .file, .tooLarge, .deadline, .encoding, .cancelled: false
         }
     }
 
@@ -62,6 +65,8 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
             (declared.map { "declares \($0) bytes, " } ?? "") + "more than the \(Self.size(limit)) allowed for \(resource.article) \(resource.name)"
         case .deadline(let seconds): "not complete after \(Self.seconds(seconds)) s, its deadline"
         case .shortRange(let length, let offset, let got): "the resource ends \(got) bytes into the sub-range \(length)@\(offset) (EXT-X-BYTERANGE)"
+        case .encoding(let name?): "sent with Content-Encoding '\(name)', which id3-meter cannot decode (it asks for \(ContentDecoding.accepted))"
+        case .encoding(nil): "the body is not the gzip or deflate its Content-Encoding says"
         case .cancelled: "cancelled"
         }
     }

@@ -43,6 +43,10 @@ public struct Fetcher: Sendable {
     /// The HTTP connections to fetch through; `nil`: the process's, shared and never shut down.
     public var connections: HTTPConnections?
 
+    /// The cookies of the player session this fetcher reads for: every copy of it shares them.
+    /// `nil` keeps none; `Scanner` and `TagSource` give each input a jar of its own (`session()`).
+    public var cookies: CookieJar?
+
     /// The defaults are the command line's: 10 s without a byte, four tries, the size limits of `Fetcher.Limits`.
     public init(ioTimeout: Double = 10, retry: RetryPolicy = RetryPolicy(),
                 limits: Fetcher.Limits = Fetcher.Limits(), headers: [Fetcher.Header] = [], connections: HTTPConnections? = nil) {
@@ -51,6 +55,13 @@ public struct Fetcher: Sendable {
         self.retry = retry
         self.limits = limits
         self.headers = headers
+    }
+
+    /// This fetcher for a new player session: a cookie jar of its own, shared by its copies.
+    package func session() -> Fetcher {
+        var fetcher = self
+        fetcher.cookies = CookieJar()
+        return fetcher
     }
 
     /// Hands `location`'s bytes to `consume` as they arrive. A network resource that fails (a 404
@@ -89,6 +100,34 @@ public struct Fetcher: Sendable {
 
     private static let chunkSize = 256 << 10
 
+    private var transport: HTTPTransport {
+        HTTPTransport(ioTimeout: ioTimeout, headers: headers, hostRule: hostRule, connections: connections ?? .shared(ioTimeout: ioTimeout),
+                      cookies: cookies)
+    }
+
+    /// What `location` says it is before it is read: its first `length` bytes (fewer when it is
+    /// shorter) and, over HTTP, the `Content-Type` it was sent with. One attempt.
+    package func peek(_ location: String, length: Int = MediaForm.sniffLength) async throws(FetchFailure) -> (contentType: String?, prefix: [UInt8]) {
+        var prefix: [UInt8] = []
+        do throws(FetchError) {
+            switch Location.transport(of: location) {
+            case .http:
+                let deadline = limits.deadline(for: .playlist, targetDuration: nil)
+                let type = try await transport.read(location, range: nil, limit: .max, resource: .input, deadline: deadline, prefix: length,
+                                                    afterEachChunk: {}) { prefix.append(contentsOf: $0) }
+                return (type, prefix)
+            case .file:
+                var file = try LocalFile(location, range: nil, limit: .max, resource: .input)
+                while prefix.count < length, let chunk = try file.next(interrupt: interrupt) { prefix.append(contentsOf: chunk.prefix(length - prefix.count)) }
+                return (nil, prefix)
+            case .stream:
+                return (nil, [])
+            }
+        } catch {
+            throw FetchFailure(error: error)
+        }
+    }
+
     private func readOnce(_ location: String, range: ByteRange?, as resource: Fetcher.Limits.Resource, targetDuration: Double?,
                           afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
         let limit = limits.maximumBytes(for: resource)
@@ -96,10 +135,9 @@ public struct Fetcher: Sendable {
         let deadline = limits.deadline(for: resource, targetDuration: targetDuration)
         switch Location.transport(of: location) {
         case .http:
-            try await HTTPTransport(ioTimeout: ioTimeout, headers: headers, hostRule: hostRule,
-                                    connections: connections ?? .shared(ioTimeout: ioTimeout))
-                .read(location, range: range, limit: limit, resource: resource, deadline: deadline, afterEachChunk: afterEachChunk,
-                      consume: consume)
+            // Playlists and MPDs are text, most of what a meter fetches, and compress tenfold.
+            try await transport.read(location, range: range, limit: limit, resource: resource, deadline: deadline,
+                                     compressed: resource == .playlist, afterEachChunk: afterEachChunk, consume: consume)
         case .file:
             var file = try LocalFile(location, range: range, limit: limit, resource: resource)
             while let chunk = try file.next(interrupt: interrupt) {

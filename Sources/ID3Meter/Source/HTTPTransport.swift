@@ -17,11 +17,18 @@ struct HTTPTransport: Sendable {
     /// Checked for every host a request goes to, redirects included.
     var hostRule: Fetcher.HostRule?
     var connections: HTTPConnections
+    /// The session's cookies: sent where they apply, and what each response sets kept.
+    var cookies: CookieJar?
 
-    /// Hands the body of `url` (its `range`) to `consume`, at most `limit` bytes, by `deadline`,
-    /// awaiting `afterEachChunk` after each piece (the body is not read on while it waits).
+    /// Hands the body of `url` (its `range`) to `consume`, at most `limit` bytes (decoded, when
+    /// it came compressed), by `deadline`, awaiting `afterEachChunk` after each piece (the body is
+    /// not read on while it waits). `compressed` asks for a compressed body (`Accept-Encoding`);
+    /// whatever `Content-Encoding` arrives is undone either way. `prefix` stops, without an error,
+    /// once that many bytes are handed over. Returns the response's `Content-Type`.
+    @discardableResult
     func read(_ url: String, range: ByteRange?, limit: Int, resource: Fetcher.Limits.Resource, deadline seconds: Double?,
-              afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
+              compressed: Bool = false, prefix: Int? = nil,
+              afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) -> String? {
         // The client's deadline covers the response head; the body is checked as it comes, idle
         // waits ending after `ioTimeout`, so a trickle ends within that of its deadline.
         // A library caller's value may be anything: a Duration of an infinite or NaN value traps.
@@ -39,12 +46,21 @@ struct HTTPTransport: Sendable {
             }
             for header in headers { request.headers.add(name: header.name, value: header.value) }
             if let range { request.headers.replaceOrAdd(name: "Range", value: "bytes=\(range.offset)-\(range.end - 1)") }
+            // Ranges count the bytes as stored: a sub-range is never asked compressed.
+            if compressed, range == nil { request.headers.replaceOrAdd(name: "Accept-Encoding", value: ContentDecoding.accepted) }
+            let target = URL(string: location)
+            if let cookies, let target, let jar = cookies.header(for: target) {
+                let own = request.headers["cookie"]
+                request.headers.replaceOrAdd(name: "Cookie", value: (own + [jar]).joined(separator: "; "))
+            }
             let response: HTTPClientResponse
             do {
                 response = try await client.execute(request, deadline: Self.nioDeadline(deadline))
             } catch {
                 throw Self.failure(error, deadline: seconds, ioTimeout: ioTimeout)
             }
+            // A CDN hands its token as it answers, a redirect included.
+            if let cookies, let target { cookies.store(response.headers["set-cookie"], from: target) }
             let status = Int(response.status.code)
             if (300..<400).contains(status), let target = response.headers.first(name: "location") {
                 try Self.follow(target, hop: hop, from: &location, headers: &headers)
@@ -53,23 +69,29 @@ struct HTTPTransport: Sendable {
             guard (200..<300).contains(status) else { throw .http(status: status, reason: response.status.reasonPhrase) }
             let declared = response.headers.first(name: "content-length").flatMap { Int64($0) }
             // A declared size is a claim, used only to refuse early, never to allocate (a sub-range's is the playlist's).
-            if range == nil, let declared, declared > limit { throw .tooLarge(resource, limit: limit, declared: declared) }
+            if range == nil, prefix == nil, let declared, declared > limit { throw .tooLarge(resource, limit: limit, declared: declared) }
+            let decoding = try ContentDecoding(encoding: response.headers.first(name: "content-encoding"))
+            if decoding != nil, range != nil, status == 206 { throw .encoding(response.headers.first(name: "content-encoding")) }
             // A server that ignores the Range header sends the whole resource: its front is stepped over.
             var skip = range != nil && status != 206 ? range!.offset : 0
-            let wanted = range?.length ?? .max
+            let wanted = range?.length ?? prefix ?? .max
             var total = 0
+            func take(_ piece: UnsafeBufferPointer<UInt8>) throws(FetchError) {
+                let skipped = min(skip, piece.count)
+                skip -= skipped
+                let count = min(piece.count - skipped, wanted - total)
+                guard count > 0 else { return }
+                total += count
+                if total > limit { throw FetchError.tooLarge(resource, limit: limit, declared: nil) }
+                consume(UnsafeBufferPointer(rebasing: piece[skipped..<skipped + count]))
+            }
             do {
                 for try await buffer in response.body {
                     if let deadline, ContinuousClock.now > deadline { throw FetchError.deadline(seconds ?? 0) }
-                    var piece = buffer
-                    let skipped = min(skip, piece.readableBytes)
-                    piece.moveReaderIndex(forwardBy: skipped)
-                    skip -= skipped
-                    let count = min(piece.readableBytes, wanted - total)
-                    guard count > 0 else { continue }
-                    total += count
-                    if total > limit { throw FetchError.tooLarge(resource, limit: limit, declared: nil) }
-                    piece.withUnsafeReadableBytes { consume(UnsafeBufferPointer(rebasing: $0.assumingMemoryBound(to: UInt8.self)[..<count])) }
+                    try buffer.withUnsafeReadableBytes { bytes throws(FetchError) in
+                        if let decoding { return try decoding.decode(bytes, consume: take) }
+                        try take(UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+                    }
                     await afterEachChunk()
                     if total == wanted { break }
                 }
@@ -79,8 +101,9 @@ struct HTTPTransport: Sendable {
                 throw Self.failure(error, deadline: seconds, ioTimeout: ioTimeout)
             }
             if let range, total < range.length { throw .shortRange(range, got: total) }
-            return
+            return response.headers.first(name: "content-type")
         }
+        throw .redirect("redirected more than \(Self.maximumRedirects) times")
     }
 
     /// Scheme, host and port, as a browser's same-origin rule compares them.

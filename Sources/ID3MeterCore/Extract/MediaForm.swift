@@ -24,20 +24,6 @@ public enum MediaForm: Sendable, Equatable, CaseIterable {
         return nil
     }
 
-    /// Whether `location` names an HLS playlist, by its extension (`.m3u8`, `.m3u`), as players
-    /// and FFmpeg's `hls` demuxer tell them apart; a query string is ignored.
-    public static func isPlaylist(_ location: String) -> Bool {
-        let path = Location.hasScheme(location) ? (URL(string: location)?.path ?? location) : location
-        return ["m3u8", "m3u"].contains((path as NSString).pathExtension.lowercased())
-    }
-
-    /// Whether `location` names a DASH MPD, by its extension (`.mpd`), as players and FFmpeg's
-    /// `dash` demuxer tell them apart; a query string is ignored.
-    public static func isMPD(_ location: String) -> Bool {
-        let path = Location.hasScheme(location) ? (URL(string: location)?.path ?? location) : location
-        return (path as NSString).pathExtension.lowercased() == "mpd"
-    }
-
     /// The form a file name's extension promises, lower case, without the dot.
     public static func promised(byExtension suffix: String) -> MediaForm? {
         allCases.first { $0.extensions.contains(suffix.lowercased()) }

@@ -14,6 +14,8 @@ package struct MasterPlaylist: Sendable {
     public var steeringPathway: String?
     /// `EXT-X-CONTENT-STEERING` `SERVER-URI`: where the steering manifest comes from.
     public var steeringServer: String?
+    /// Its `EXT-X-DEFINE` variables, which its media playlists may `IMPORT`.
+    public var variables: [String: String] = [:]
 
     /// The audio rendition a player would play with `variant`: its group's DEFAULT, else the
     /// group's first with a URI of its own (one without is muxed into the variant).

@@ -34,6 +34,16 @@ public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible
         /// `EXT-X-KEY` METHOD=AES-128 with a KEYFORMAT other than identity: the key is a DRM
         /// system's, and whole segments cannot be read without it.
         case wholeSegmentKeyFormat(String)
+        /// `EXT-X-DEFINE` that defines nothing usable (what is wrong, in words).
+        case badDefine(String)
+        /// A `{$name}` reference before (or without) an `EXT-X-DEFINE` of that name.
+        case undefinedVariable(String)
+        /// `EXT-X-DEFINE:IMPORT` of a variable the master playlist does not define.
+        case undefinedImport(String)
+        /// `EXT-X-DEFINE:QUERYPARAM` of a parameter the playlist's URL does not carry.
+        case missingQueryParameter(String)
+        /// The values substituted would add more than this many bytes to the playlist.
+        case variablesTooLarge(Int)
 
         public var description: String {
             switch self {
@@ -59,6 +69,11 @@ public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible
                 "EXT-X-KEY METHOD=\(method ?? "(missing)") is not supported (only NONE, AES-128, SAMPLE-AES, SAMPLE-AES-CTR and SAMPLE-AES-CENC)"
             case .wholeSegmentKeyFormat(let format):
                 "EXT-X-KEY METHOD=AES-128 with KEYFORMAT=\"\(format)\": whole segments encrypted with a DRM system's key cannot be read"
+            case .badDefine(let problem): "bad EXT-X-DEFINE: \(problem)"
+            case .undefinedVariable(let name): "variable '\(name)' is referenced ({$\(name)}) but not defined before (EXT-X-DEFINE)"
+            case .undefinedImport(let name): "EXT-X-DEFINE IMPORT=\"\(name)\": the master playlist defines no variable '\(name)'"
+            case .missingQueryParameter(let name): "EXT-X-DEFINE QUERYPARAM=\"\(name)\": the playlist's URL has no query parameter '\(name)'"
+            case .variablesTooLarge(let bytes): "its variables would add more than \(bytes >> 20) MB to the playlist"
             }
         }
     }
@@ -75,7 +90,11 @@ package enum PlaylistParser {
     /// `keeping` says which of a media playlist's segments are made: a live playlist reloaded
     /// every few seconds then costs what is new in it, not its whole length again (an EVENT
     /// playlist a week long lists 300,000 segments). The others are counted (`skippedSegments`).
-    public static func parse(_ text: String, location: String, keeping window: SegmentWindow = .all) throws(PlaylistError) -> Playlist {
+    ///
+    /// `imports` are the variables of the master playlist a media playlist was reached from
+    /// (`EXT-X-DEFINE:IMPORT`); a master playlist's own come out in `MasterPlaylist.variables`.
+    public static func parse(_ text: String, location: String, keeping window: SegmentWindow = .all,
+                             imports: [String: String] = [:]) throws(PlaylistError) -> Playlist {
         let lines = Lines(text: text[...]).lazy.map(Self.trimmed)
         guard lines.first(where: { _ in true })?.hasPrefix("#EXTM3U") == true else {
             throw PlaylistError(.notHLS, line: 1)
@@ -83,7 +102,17 @@ package enum PlaylistParser {
         if lines.contains(where: { $0.hasPrefix("#EXT-X-STREAM-INF") }) {
             return .master(try parseMaster(Array(lines), location: location))
         }
-        return .media(try parseMedia(lines, location: location, floor: window.floor(in: lines)))
+        return .media(try parseMedia(lines, location: location, floor: window.floor(in: lines), imports: imports))
+    }
+
+    /// A line with its variables in place; `nil` for an `EXT-X-DEFINE`, taken into `variables`.
+    private static func substituted(_ line: Substring, number: Int, variables: inout PlaylistVariables, imports: [String: String]?,
+                                    location: String) throws(PlaylistError) -> Substring? {
+        if let value = line.tagValue("#EXT-X-DEFINE") {
+            try variables.define(AttributeList(value), imports: imports, location: location, line: number)
+            return nil
+        }
+        return try variables.substitute(line, line: number)
     }
 
     /// Which segments of a media playlist are made.
@@ -153,7 +182,9 @@ package enum PlaylistParser {
         var pathway: String?
         var steeringServer: String?
         var pending: (attributes: AttributeList, line: Int)?
-        for (index, line) in lines.enumerated() {
+        var variables = PlaylistVariables()
+        for (index, raw) in lines.enumerated() {
+            guard let line = try substituted(raw, number: index + 1, variables: &variables, imports: nil, location: location) else { continue }
             if let value = line.tagValue("#EXT-X-CONTENT-STEERING") {
                 let attributes = AttributeList(value)
                 pathway = attributes["PATHWAY-ID"]
@@ -180,10 +211,12 @@ package enum PlaylistParser {
                 pending = nil
             }
         }
-        return MasterPlaylist(variants: variants, renditions: renditions, steeringPathway: pathway, steeringServer: steeringServer)
+        return MasterPlaylist(variants: variants, renditions: renditions, steeringPathway: pathway, steeringServer: steeringServer,
+                              variables: variables.values)
     }
 
-    private static func parseMedia(_ lines: some Sequence<Substring>, location: String, floor: Int?) throws(PlaylistError) -> MediaPlaylist {
+    private static func parseMedia(_ lines: some Sequence<Substring>, location: String, floor: Int?,
+                                   imports: [String: String]) throws(PlaylistError) -> MediaPlaylist {
         var playlist = MediaPlaylist(targetDuration: 0, mediaSequence: 0, discontinuitySequence: 0,
                                      hasEndList: false, playlistType: nil, segments: [])
         var extinf: (seconds: Double, line: Int)?
@@ -201,8 +234,10 @@ package enum PlaylistParser {
         var programDateTime: (text: Substring, line: Int)?
         var nextProgramDateTime: (date: ProgramDate, plus: Double)?
         var listed = 0
-        for (index, line) in lines.enumerated() {
+        var variables = PlaylistVariables()
+        for (index, raw) in lines.enumerated() {
             let lineNumber = index + 1
+            guard let line = try substituted(raw, number: lineNumber, variables: &variables, imports: imports, location: location) else { continue }
             if let value = line.tagValue("#EXT-X-TARGETDURATION") {
                 guard let target = Self.seconds(value), target <= Self.maximumTargetDuration else {
                     throw PlaylistError(.badTargetDuration(String(value)), line: lineNumber)
