@@ -42,6 +42,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
         public var status: Int
         public var body: [UInt8]
         public var contentType: String
+        /// A value of several lines goes out as that header once per line (Set-Cookie).
         public var headers: [String: String]
         public var length: Length
         /// After `body`, more bytes as long as it likes: `send` returns false once the client is gone.
@@ -216,7 +217,10 @@ public final class LocalHTTPServer: @unchecked Sendable {
         case .claimed(let length): head += "Content-Length: \(length)\r\n"
         case .none: break
         }
-        for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        // A value of several lines is that header several times (Set-Cookie).
+        for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) {
+            for line in value.split(separator: "\n") { head += "\(name): \(line)\r\n" }
+        }
         head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
         guard send(Array(head.utf8) + response.body, to: client) else { return false }
         response.more? { send($0, to: client) }
