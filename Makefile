@@ -132,6 +132,7 @@ samples: deps ffmpeg python
 	python3 scripts/validator_samples.py samples/validator
 	$(call apt,python3 -c 'import cryptography' 2>/dev/null,python3-cryptography)
 	rm -rf samples/protected && python3 scripts/protected_samples.py samples/protected
+	rm -rf samples/mpts && python3 scripts/mpts_samples.py samples/mpts
 	rm -rf samples/dash && python3 scripts/dash_samples.py samples/dash
 	@du -sh samples
 

@@ -9,6 +9,11 @@ struct FetchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Variant of a master playlist (or Representation of an MPD) to read: lowest, highest (bandwidth), or its position from 0.", valueName: "choice"))
     var variant = VariantChoice.lowestBandwidth
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Program of a multi-program MPEG-TS (its program_number) to read; by default scan reads every program, the meter the one that carries timed ID3.",
+        valueName: "number"))
+    var program: Int?
+
     @Option(parsing: .unconditional, help: "Seconds to wait on a silent network read (0.001 to 86400).")
     var timeout = 10.0
 
@@ -39,6 +44,10 @@ struct FetchOptions: ParsableArguments {
         valueName: "header"))
     var headerLines: [String] = []
 
+    /// The programs `--program` chooses: one, or every program (a meter reads every program
+    /// as the one that carries timed ID3).
+    var programs: ProgramSelection { program.map { .only($0) } ?? .all }
+
     func validate() throws {
         for line in headerLines where Fetcher.Header(line) == nil {
             throw ValidationError("--header '\(line)' is not 'Name: value' (a name of letters, digits and -, one line)")
@@ -46,6 +55,7 @@ struct FetchOptions: ParsableArguments {
         try NumberCheck.check(timeout, "--timeout", in: 0.001...86_400, unit: " seconds")
         try NumberCheck.check(fetchDeadline, "--fetch-deadline", in: 0.001...86_400, unit: " seconds")
         try NumberCheck.check(maxLostSegments, "--max-lost-segments", in: 1...1_000_000)
+        try NumberCheck.check(program, "--program", in: 1...65_535)
         for (size, option) in [(maxSegmentSize, "--max-segment-size"), (maxPlaylistSize, "--max-playlist-size"),
                                (maxInitSize, "--max-init-size"), (maxKeySize, "--max-key-size")] {
             try NumberCheck.check(size.bytes, option, in: 16...(64 << 30))

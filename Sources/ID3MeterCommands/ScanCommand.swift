@@ -148,7 +148,8 @@ struct ScanCommand: AsyncParsableCommand {
             unlink(probe)
         }
         let progress = ScanProgress()
-        let scanner = Scanner(variant: fetch.variant, fetcher: fetch.fetcher(through: connections), progress: progress)
+        var scanner = Scanner(variant: fetch.variant, fetcher: fetch.fetcher(through: connections), progress: progress)
+        scanner.programs = fetch.programs
         let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
         let display = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress: progress)
         let output = OrderedOutput(display: display)

@@ -32,9 +32,13 @@ struct RunningLineup {
 
     /// Starts a channel of each name and URL.
     init(channels: [String: String], alertAfter: Double = 2) async throws {
-        let config = try LineupConfig.parse((["defaults: {alert_after: \(alertAfter), vod: true}", "channels:"]
+        try await self.init(config: try LineupConfig.parse((["defaults: {alert_after: \(alertAfter), vod: true}", "channels:"]
             + channels.sorted { $0.key < $1.key }.map { "  - {name: \($0.key), url: \"\($0.value)\"}" })
-            .joined(separator: "\n"), file: "lineup.yaml")
+            .joined(separator: "\n"), file: "lineup.yaml"))
+    }
+
+    /// Starts the channels of `config`.
+    init(config: LineupConfig) async throws {
         lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: OutputSet([collected]),
                         logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
         await lineup.apply(config)

@@ -12,6 +12,8 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     var input: String
     var loader: MPDLoader
     var variant: VariantChoice
+    /// Which programs of MPEG-TS segments are read.
+    var programs = ProgramSelection.all
     /// How many segments back from a live edge to start, as players join.
     var liveStart = 3
     /// The segment number to start at while the time-shift buffer still holds it (a checkpoint's).
@@ -50,7 +52,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             return emit(.failure(InputFailure(source: input, .playlist(error))))
         }
         var state = Progress(reader: SegmentReader(source: input, playlist: input, targetDuration: mpd.maxSegmentDuration,
-                                                  fetcher: loader.fetcher),
+                                                  fetcher: loader.fetcher, programs: programs),
                              lost: LostSegmentRun(limit: loader.fetcher.limits.maximumConsecutiveLostSegments))
         if !mpd.isDynamic {
             if let resumeAt, let period = firstPeriod(of: mpd, numbering: resumeAt) {

@@ -9,6 +9,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
     var input: String
     var loader: PlaylistLoader
     var rule: RenditionRule
+    /// Which programs of MPEG-TS segments are read.
+    var programs = ProgramSelection.all
     /// How many segments back from a live playlist's end to start, as players join.
     var liveStart = 3
     /// The media sequence to start at when the playlist still lists it (a checkpoint's).
@@ -211,7 +213,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             follower.steeringServer = resolved.steeringServer
         }
         return Lane(location: location, follower: follower.makeAsyncIterator(),
-                    reader: SegmentReader(source: input, playlist: location, targetDuration: playlist.targetDuration, fetcher: loader.fetcher),
+                    reader: SegmentReader(source: input, playlist: location, targetDuration: playlist.targetDuration, fetcher: loader.fetcher,
+                                          programs: programs),
                     lost: LostSegmentRun(limit: loader.fetcher.limits.maximumConsecutiveLostSegments),
                     isFinite: follower.isFinite, listed: follower.isFinite ? playlist.segments : [], hasCopies: !follower.backups.isEmpty)
     }

@@ -48,12 +48,13 @@ package final class SegmentReader {
     private var extractor: SegmentedExtractor
     private var previous: Segment?
 
-    /// `playlist` is where the segments are listed (references are checked against it).
-    public init(source: String, playlist: String, targetDuration: Double?, fetcher: Fetcher) {
+    /// `playlist` is where the segments are listed (references are checked against it);
+    /// `programs`, which programs of MPEG-TS segments are read.
+    public init(source: String, playlist: String, targetDuration: Double?, fetcher: Fetcher, programs: ProgramSelection = .all) {
         self.source = source
         loader = SegmentLoader(fetcher: fetcher, playlist: playlist, targetDuration: targetDuration)
         interrupt = fetcher.interrupt
-        extractor = SegmentedExtractor(source: source)
+        extractor = SegmentedExtractor(source: source, programs: programs)
     }
 
     /// Emits the tags of `segment`; `nil` when it could not be read (and a failure was emitted,

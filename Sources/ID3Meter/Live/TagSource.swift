@@ -39,18 +39,29 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
     /// One player session (its cookies) for the whole of `input`.
     private func produce(_ yield: @escaping @Sendable (MediaEvent) -> Void) async {
-        let throttle = ProblemThrottle(source: input, yield: yield)
+        let interrupt = scanner.fetcher.interrupt
+        let throttle = ProblemThrottle(source: input) { event in
+            yield(event)
+            // Several programs carry tags and none was chosen: nothing will be read, so the
+            // stream is not read on (a udp feed would be for ever).
+            if case .failure(let failure) = event, case .severalPrograms = failure.kind {
+                interrupt.cancel()
+                withUnsafeCurrentTask { $0?.cancel() }
+            }
+        }
         var scanner = self.scanner
         scanner.fetcher = scanner.fetcher.session()
+        // A meter never reads several programs as one: two channels would be credited as one.
+        if scanner.programs == .all { scanner.programs = .single }
         switch await InputKind.of(input, fetcher: scanner.fetcher) {
         case .hlsPlaylist:
             // The variant's playlist, or its audio rendition's when that carries the tags; the
             // first segment probed for a frame rate when the variant declares none.
-            await PlaylistWalk(input: input, loader: scanner.loader, rule: .carrier, liveStart: liveStart, resumeAt: resumeAt,
-                               probesFrameRate: true, clock: clock).run { throttle($0) }
+            await PlaylistWalk(input: input, loader: scanner.loader, rule: .carrier, programs: scanner.programs, liveStart: liveStart,
+                               resumeAt: resumeAt, probesFrameRate: true, clock: clock).run { throttle($0) }
         case .mpd:
-            await DASHWalk(input: input, loader: MPDLoader(fetcher: scanner.fetcher), variant: scanner.variant, liveStart: liveStart,
-                           resumeAt: resumeAt, clock: clock).run { throttle($0) }
+            await DASHWalk(input: input, loader: MPDLoader(fetcher: scanner.fetcher), variant: scanner.variant, programs: scanner.programs,
+                           liveStart: liveStart, resumeAt: resumeAt, clock: clock).run { throttle($0) }
         case .media:
             if resumeAt != nil {
                 throttle(.warning(InputFailure(source: input, .notResumable)))

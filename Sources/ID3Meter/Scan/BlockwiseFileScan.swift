@@ -23,6 +23,8 @@ struct BlockwiseFileScan {
     let progress: ScanProgress?
     /// Cancelled when the scan is to stop: every block read then ends at its next chunk.
     var interrupt: Interrupt?
+    /// Which programs are read: each block's extractor as the one before it.
+    var programs = ProgramSelection.all
     /// Events a block may hold while it waits for its turn (a dense block has about 1,500);
     /// a block with more, a stream of nothing but tags, is read again in order instead, so that
     /// what waits stays bounded whatever the stream holds.
@@ -250,7 +252,7 @@ struct BlockwiseFileScan {
             var extractor: TransportStreamExtractor!
             for overlap in overlaps {
                 let lead = max(first - overlap, 0)
-                extractor = TransportStreamExtractor(origin: TagOrigin(source: input), startingAt: Int64(lead))
+                extractor = TransportStreamExtractor(origin: TagOrigin(source: input), startingAt: Int64(lead), programs: programs)
                 try LocalFile.read(input, range: ByteRange(offset: lead, length: first - lead), limit: .max, resource: .input,
                                    interrupt: interrupt) { chunk in
                     extractor.skim(chunk)

@@ -6,6 +6,8 @@ import Foundation
 public struct Scanner: Sendable {
     /// Which variant of a master playlist is read.
     public var variant: VariantChoice
+    /// Which programs of a multi-program transport stream are read (every one by default).
+    public var programs = ProgramSelection.all
     public var fetcher: Fetcher
     /// Told the bytes read from each input as the scan goes (the command line's progress line).
     package var progress: ScanProgress?
@@ -26,9 +28,11 @@ public struct Scanner: Sendable {
         blockWorkers > 0 && blocks(of: input) != nil
     }
 
-    /// A scanner that reads `variant` of master playlists and fetches through `fetcher`.
-    public init(variant: VariantChoice = .lowestBandwidth, fetcher: Fetcher = Fetcher()) {
+    /// A scanner that reads `variant` of master playlists and `programs` of transport streams,
+    /// and fetches through `fetcher`.
+    public init(variant: VariantChoice = .lowestBandwidth, programs: ProgramSelection = .all, fetcher: Fetcher = Fetcher()) {
         self.variant = variant
+        self.programs = programs
         self.fetcher = fetcher
     }
 
@@ -59,11 +63,12 @@ public struct Scanner: Sendable {
         switch decided {
         case .hlsPlaylist:
             // Every tag the variant or its audio rendition carries; a live playlist as it stands.
-            await PlaylistWalk(input: input, loader: scanner.loader, rule: .both, reloads: false, clock: ContinuousClock(), progress: progress)
+            await PlaylistWalk(input: input, loader: scanner.loader, rule: .both, programs: programs, reloads: false, clock: ContinuousClock(),
+                               progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
         case .mpd:
             // A dynamic MPD as its time-shift buffer holds it now.
-            await DASHWalk(input: input, loader: MPDLoader(fetcher: scanner.fetcher), variant: variant, reloads: false,
+            await DASHWalk(input: input, loader: MPDLoader(fetcher: scanner.fetcher), variant: variant, programs: programs, reloads: false,
                            clock: ContinuousClock(), progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
         case .media where Location.transport(of: input) == .stream:
@@ -76,13 +81,14 @@ public struct Scanner: Sendable {
     /// A file or an HTTP resource of any form, through the extractor its first bytes call for.
     private func scanBytes(_ input: String, opened: (([UInt8]) -> Void)?, emit: (MediaEvent) -> Void,
                            afterEachChunk: () async -> Void) async {
-        var extractor = MediaExtractor(origin: TagOrigin(source: input))
+        var extractor = MediaExtractor(origin: TagOrigin(source: input), programs: programs)
         if blockWorkers > 0, let (boundaries, prefix) = blocks(of: input) {
             opened?(prefix)
             prefix.withUnsafeBufferPointer { extractor.feed($0, emit: emit) }
             progress?.update(input, bytes: Int64(prefix.count))
             var scan = BlockwiseFileScan(input: input, workers: blockWorkers, progress: progress)
             scan.interrupt = fetcher.interrupt
+            scan.programs = programs
             await scan.run(boundaries: boundaries, extractor: &extractor, alreadyRead: prefix.count, emit: emit)
             return
         }
@@ -192,7 +198,7 @@ public struct Scanner: Sendable {
             return nil
         }
         opened?(prefix)
-        var extractor = TransportStreamExtractor(origin: TagOrigin(source: input))
+        var extractor = TransportStreamExtractor(origin: TagOrigin(source: input), programs: programs)
         extractor.feed(prefix, emit: emit)
         return extractor
     }

@@ -8,16 +8,19 @@ public struct TagContext: Sendable, Equatable {
     public var origin: TagOrigin
     /// The tag's wall-clock time, from its segment's `EXT-X-PROGRAM-DATE-TIME`.
     public var programDateTime: Date?
+    /// The program and PID of an MPEG-TS tag.
+    public var transportStream: TimedTag.TransportStreamPlace?
 
-    public init(pts: Int64?, origin: TagOrigin, programDateTime: Date?) {
+    public init(pts: Int64?, origin: TagOrigin, programDateTime: Date?, transportStream: TimedTag.TransportStreamPlace? = nil) {
         self.pts = pts
         self.origin = origin
         self.programDateTime = programDateTime
+        self.transportStream = transportStream
     }
 
-    /// The context of `tag`: its PTS, origin and wall-clock time.
+    /// The context of `tag`: its PTS, origin, wall-clock time and place in a transport stream.
     public init(_ tag: TimedTag) {
-        self.init(pts: tag.pts, origin: tag.origin, programDateTime: tag.programDateTime)
+        self.init(pts: tag.pts, origin: tag.origin, programDateTime: tag.programDateTime, transportStream: tag.transportStream)
     }
 }
 

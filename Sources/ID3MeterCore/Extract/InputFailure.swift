@@ -58,6 +58,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         case segmentSkipped(mediaSequence: Int, any Error & Sendable)
         /// A segment with more timed-ID3 events than are kept for one segment.
         case eventsDropped(kept: Int, dropped: Int)
+        /// Several programs of a transport stream carry timed ID3 (these program_numbers) and
+        /// none was chosen: metered as one, they would credit two channels as one. Nothing is read.
+        case severalPrograms([Int])
         /// Segments in a row could not be read; a live playlist is still followed.
         case lostInARow(Int)
         /// A playlist that cannot change was given up after `lostInARow` segments could not
@@ -140,6 +143,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
             case .segmentSkipped(let sequence, let error): "media sequence \(sequence) skipped: \(error)"
             case .eventsDropped(let kept, let dropped):
                 "more than \(kept) timed-ID3 events in one segment; the \(dropped) after them were dropped"
+            case .severalPrograms(let programs):
+                "programs \(programs.map(String.init).joined(separator: ", ")) each carry timed ID3 (a multi-program stream): "
+                    + "choose the one to meter; none is read"
             case .lostInARow(let lost): "\(lost) segments in a row could not be read; still following the playlist"
             case .gaveUp(let playlist, let lost, let untried):
                 "gave up on \(playlist) after \(lost) segments in a row could not be read; \(untried) more not tried"

@@ -4,6 +4,7 @@
 public struct MediaExtractor: TagExtractor {
     private let origin: TagOrigin
     private let initSegment: [UInt8]?
+    private let programs: ProgramSelection
     private var prefix: [UInt8] = []
     private var extractor: (any TagExtractor)?
     private var refused = false
@@ -21,10 +22,12 @@ public struct MediaExtractor: TagExtractor {
 
     /// An extractor for one input; `origin` names it in every event. `initSegment`: an fMP4
     /// segment's initialisation segment (its `EXT-X-MAP`), whose track timescales time
-    /// version-0 `emsg` tags; without it they have no time, and a warning says so.
-    public init(origin: TagOrigin, initSegment: [UInt8]? = nil) {
+    /// version-0 `emsg` tags; without it they have no time, and a warning says so. `programs`:
+    /// which programs of an MPEG-TS input are read.
+    public init(origin: TagOrigin, initSegment: [UInt8]? = nil, programs: ProgramSelection = .all) {
         self.origin = origin
         self.initSegment = initSegment
+        self.programs = programs
     }
 
     public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
@@ -61,7 +64,7 @@ public struct MediaExtractor: TagExtractor {
             return emit(.failure(InputFailure(source: origin.source, .unknownForm)))
         }
         self.form = form
-        extractor = form.makeExtractor(origin: origin, initSegment: initSegment)
+        extractor = form.makeExtractor(origin: origin, initSegment: initSegment, programs: programs)
         held.withUnsafeBufferPointer { pass($0, emit: emit) }
     }
 

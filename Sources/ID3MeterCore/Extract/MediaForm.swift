@@ -39,10 +39,10 @@ public enum MediaForm: Sendable, Equatable, CaseIterable {
     }
 
     /// An extractor for this form; `initSegment` is an fMP4 segment's `EXT-X-MAP`, whose track
-    /// timescales time its messages.
-    public func makeExtractor(origin: TagOrigin, initSegment: [UInt8]? = nil) -> any TagExtractor {
+    /// timescales time its messages; `programs`, which programs of MPEG-TS are read.
+    public func makeExtractor(origin: TagOrigin, initSegment: [UInt8]? = nil, programs: ProgramSelection = .all) -> any TagExtractor {
         switch self {
-        case .transportStream: TransportStreamExtractor(origin: origin)
+        case .transportStream: TransportStreamExtractor(origin: origin, programs: programs)
         case .packedAudio: PackedAudioReader(origin: origin)
         case .fragmentedMP4: FragmentReader(timescales: initSegment.flatMap(TrackTimescales.init(initSegment:)), origin: origin)
         }

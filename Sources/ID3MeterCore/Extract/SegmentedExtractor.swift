@@ -35,15 +35,18 @@ package struct SegmentedExtractor {
     }
 
     private let source: String
+    private let programs: ProgramSelection
     private var transportStream: TransportStreamExtractor
     private var current: Current?
     /// A TS packet cut by the end of a sub-range, kept for the next sub-range of its resource.
     private var cutPacket: (uri: String, end: Int, bytes: [UInt8])?
 
-    /// An extractor for the segments of `source`, the input as the user named it.
-    package init(source: String) {
+    /// An extractor for the segments of `source`, the input as the user named it, reading
+    /// `programs` of MPEG-TS segments.
+    package init(source: String, programs: ProgramSelection = .all) {
         self.source = source
-        transportStream = TransportStreamExtractor(origin: TagOrigin(source: source))
+        self.programs = programs
+        transportStream = TransportStreamExtractor(origin: TagOrigin(source: source), programs: programs)
     }
 
     /// A segment starts, straight after the previous one (the next media sequence, the same
@@ -89,7 +92,7 @@ package struct SegmentedExtractor {
     package mutating func finish(emit: (MediaEvent) -> Void) {
         _ = takeCutPacket(continuing: nil, at: nil, emit: emit)
         transportStream.finish(emit: emit)
-        transportStream = TransportStreamExtractor(origin: TagOrigin(source: source))
+        transportStream = TransportStreamExtractor(origin: TagOrigin(source: source), programs: programs)
     }
 
     /// The bytes of the packet the last sub-range cut, when the segment at `uri`, `offset` is

@@ -77,17 +77,32 @@ public struct TimedTag: Sendable {
     /// Its tag stream and what was wrong with the way it was carried (what the QA report
     /// judges); `nil` from a source that says nothing of it.
     package let carriage: Carriage?
+    /// Where in a transport stream it was carried; `nil` for other forms.
+    public let transportStream: TransportStreamPlace?
 
-    /// `tag` at `pts`, its Nielsen PRIV frames parsed now.
-    public init(tag: ID3Tag, pts: Int64?, origin: TagOrigin) {
-        self.init(tag: tag, pts: pts, origin: origin, carriage: nil)
+    /// The program and PID of an MPEG-TS tag: an MPTS carries several channels, one a program.
+    public struct TransportStreamPlace: Sendable, Equatable {
+        /// The program_number of the PMT that lists the PID (`nil` before any PMT did).
+        public var program: Int?
+        public var pid: Int
+
+        public init(program: Int?, pid: Int) {
+            self.program = program
+            self.pid = pid
+        }
     }
 
-    package init(tag: ID3Tag, pts: Int64?, origin: TagOrigin, carriage: Carriage?) {
+    /// `tag` at `pts`, its Nielsen PRIV frames parsed now.
+    public init(tag: ID3Tag, pts: Int64?, origin: TagOrigin, transportStream: TransportStreamPlace? = nil) {
+        self.init(tag: tag, pts: pts, origin: origin, carriage: nil, transportStream: transportStream)
+    }
+
+    package init(tag: ID3Tag, pts: Int64?, origin: TagOrigin, carriage: Carriage?, transportStream: TransportStreamPlace? = nil) {
         self.tag = tag
         self.pts = pts
         self.origin = origin
         self.carriage = carriage
+        self.transportStream = transportStream
         nielsenTags = tag.frames.compactMap { if case .priv(let owner, _) = $0.content { NielsenTag(owner: owner) } else { nil } }
     }
 

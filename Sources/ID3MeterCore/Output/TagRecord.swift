@@ -21,9 +21,13 @@ package struct TagRecord: Encodable, Sendable {
     private let version: ID3Tag.Version?
     package let reason: String?
     package let notes: [String]?
+    /// The program and PID of an MPEG-TS tag.
+    private let transportStream: TimedTag.TransportStreamPlace?
 
     package init(type: Kind, origin: TagOrigin, pts: Int64?, programDateTime: Date? = nil, nielsen: NielsenTag? = nil,
-                 frame: ID3Frame? = nil, id3Version: ID3Tag.Version? = nil, reason: String? = nil, notes: [String]? = nil) {
+                 frame: ID3Frame? = nil, id3Version: ID3Tag.Version? = nil, reason: String? = nil, notes: [String]? = nil,
+                 transportStream: TimedTag.TransportStreamPlace? = nil) {
+        self.transportStream = transportStream
         self.type = type
         self.origin = origin
         self.pts = pts
@@ -43,6 +47,9 @@ package struct TagRecord: Encodable, Sendable {
     package var period: String? { origin.segment?.dash?.period }
     package var representation: String? { origin.segment?.dash?.representation }
     package var segmentTime: Int? { origin.segment?.dash?.time }
+    /// An MPEG-TS tag's program_number and PID.
+    package var program: Int? { transportStream?.program }
+    package var pid: Int? { transportStream?.pid }
     /// `pts` in seconds.
     package var time: Double? { pts.map(PTS.seconds) }
     package var programDateTime: String? { date.map(ProgramDateTime.format) }
@@ -84,7 +91,7 @@ package struct TagRecord: Encodable, Sendable {
                 }
                 each(TagRecord(type: nielsen == nil ? .frame : .nielsen, origin: timed.origin, pts: timed.pts, programDateTime: date,
                                nielsen: nielsen, frame: nielsen == nil ? frame : nil, id3Version: timed.tag.version, reason: reason,
-                               notes: notes.isEmpty ? nil : notes))
+                               notes: notes.isEmpty ? nil : notes, transportStream: timed.transportStream))
             }
         }
     }
@@ -94,7 +101,7 @@ package struct TagRecord: Encodable, Sendable {
         case pts, time, programDateTime = "program_date_time", payload, pcCID = "pc_cid", fdCID = "fd_cid"
         case pcOffset = "pc_offset", fdOffset = "fd_offset", breakout, valid, placeholderPCCID = "placeholder_pc_cid"
         case issues, frame, owner, size, id3Version = "id3_version", reason, notes
-        case period, representation, segmentTime = "segment_time"
+        case period, representation, segmentTime = "segment_time", program, pid
     }
 
     /// The fields that are there, as `appendJSON` writes them (a test holds the two together).
@@ -108,6 +115,8 @@ package struct TagRecord: Encodable, Sendable {
         try container.encodeIfPresent(period, forKey: .period)
         try container.encodeIfPresent(representation, forKey: .representation)
         try container.encodeIfPresent(segmentTime, forKey: .segmentTime)
+        try container.encodeIfPresent(program, forKey: .program)
+        try container.encodeIfPresent(pid, forKey: .pid)
         try container.encodeIfPresent(pts, forKey: .pts)
         try container.encodeIfPresent(time, forKey: .time)
         try container.encodeIfPresent(programDateTime, forKey: .programDateTime)
@@ -168,7 +177,9 @@ extension TagRecord {
             line.add("pc_cid", fields?[.pcCID])
             line.add("pc_offset", fields?[.pcOffset])
             line.add("period", period)
+            line.add("pid", pid)
             line.add("placeholder_pc_cid", placeholderPCCID)
+            line.add("program", program)
             line.add("program_date_time", programDateTime)
             line.add("pts", pts)
             line.add("reason", reason)

@@ -8,9 +8,10 @@ extension TimedID3Demuxer.Event {
             let place = origin(packet.unit)
             var carriage = Carriage(stream: "PID \(TagJoiner.hex(packet.pid))", faults: packet.faults, audioPTS: packet.audioPTS)
             if contents.tags.count > 1 { carriage.faults.insert(.sharedPES) }
+            let stream = TimedTag.TransportStreamPlace(program: packet.program, pid: packet.pid)
             for var tag in contents.tags {
                 if !packet.notes.isEmpty { tag.notes += packet.notes }
-                emit(.tag(TimedTag(tag: tag, pts: packet.pts, origin: place, carriage: carriage)))
+                emit(.tag(TimedTag(tag: tag, pts: packet.pts, origin: place, carriage: carriage, transportStream: stream)))
             }
             if let error = contents.error {
                 // Placed in the input: the offset inside the tag alone would say "byte 0" for most.
@@ -19,6 +20,9 @@ extension TimedID3Demuxer.Event {
             }
         case .audioTime(let pts, let unit):
             emit(.mediaTime(pts, origin: origin(unit)))
+        case .severalPrograms(let programs, let unit):
+            let place = origin(unit)
+            emit(.failure(InputFailure(source: place.source, segment: place.segment?.uri, .severalPrograms(programs))))
         case .damage(let damage, let unit):
             let place = origin(unit)
             let failure = InputFailure(source: place.source, segment: place.segment?.uri, .damage(damage))

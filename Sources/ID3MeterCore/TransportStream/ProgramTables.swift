@@ -22,13 +22,19 @@ enum ProgramTables {
         var isAudio: Bool { [0x03, 0x04, 0x0F, 0x11, 0x81, 0x87, 0xCF, 0xC1, 0xC2].contains(streamType) }
     }
 
-    /// The PMT PIDs of a PAT section (program 0, the network PID, is not a PMT).
-    static func pmtPIDs(inPAT section: [UInt8]) -> [Int] {
+    /// The programs of a PAT section with their PMT PIDs (program 0, the network PID, is not a PMT).
+    static func programs(inPAT section: [UInt8]) -> [(program: Int, pmt: Int)] {
         guard let body = body(of: section, tableID: 0x00) else { return [] }
         return stride(from: body.lowerBound, to: body.upperBound - 3, by: 4).compactMap { entry in
             let program = Int(section[entry]) << 8 | Int(section[entry + 1])
-            return program == 0 ? nil : Int(section[entry + 2] & 0x1F) << 8 | Int(section[entry + 3])
+            return program == 0 ? nil : (program, Int(section[entry + 2] & 0x1F) << 8 | Int(section[entry + 3]))
         }
+    }
+
+    /// The program_number a PMT section describes (its table_id_extension).
+    static func program(ofPMT section: [UInt8]) -> Int? {
+        guard body(of: section, tableID: 0x02) != nil else { return nil }
+        return Int(section[3]) << 8 | Int(section[4])
     }
 
     static func streams(inPMT section: [UInt8]) -> [ElementaryStream] {

@@ -7,6 +7,9 @@ struct TagJoiner: Equatable {
     static let maximumTagBytes = 1 << 20
 
     let pid: Int
+    /// The program whose PMT lists the PID (program_number), and that program's audio PID.
+    var program: Int?
+    var audioPID: Int?
     /// The PID's PMT entry lacks the metadata descriptor (worth a note on each packet).
     var isUndeclared = false
     private var pending: TimedID3Packet?
@@ -42,8 +45,8 @@ struct TagJoiner: Equatable {
             if lastPTS != nil { notes.append("PES without PTS: time taken from the previous PES on PID \(Self.hex(pid))") }
             faults.insert(.noPTS)
         }
-        pending = TimedID3Packet(bytes: Array(payload), pts: pts ?? lastPTS, pid: pid, position: position, unit: unit, notes: notes,
-                                 faults: faults, audioPTS: audioPTS)
+        pending = TimedID3Packet(bytes: Array(payload), pts: pts ?? lastPTS, pid: pid, program: program, position: position, unit: unit,
+                                 notes: notes, faults: faults, audioPTS: audioPTS)
         pesCount = 1
         if Self.missingBytes(pending!.bytes) == 0 { release(emit) }
     }

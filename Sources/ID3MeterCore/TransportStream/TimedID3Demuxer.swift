@@ -18,7 +18,34 @@ package struct TimedID3Demuxer: Sendable, Equatable {
         case audioTime(Int64, unit: Int)
         /// Damage, or an end cut short; `unit` is where it was found.
         case damage(InputFailure.StreamDamage, unit: Int)
+        /// `ProgramSelection.single`: these programs all carry timed ID3, so none is read.
+        case severalPrograms([Int], unit: Int)
     }
+
+    /// Which programs are read.
+    package let programs: ProgramSelection
+    /// `ProgramSelection.single`: where the choice of program stands.
+    private enum SingleProgram: Equatable {
+        /// Some PMTs the PAT lists are not read yet (their PIDs); the timed-ID3 streams of those
+        /// read so far wait, with their program and its audio PID.
+        case waiting(unread: [Int], held: [HeldStream], tablesSeen: Int)
+        /// Following this program's (`nil`: no program carried timed ID3 when every PMT was read).
+        case chosen(Int?, saidSeveral: Bool)
+        /// Several programs carry timed ID3: none is read.
+        case refused
+    }
+
+    private struct HeldStream: Equatable {
+        var program: Int
+        var stream: ProgramTables.ElementaryStream
+        var audioPID: Int?
+    }
+
+    /// A PAT seen this often without every PMT it lists: the programs whose PMT came are decided
+    /// on (a PAT may list a program that is not in the stream).
+    private static var tablesBeforeDeciding: Int { 10 }
+
+    private var singleProgram = SingleProgram.waiting(unread: [], held: [], tablesSeen: 0)
 
     private enum Role: UInt8 { case other, pat, pmt, timedID3, audio }
 
@@ -40,18 +67,24 @@ package struct TimedID3Demuxer: Sendable, Equatable {
     package var unit = 0
     /// A PMT declared at least one timed-ID3 PID.
     package private(set) var hasTimedID3Stream = false
-    /// The program's audio: the first audio PID its PMT lists. The Validator places each tag
-    /// against the audio PES PTS around it (its test 22).
+    /// The first program's audio: the first audio PID its PMT lists, whose PTS span the input's
+    /// media time.
     private var audioPID: Int?
     private var lastAudioPTS: Int64?
     private var reportedFirstAudio = false
+    /// The last PES PTS of each program's audio PID (the first its PMT lists). The Validator
+    /// places each tag against its program's audio PES PTS before it (its test 22).
+    private var programAudio = PIDMap<Int64>()
 
     /// What the PES and tags in progress may hold in all: one cap for the stream, not one a PID,
     /// since a PMT may declare thousands of timed-ID3 PIDs and leave each mid-PES. Four times the
     /// largest tag read.
     package static let maximumHeldBytes = 4 * TagJoiner.maximumTagBytes
 
-    package init() { roles[0] = .pat }
+    package init(programs: ProgramSelection = .all) {
+        roles[0] = .pat
+        self.programs = programs
+    }
 
     /// It has read a program table naming a timed-ID3 PID, and a PES with a PTS on each: all it
     /// keeps from bytes further back, unless a tag or PES runs on from there.
@@ -132,12 +165,14 @@ package struct TimedID3Demuxer: Sendable, Equatable {
         guard control & 0x1 != 0, payloadStart < packet.count else { return }
         let payload = packet[payloadStart...]
         switch roles[pid] {
-        case .pat, .pmt: collectSection(payload, pid: pid, startsSection: startsUnit)
+        case .pat, .pmt: collectSection(payload, pid: pid, startsSection: startsUnit, emit: emit)
         case .timedID3: collectPES(payload, pid: pid, startsPES: startsUnit, counter: packet[3] & 0x0F,
                                    discontinuityFlagged: control & 0x2 != 0 && packet[4] > 0 && packet[5] & 0x80 != 0,
                                    at: position, emit: emit)
         case .audio:
             guard startsUnit, let pts = PTS.inPESHeader(payload) else { return }
+            programAudio[pid] = pts
+            guard pid == audioPID else { return }
             lastAudioPTS = pts
             if !reportedFirstAudio {
                 reportedFirstAudio = true
@@ -149,7 +184,12 @@ package struct TimedID3Demuxer: Sendable, Equatable {
 
     // MARK: PSI
 
-    private mutating func collectSection(_ payload: Slice<UnsafeBufferPointer<UInt8>>, pid: Int, startsSection: Bool) {
+    private mutating func collectSection(_ payload: Slice<UnsafeBufferPointer<UInt8>>, pid: Int, startsSection: Bool,
+                                         emit: (Event) -> Void) {
+        if startsSection, roles[pid] == .pat, case .waiting(let unread, let held, let seen) = singleProgram, programs == .single {
+            singleProgram = .waiting(unread: unread, held: held, tablesSeen: seen + 1)
+            if seen + 1 >= Self.tablesBeforeDeciding, !unread.isEmpty { decideProgram(emit: emit) }
+        }
         if startsSection {
             let start = payload.startIndex + 1 + Int(payload[payload.startIndex])
             guard start < payload.endIndex else { return }
@@ -168,21 +208,70 @@ package struct TimedID3Demuxer: Sendable, Equatable {
         sections[pid] = nil
         lastSections[pid] = Array(section.prefix(length))
         if roles[pid] == .pat {
-            for pmt in ProgramTables.pmtPIDs(inPAT: section) where roles[pmt] == .other { roles[pmt] = .pmt }
-        } else {
-            let streams = ProgramTables.streams(inPMT: section)
-            if audioPID == nil, let audio = streams.first(where: { $0.isAudio && roles[$0.pid] == .other }) {
-                audioPID = audio.pid
-                roles[audio.pid] = .audio
+            for (program, pmt) in ProgramTables.programs(inPAT: section) where roles[pmt] == .other {
+                if case .only(let chosen) = programs, program != chosen { continue }
+                roles[pmt] = .pmt
+                if case .waiting(let unread, let held, let seen) = singleProgram, programs == .single {
+                    singleProgram = .waiting(unread: unread + [pmt], held: held, tablesSeen: seen)
+                }
             }
-            for stream in streams where stream.isTimedID3 && roles[stream.pid] == .other {
-                roles[stream.pid] = .timedID3
-                hasTimedID3Stream = true
-                var joiner = joiners[stream.pid] ?? TagJoiner(pid: stream.pid)
-                joiner.isUndeclared = !stream.declaresID3
-                joiners[stream.pid] = joiner
-            }
+            return
         }
+        guard let program = ProgramTables.program(ofPMT: section) else { return }
+        if case .only(let chosen) = programs, program != chosen { return }
+        let streams = ProgramTables.streams(inPMT: section)
+        let audio = streams.first { $0.isAudio && (roles[$0.pid] == .other || roles[$0.pid] == .audio) }?.pid
+        if let audio, roles[audio] == .other {
+            roles[audio] = .audio
+            if audioPID == nil { audioPID = audio }
+        }
+        let timed = streams.filter { $0.isTimedID3 && roles[$0.pid] == .other }
+        guard programs == .single else { return timed.forEach { follow($0, program: program, audioPID: audio) } }
+        switch singleProgram {
+        case .waiting(var unread, var held, let seen):
+            unread.removeAll { $0 == pid }
+            held.removeAll { $0.program == program }
+            held += timed.map { HeldStream(program: program, stream: $0, audioPID: audio) }
+            singleProgram = .waiting(unread: unread, held: held, tablesSeen: seen)
+            if unread.isEmpty { decideProgram(emit: emit) }
+        case .chosen(let chosen, let saidSeveral):
+            guard !timed.isEmpty else { return }
+            if chosen == nil || chosen == program {
+                singleProgram = .chosen(program, saidSeveral: saidSeveral)
+                timed.forEach { follow($0, program: program, audioPID: audio) }
+            } else if !saidSeveral, let chosen {
+                // A program that gained timed ID3 later is not read with the one being metered.
+                singleProgram = .chosen(chosen, saidSeveral: true)
+                emit(.severalPrograms([chosen, program].sorted(), unit: unit))
+            }
+        case .refused:
+            return
+        }
+    }
+
+    /// `ProgramSelection.single`, every PMT read (or the PAT seen often enough): the one program
+    /// carrying timed ID3 is followed; several, none.
+    private mutating func decideProgram(emit: (Event) -> Void) {
+        guard case .waiting(_, let held, _) = singleProgram else { return }
+        let carrying = Set(held.map(\.program)).sorted()
+        guard carrying.count <= 1 else {
+            singleProgram = .refused
+            return emit(.severalPrograms(carrying, unit: unit))
+        }
+        singleProgram = .chosen(carrying.first, saidSeveral: false)
+        for stream in held { follow(stream.stream, program: stream.program, audioPID: stream.audioPID) }
+    }
+
+    /// Reads `stream`'s PES from now on, as timed ID3 of `program`.
+    private mutating func follow(_ stream: ProgramTables.ElementaryStream, program: Int, audioPID: Int?) {
+        guard roles[stream.pid] == .other else { return }
+        roles[stream.pid] = .timedID3
+        hasTimedID3Stream = true
+        var joiner = joiners[stream.pid] ?? TagJoiner(pid: stream.pid)
+        joiner.isUndeclared = !stream.declaresID3
+        joiner.program = program
+        joiner.audioPID = audioPID
+        joiners[stream.pid] = joiner
     }
 
     // MARK: PES
@@ -227,7 +316,8 @@ package struct TimedID3Demuxer: Sendable, Equatable {
         case .success(let (payload, pts)):
             var joiner = joiners[pid] ?? TagJoiner(pid: pid)
             heldBytes -= joiner.heldByteCount
-            joiner.accept(payload, pts: pts, audioPTS: lastAudioPTS, position: packet.position, unit: packet.unit) { emit(.packet($0)) }
+            joiner.accept(payload, pts: pts, audioPTS: joiner.audioPID.flatMap { programAudio[$0] }, position: packet.position,
+                          unit: packet.unit) { emit(.packet($0)) }
             // A tag awaiting more PES past the cap is handed over as far as it goes.
             if heldBytes + joiner.heldByteCount > Self.maximumHeldBytes { joiner.release { emit(.packet($0)) } }
             heldBytes += joiner.heldByteCount

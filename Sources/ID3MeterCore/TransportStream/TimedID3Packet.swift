@@ -5,6 +5,8 @@ package struct TimedID3Packet: Sendable, Equatable {
     /// 90 kHz ticks, 33 bits, as carried in the stream; `nil` when no PES on the PID had one.
     package var pts: Int64?
     package var pid: Int
+    /// The program_number of the PMT that lists the PID.
+    package var program: Int?
     /// Where the packet's first PES starts in its input.
     package var position: Int64
     /// The caller's label for the bytes it started in (an HLS segment).

@@ -8,7 +8,7 @@ package struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     /// What a demuxer may leave unused: less than two packets, plus a piece being topped up.
     private static let topUp = 4 * TransportStreamSync.packetSize
 
-    private var demuxer = TimedID3Demuxer()
+    private var demuxer: TimedID3Demuxer
     private var origin: TagOrigin
     /// Where the units still referred to by the demuxer's state came from.
     private var origins: [Int: TagOrigin]
@@ -22,16 +22,18 @@ package struct TransportStreamExtractor: TagExtractor, Sendable, Equatable {
     /// A program map table declared a timed-ID3 stream.
     public var hasTimedID3Stream: Bool { demuxer.hasTimedID3Stream }
 
-    /// An extractor for one MPEG-TS input; `origin` names it in every event.
-    public init(origin: TagOrigin) {
+    /// An extractor for one MPEG-TS input; `origin` names it in every event; `programs` says
+    /// which of a multi-program stream's programs are read.
+    public init(origin: TagOrigin, programs: ProgramSelection = .all) {
         self.origin = origin
         origins = [0: origin]
+        demuxer = TimedID3Demuxer(programs: programs)
     }
 
     /// An extractor that is given the input's bytes from `offset` on, knowing nothing of those
     /// before (a block of a big file read on a thread of its own).
-    package init(origin: TagOrigin, startingAt offset: Int64) {
-        self.init(origin: origin)
+    package init(origin: TagOrigin, startingAt offset: Int64, programs: ProgramSelection = .all) {
+        self.init(origin: origin, programs: programs)
         self.offset = offset
     }
 

@@ -8,6 +8,8 @@ public struct ChannelConfig: Sendable, Equatable {
     public var url: String
     public var headers: [Fetcher.Header] = []
     public var variant: VariantChoice = .lowestBandwidth
+    /// The program of a multi-program MPEG-TS to meter; `nil`: the one that carries timed ID3.
+    public var program: Int?
     /// The frame rate when the stream declares none (`--fps`).
     public var fps: Double?
     /// DTVR's ad model: "1" linear, "2" dynamic.

@@ -110,7 +110,7 @@ extension ChannelConfig {
 private struct FieldReader {
     let file: String
 
-    static let channelFields: Set<String> = ["name", "url", "headers", "variant", "fps", "ad_model", "app_id", "app_name",
+    static let channelFields: Set<String> = ["name", "url", "headers", "variant", "program", "fps", "ad_model", "app_id", "app_name",
                                              "app_version", "alert_after", "live_start", "vod"]
 
     func error(_ node: Node?, _ field: String?, _ reason: ConfigError.Reason) -> ConfigError {
@@ -187,6 +187,10 @@ private struct FieldReader {
             case "variant":
                 guard let variant = VariantChoice(try text()) else { throw error(value, field, .mustBe("lowest, highest or a position from 0")) }
                 channel.variant = variant
+            case "program":
+                let number = try number(in: 1...65_535)
+                guard number == number.rounded() else { throw error(value, field, .mustBe("a program_number from 1 to 65535")) }
+                channel.program = Int(number)
             case "fps":
                 channel.fps = try number(in: FrameRateChoice.allowedRates)
             case "ad_model":

@@ -18,10 +18,10 @@ enum Samples {
     /// Network retries quick enough for tests.
     static let quickRetry = Fetcher.RetryPolicy(attempts: 3, firstDelay: 0.05, maximumDelay: 0.2)
 
-    static func scan(_ input: String, variant: VariantChoice = .lowestBandwidth,
+    static func scan(_ input: String, variant: VariantChoice = .lowestBandwidth, programs: ProgramSelection = .all,
                      fetcher: Fetcher = Fetcher(retry: quickRetry)) async -> [MediaEvent] {
         var events: [MediaEvent] = []
-        await Scanner(variant: variant, fetcher: fetcher).scan(input) { events.append($0) }
+        await Scanner(variant: variant, programs: programs, fetcher: fetcher).scan(input) { events.append($0) }
         return events
     }
 
