@@ -48,6 +48,25 @@ public struct LiveStream: Sendable {
     }
 
     public var restart: Restart?
+
+    /// An HLS interstitial the playlist schedules at the start of segment `atSegment`.
+    public struct Break: Sendable {
+        public var id: String
+        public var atSegment: Int
+        public var assetURI: String
+        /// `X-RESUME-OFFSET`; `nil` leaves it out.
+        public var resumeOffset: Double?
+
+        public init(id: String, atSegment: Int, assetURI: String, resumeOffset: Double? = 0) {
+            self.id = id
+            self.atSegment = atSegment
+            self.assetURI = assetURI
+            self.resumeOffset = resumeOffset
+        }
+    }
+
+    /// Interstitials, listed from the start (a packager lists a break once it is decided).
+    public var breaks: [Break] = []
     /// While this many segments are published, the playlist shows EXT-X-ENDLIST though the
     /// stream goes on: a packager's glitch.
     public var endListGlitch: Range<Int>?
@@ -125,6 +144,11 @@ public struct LiveStream: Sendable {
             lines.append(String(format: "#EXT-X-PART-INF:PART-TARGET=%.3f", part))
         }
         if let discontinuity { lines.append("#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuity)") }
+        for scheduled in breaks {
+            let start = ProgramDateTime.format(startDate.addingTimeInterval(Double(scheduled.atSegment) * segmentDuration))
+            lines.append("#EXT-X-DATERANGE:ID=\"\(scheduled.id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(start)\","
+                + "X-ASSET-URI=\"\(scheduled.assetURI)\"" + (scheduled.resumeOffset.map { String(format: ",X-RESUME-OFFSET=%.3f", $0) } ?? ""))
+        }
         var listedFrom = first
         if lowLatency, skipping, let skipUntil {
             listedFrom = max(first, published - Int((skipUntil / segmentDuration).rounded(.up)))

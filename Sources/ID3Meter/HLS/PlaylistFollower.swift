@@ -4,6 +4,8 @@ import DequeModule
 enum PlaylistEvent: Sendable {
     /// A segment not seen before.
     case segment(Segment)
+    /// The interstitials a load of the playlist schedules (before the segments it brought).
+    case interstitials([Interstitial])
     /// Segments that left the sliding window before they could be fetched, by media sequence.
     case gap(ClosedRange<Int>)
     /// Where following from a checkpoint (`resumeAt`) started, before the first segment.
@@ -193,6 +195,7 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             }
             lastLoad = loadStarted
             changed = false
+            if !playlist.interstitials.isEmpty { pending.append(.interstitials(playlist.interstitials)) }
             for segment in playlist.segments where segment.mediaSequence >= next! {
                 if let previous = discontinuity, segment.discontinuitySequence < previous {
                     pending.append(.discontinuityWentBack(from: previous, to: segment.discontinuitySequence))

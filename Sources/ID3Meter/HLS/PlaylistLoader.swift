@@ -42,6 +42,19 @@ struct PlaylistLoader: Sendable {
         }
     }
 
+    /// The assets an interstitial's `X-ASSET-LIST` at `location` names, which `playlist` lists:
+    /// under the reference rule and a playlist's limits.
+    func loadAssetList(_ location: String, referencedBy playlist: String) async throws(SegmentLoadError) -> [String] {
+        if let refusal = ReferenceRule.refusal(of: location, from: playlist) { throw .refused(refusal, .assetList(location)) }
+        let bytes: [UInt8]
+        do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, retrying: false) } catch {
+            throw .fetch(error, .assetList(location))
+        }
+        do throws(Interstitial.AssetListError) { return try Interstitial.AssetList.parse(bytes, location: location) } catch {
+            throw .unreadableAssetList(location, error)
+        }
+    }
+
     /// The media playlist at `location` (see `load`).
     func loadMedia(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
                    keeping window: PlaylistParser.SegmentWindow = .all, imports: [String: String] = [:]) async throws(SegmentLoadError)
@@ -55,9 +68,10 @@ struct PlaylistLoader: Sendable {
     /// The playlist at `location` and, when it is a master playlist, the media playlist of the
     /// chosen variant, with its audio rendition and redundant copies noted (the first copy that
     /// loads is read). `keeping` says which of the media playlist's segments are made.
-    func resolve(_ location: String, keeping window: PlaylistParser.SegmentWindow = .all) async throws(SegmentLoadError)
-        -> ResolvedPlaylist {
-        switch try await load(location, keeping: window) {
+    /// `parent`: the playlist that referenced it (an interstitial's asset), which must be allowed to.
+    func resolve(_ location: String, referencedBy parent: String? = nil, keeping window: PlaylistParser.SegmentWindow = .all)
+        async throws(SegmentLoadError) -> ResolvedPlaylist {
+        switch try await load(location, referencedBy: parent, keeping: window) {
         case .media(let media):
             return ResolvedPlaylist(location: location, playlist: media)
         case .master(let master):

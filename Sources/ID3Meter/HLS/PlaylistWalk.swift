@@ -67,10 +67,19 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         let listed = lanes.allSatisfy(\.isFinite) ? lanes.map(\.listed.count).reduce(0, +) : nil
         var seen = Set<String>()
         let both = lanes.count > 1
+        var schedule = InterstitialSchedule()
+        // A live join (or a resume) starts after breaks that began before it.
+        let joined = resumeAt != nil || reloads && !resolved.playlist.hasEndList
         func deliver(_ event: MediaEvent) {
-            if both, case .tag(let timed) = event, !seen.insert(Self.key(timed)).inserted { return }
+            if case .tag(let timed) = event {
+                if both, !seen.insert(Self.key(timed)).inserted { return }
+                // Primary content a break replaced is never played: its tags are not delivered.
+                if timed.origin.segment?.interstitial == nil, let date = timed.programDateTime, schedule.isReplaced(date) { return }
+            }
             emit(event)
         }
+        // A break before the first segment (CUE=PRE) waits for `.opened`, which that segment makes.
+        var breakBeforeOpening: [MediaEvent] = []
         var opened = false
         var tried = 0, segmentsRead = 0, bytes: Int64 = 0
         var foundTimedID3 = false
@@ -86,6 +95,11 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 continue
             }
             guard case .segment(let segment) = event else {
+                if case .interstitials(let list) = event {
+                    // The primary's own playlist schedules the breaks (a rendition lists the same).
+                    if number == 0 { schedule.learn(list) }
+                    continue
+                }
                 if case .switched = event, let first = lanes[number].lost.firstLost {
                     // The segments that failed on the host left are read from the copy.
                     lanes[number].follower.rewind(to: first)
@@ -96,6 +110,18 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             }
             defer { number += 1 }
             await afterEachSegment()
+            if number == 0 {
+                for interstitial in schedule.due(beforeSegmentAt: segment.programDateTime, joined: joined) {
+                    // The primary's MPEG-TS state does not run on into the break.
+                    lanes[number].reader.finish(emit: deliver)
+                    let seconds = await playBreak(interstitial, listedIn: lanes[number].location) { event in
+                        if opened { deliver(event) } else { breakBeforeOpening.append(event) }
+                    }
+                    schedule.played(interstitial, for: seconds)
+                }
+            }
+            // Replaced by a break as a whole: a player never plays it, so it is not read.
+            if schedule.replacesSegment(at: segment.programDateTime, duration: segment.duration) { continue }
             if segment.isGap {
                 // Declared missing by the packager: media time without tags, not fetched, not lost.
                 lanes[number].reader.pass(gap: segment) { event in
@@ -163,6 +189,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 emit(.opened(SourceInfo(variantFrameRate: resolved.variant?.frameRate, videoFrameRate: videoRate,
                                         isLive: !resolved.playlist.hasEndList, targetDuration: resolved.playlist.targetDuration)))
             }
+            breakBeforeOpening.forEach(deliver)
+            breakBeforeOpening = []
             gapsBeforeOpening.forEach(deliver)
             gapsBeforeOpening = []
             held.forEach(deliver)
@@ -195,6 +223,13 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             }
         }
         gapsBeforeOpening.forEach(deliver)
+        breakBeforeOpening.forEach(deliver)
+        // The primary ended (a VOD, or a live stream that did): its CUE=POST breaks play now.
+        if !Task.isCancelled {
+            for interstitial in schedule.afterTheEnd() {
+                _ = await playBreak(interstitial, listedIn: resolved.location, emit: deliver)
+            }
+        }
         if segmentsRead > 0, !foundTimedID3 {
             emit(.warning(InputFailure(source: input, .noSegmentHasTimedID3)))
         }
@@ -227,10 +262,53 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
+    /// Reads `interstitial`'s assets (its `X-ASSET-URI`, or each of its `X-ASSET-LIST`) in order,
+    /// as more segments of this walk: each asset's segments through a reader of its own, their
+    /// origins naming the break, at most `X-PLAYOUT-LIMIT` of them. Assets are references of
+    /// `playlist` (the list's of its list) under the same rule and limits as any. One that cannot
+    /// be had is said, and the next is read. Returns the seconds the break played.
+    private func playBreak(_ interstitial: Interstitial, listedIn playlist: String, emit: (MediaEvent) -> Void) async -> Double {
+        func failed(_ error: SegmentLoadError) { emit(.failure(InputFailure(source: input, .interstitialFailed(id: interstitial.id, error)))) }
+        var assets: [(uri: String, referrer: String)] = interstitial.assetURI.map { [($0, playlist)] } ?? []
+        if let list = interstitial.assetList {
+            do throws(SegmentLoadError) { assets += try await loader.loadAssetList(list, referencedBy: playlist).map { ($0, list) } } catch {
+                failed(error)
+            }
+        }
+        let limit = interstitial.playoutLimit ?? .infinity
+        var played = 0.0
+        for (uri, referrer) in assets where played < limit {
+            let asset: ResolvedPlaylist
+            do throws(SegmentLoadError) { asset = try await loader.resolve(uri, referencedBy: referrer) } catch {
+                failed(error)
+                continue
+            }
+            let reader = SegmentReader(source: input, playlist: asset.location, targetDuration: asset.playlist.targetDuration,
+                                       fetcher: loader.fetcher, programs: programs)
+            for var segment in asset.playlist.segments where played < limit {
+                segment.interstitial = interstitial.id
+                if segment.isGap {
+                    reader.pass(gap: segment, emit: emit)
+                } else {
+                    let start = played
+                    _ = await reader.read(segment) { event in
+                        // Past the playout limit the break is over: what follows is not played.
+                        if case .tag(let timed) = event, let pts = timed.pts, let first = timed.origin.segment?.startPTS,
+                           start + PTS.seconds(PTS.distance(from: first, to: pts)) >= limit { return }
+                        emit(event)
+                    }
+                }
+                played += segment.duration
+            }
+            reader.finish(emit: emit)
+        }
+        return min(played, limit)
+    }
+
     /// What following a playlist says besides its segments.
     private func playlistEvent(_ event: PlaylistEvent, emit: (MediaEvent) -> Void) {
         switch event {
-        case .segment: break
+        case .segment, .interstitials: break
         case .resumed(let resumption): emit(.resumed(resumption))
         case .reloadFailed(let error): emit(.failure(InputFailure(source: input, .reloadFailed(error))))
         case .gap(let sequences): emit(.failure(InputFailure(source: input, .leftLiveWindow(sequences))))

@@ -9,6 +9,7 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
         case steeringManifest(String)
         case mpd(String)
         case segmentIndex(String)
+        case assetList(String)
     }
 
     /// The reference may not be followed from its playlist: a remote playlist may reference
@@ -24,6 +25,8 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
     case unreadableMPD(String, MPDError)
     /// The content-steering server's answer cannot be used.
     case unreadableSteeringManifest(String, any Error & Sendable)
+    /// An interstitial's `X-ASSET-LIST` is not a list of assets.
+    case unreadableAssetList(String, any Error & Sendable)
     /// A master playlist where a media playlist was due.
     case masterPlaylist(String)
     /// A Period of the MPD has no Representation at that position (`--variant N`).
@@ -61,9 +64,11 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
             case (.steeringManifest(let uri), let failure): "cannot fetch steering manifest \(uri): \(failure)"
             case (.mpd(let uri), let failure): "cannot fetch MPD \(uri): \(failure)"
             case (.segmentIndex(let uri), let failure): "cannot fetch the segment index (sidx) of \(uri): \(failure)"
+            case (.assetList(let uri), let failure): "cannot fetch the asset list \(uri): \(failure)"
             }
         case .unreadablePlaylist(let location, let error): "playlist \(location): \(error)"
         case .unreadableSteeringManifest(let location, let problem): "steering manifest \(location): \(problem)"
+        case .unreadableAssetList(let location, let problem): "asset list \(location): \(problem)"
         case .unreadableMPD(let location, let error): "MPD \(location): \(error)"
         case .masterPlaylist(let location): "\(location) is a master playlist, not a media playlist"
         case .noSuchVariant(let variant, let count): "master playlist has \(count) variants; cannot pick \(variant)"

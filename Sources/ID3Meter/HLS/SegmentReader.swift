@@ -114,6 +114,7 @@ package final class SegmentReader {
         var origin = TagOrigin.Segment(uri: segment.uri, mediaSequence: segment.mediaSequence, discontinuitySequence: segment.discontinuitySequence,
                                        programDateTime: segment.programDateTime, duration: segment.duration, isGap: segment.isGap)
         origin.dash = segment.dash
+        origin.interstitial = segment.interstitial
         return origin
     }
 

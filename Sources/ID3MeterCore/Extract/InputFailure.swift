@@ -58,6 +58,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         case segmentSkipped(mediaSequence: Int, any Error & Sendable)
         /// A segment with more timed-ID3 events than are kept for one segment.
         case eventsDropped(kept: Int, dropped: Int)
+        /// An HLS interstitial (its ID) whose assets could not be had, or only some: the primary
+        /// goes on, as a player's does.
+        case interstitialFailed(id: String, any Error & Sendable)
         /// Several programs of a transport stream carry timed ID3 (these program_numbers) and
         /// none was chosen: metered as one, they would credit two channels as one. Nothing is read.
         case severalPrograms([Int])
@@ -95,7 +98,7 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         public var cause: (any Error & Sendable)? {
             switch self {
             case .cannotOpen(let error), .readFailed(_, let error, _), .playlist(let error), .audioRendition(let error),
-                 .reloadFailed(let error), .segmentSkipped(_, let error), .steeringFailed(let error):
+                 .reloadFailed(let error), .segmentSkipped(_, let error), .steeringFailed(let error), .interstitialFailed(_, let error):
                 error
             case .switchedPath(_, _, _, .reloadsFailed(let error)), .switchedPath(_, _, _, .segmentsLost(_, let error)): error
             case .damage(let damage): damage
@@ -143,6 +146,7 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
             case .segmentSkipped(let sequence, let error): "media sequence \(sequence) skipped: \(error)"
             case .eventsDropped(let kept, let dropped):
                 "more than \(kept) timed-ID3 events in one segment; the \(dropped) after them were dropped"
+            case .interstitialFailed(let id, let error): "interstitial \(id): \(error); the primary content goes on"
             case .severalPrograms(let programs):
                 "programs \(programs.map(String.init).joined(separator: ", ")) each carry timed ID3 (a multi-program stream): "
                     + "choose the one to meter; none is read"

@@ -33,6 +33,9 @@ extension TagOrigin {
         public var isGap: Bool
         /// Where a DASH segment sits in its MPD; `nil` for HLS.
         public var dash: TagOrigin.DASHPlace?
+        /// The HLS interstitial (its `EXT-X-DATERANGE` ID) whose asset the segment is part of;
+        /// `nil` for the primary content's segments.
+        public var interstitial: String?
 
         public init(uri: String, mediaSequence: Int, discontinuitySequence: Int = 0, programDateTime: Date? = nil,
                     startPTS: Int64? = nil, duration: Double? = nil, isGap: Bool = false) {
@@ -101,6 +104,9 @@ public struct TimedTag: Sendable {
         self.tag = tag
         self.pts = pts
         self.origin = origin
+        var carriage = carriage
+        // A break's tags are a tag stream of their own: spaced against each other, not the primary's.
+        if let interstitial = origin.segment?.interstitial { carriage?.stream += " in interstitial \(interstitial)" }
         self.carriage = carriage
         self.transportStream = transportStream
         nielsenTags = tag.frames.compactMap { if case .priv(let owner, _) = $0.content { NielsenTag(owner: owner) } else { nil } }

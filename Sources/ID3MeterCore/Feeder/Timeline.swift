@@ -1,8 +1,10 @@
 /// Places media on one continuous playback timeline, in seconds from the first chunk, as a
 /// player's buffer does: PTS are unwrapped past the 33-bit wrap, and a discontinuity (or a PTS
-/// jump no discontinuity announced) starts a new domain where the previous media ended.
+/// jump no discontinuity announced) starts a new domain where the previous media ended. So does
+/// an interstitial's asset, and the primary after it: each plays where the other stopped.
 struct Timeline {
     private var discontinuitySequence: Int?
+    private var interstitial: String?
     private var anchorTicks: Int64 = 0
     private var anchorPosition = 0.0
     private var latestTicks: Int64?
@@ -17,8 +19,9 @@ struct Timeline {
             end += chunk.duration ?? 0
             return chunk.tags.map { _ in end }
         }
-        if latestTicks == nil || discontinuity != discontinuitySequence {
+        if latestTicks == nil || discontinuity != discontinuitySequence || chunk.segment?.interstitial != interstitial {
             startDomain(at: reference, discontinuity: discontinuity)
+            interstitial = chunk.segment?.interstitial
         }
         var referenceTicks = unwrap(reference)
         let start = position(referenceTicks)

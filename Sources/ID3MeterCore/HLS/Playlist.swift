@@ -80,6 +80,8 @@ package struct MediaPlaylist: Sendable {
     /// `EXT-X-SERVER-CONTROL CAN-SKIP-UNTIL`: a reload may ask for a delta update
     /// (`_HLS_skip=YES`), segments older than this many seconds from the end left out.
     public var canSkipUntil: Double?
+    /// The interstitials its `EXT-X-DATERANGE` tags schedule, in the order they were listed.
+    public var interstitials: [Interstitial] = []
 
     /// The media sequence number of the last segment listed.
     public var lastSequence: Int? {
@@ -111,6 +113,8 @@ package struct Segment: Sendable, Equatable {
     public var byteRange: ByteRange?
     /// A DASH segment's place in its MPD (DASH segments are read as HLS ones are).
     public var dash: TagOrigin.DASHPlace?
+    /// The interstitial (its ID) this segment is an asset's segment of; `nil` for the primary's.
+    public var interstitial: String?
 
     package init(uri: String, duration: Double, note: String? = nil, mediaSequence: Int, discontinuitySequence: Int,
                  programDateTime: Date? = nil, key: EncryptionKey? = nil, sampleEncryption: SampleEncryption? = nil, isGap: Bool = false,

@@ -294,6 +294,13 @@ package enum PlaylistParser {
                 listed = skipped
                 playlist.skippedSegments += skipped
                 nextProgramDateTime = nil
+            } else if let value = line.tagValue("#EXT-X-DATERANGE") {
+                // A later date range of the same ID says more of it (RFC 8216bis 4.4.5.1).
+                if let interstitial = Interstitial.parse(AttributeList(value), location: location),
+                   playlist.interstitials.count < Self.maximumInterstitials || playlist.interstitials.contains(where: { $0.id == interstitial.id }) {
+                    playlist.interstitials.removeAll { $0.id == interstitial.id }
+                    playlist.interstitials.append(interstitial)
+                }
             } else if line == "#EXT-X-GAP" {
                 gap = true
             } else if line == "#EXT-X-ENDLIST" {
@@ -394,6 +401,9 @@ package enum PlaylistParser {
     fileprivate static func sequenceNumber(_ text: Substring) -> Int? {
         Int(text).flatMap { (0...Int(Int32.max) * 1_000_000).contains($0) ? $0 : nil }
     }
+
+    /// Interstitials one playlist may schedule (a four-hour window with a break every minute).
+    package static let maximumInterstitials = 1_000
 
     /// A day: a longer target would have a live playlist reloaded less than daily.
     static let maximumTargetDuration = 86_400.0

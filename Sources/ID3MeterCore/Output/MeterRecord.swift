@@ -52,13 +52,15 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     /// For an MPEG-TS tag's delivery: its program_number and PID.
     public var program: Int?
     public var pid: Int?
+    /// For a delivery from an HLS interstitial's asset: the interstitial's ID.
+    public var interstitial: String?
 
     enum CodingKeys: String, CodingKey {
         case type, sentAt = "sent_at", source, payload, pts, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
         case segment, programDateTime = "program_date_time", event, message, channel, alert, active
         case lostSeconds = "lost_seconds", lostRecords = "lost_records", lostFrom = "lost_from", lostTo = "lost_to", output
         case action, by, oldURL = "old_url", newURL = "new_url"
-        case period, representation, segmentTime = "segment_time", program, pid
+        case period, representation, segmentTime = "segment_time", program, pid, interstitial
     }
 
     /// The record of a `sendID3(payload)` call made at `date`, placed by the tag's context.
@@ -71,6 +73,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
             (record.period, record.representation, record.segmentTime) = (place.period, place.representation, place.time)
         }
         (record.program, record.pid) = (context.transportStream?.program, context.transportStream?.pid)
+        record.interstitial = context.origin.segment?.interstitial
         return record
     }
 

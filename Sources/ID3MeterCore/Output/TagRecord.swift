@@ -47,6 +47,8 @@ package struct TagRecord: Encodable, Sendable {
     package var period: String? { origin.segment?.dash?.period }
     package var representation: String? { origin.segment?.dash?.representation }
     package var segmentTime: Int? { origin.segment?.dash?.time }
+    /// The HLS interstitial whose asset carried the tag.
+    package var interstitial: String? { origin.segment?.interstitial }
     /// An MPEG-TS tag's program_number and PID.
     package var program: Int? { transportStream?.program }
     package var pid: Int? { transportStream?.pid }
@@ -101,7 +103,7 @@ package struct TagRecord: Encodable, Sendable {
         case pts, time, programDateTime = "program_date_time", payload, pcCID = "pc_cid", fdCID = "fd_cid"
         case pcOffset = "pc_offset", fdOffset = "fd_offset", breakout, valid, placeholderPCCID = "placeholder_pc_cid"
         case issues, frame, owner, size, id3Version = "id3_version", reason, notes
-        case period, representation, segmentTime = "segment_time", program, pid
+        case period, representation, segmentTime = "segment_time", program, pid, interstitial
     }
 
     /// The fields that are there, as `appendJSON` writes them (a test holds the two together).
@@ -117,6 +119,7 @@ package struct TagRecord: Encodable, Sendable {
         try container.encodeIfPresent(segmentTime, forKey: .segmentTime)
         try container.encodeIfPresent(program, forKey: .program)
         try container.encodeIfPresent(pid, forKey: .pid)
+        try container.encodeIfPresent(interstitial, forKey: .interstitial)
         try container.encodeIfPresent(pts, forKey: .pts)
         try container.encodeIfPresent(time, forKey: .time)
         try container.encodeIfPresent(programDateTime, forKey: .programDateTime)
@@ -169,6 +172,7 @@ extension TagRecord {
             line.add("fd_offset", fields?[.fdOffset])
             line.add("frame", frame)
             line.add("id3_version", id3Version)
+            line.add("interstitial", interstitial)
             line.add("issues", issues)
             line.add("media_sequence", mediaSequence)
             line.add("notes", notes)
