@@ -101,7 +101,7 @@ struct InterstitialTests {
 
     static func found(_ events: [MediaEvent]) -> [Tag] {
         events.tags.compactMap { timed in
-            timed.nielsenTags.first.map { Tag(pts: timed.pts, payload: $0.payload, interstitial: timed.origin.segment?.interstitial) }
+            timed.nielsenTags.first.map { Tag(pts: timed.pts, payload: $0.payload, interstitial: timed.origin.segment?.interstitial?.id) }
         }
     }
 
@@ -156,6 +156,25 @@ struct InterstitialTests {
         #expect(ended, "\(statuses)")
         let delivered = running.records("c", .sendID3).map { Tag(pts: $0.pts, payload: $0.payload, interstitial: $0.interstitial) }
         #expect(delivered == (try Self.expected("insert")))
+    }
+
+    /// Killed in the middle of a break and restarted on its `--state`: the break is played again
+    /// from the primary segment before it, what was delivered held back; nothing lost or doubled.
+    @Test func aMeterKilledInABreakResumesWithoutLosingOrDoublingATag() throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("records.jsonl")
+        let arguments = [server.url("primary/insert.m3u8"), "--output", file.path, "--state", folder.appendingPathComponent("state").path]
+        func delivered() -> [Tag] { Self.recorded((try? String(contentsOf: file, encoding: .utf8)) ?? "") }
+        let first = try Command.launch(arguments).process
+        try KillAndResumeTests.wait { delivered().filter { $0.interstitial != nil }.count >= 2 }
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let second = try Command.run(arguments)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(delivered() == (try Self.expected("insert")))
     }
 
     /// A live channel schedules a break at segment 8: the meter joins, plays the asset when the

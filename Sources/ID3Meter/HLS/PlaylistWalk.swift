@@ -80,6 +80,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
         // A break before the first segment (CUE=PRE) waits for `.opened`, which that segment makes.
         var breakBeforeOpening: [MediaEvent] = []
+        // The primary segment a break follows, whose place its segments take.
+        var lastPrimary: Segment?
         var opened = false
         var tried = 0, segmentsRead = 0, bytes: Int64 = 0
         var foundTimedID3 = false
@@ -114,11 +116,12 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 for interstitial in schedule.due(beforeSegmentAt: segment.programDateTime, joined: joined) {
                     // The primary's MPEG-TS state does not run on into the break.
                     lanes[number].reader.finish(emit: deliver)
-                    let seconds = await playBreak(interstitial, listedIn: lanes[number].location) { event in
+                    let seconds = await playBreak(interstitial, listedIn: lanes[number].location, after: lastPrimary ?? segment) { event in
                         if opened { deliver(event) } else { breakBeforeOpening.append(event) }
                     }
                     schedule.played(interstitial, for: seconds)
                 }
+                lastPrimary = segment
             }
             // Replaced by a break as a whole: a player never plays it, so it is not read.
             if schedule.replacesSegment(at: segment.programDateTime, duration: segment.duration) { continue }
@@ -227,7 +230,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         // The primary ended (a VOD, or a live stream that did): its CUE=POST breaks play now.
         if !Task.isCancelled {
             for interstitial in schedule.afterTheEnd() {
-                _ = await playBreak(interstitial, listedIn: resolved.location, emit: deliver)
+                _ = await playBreak(interstitial, listedIn: resolved.location, after: lastPrimary, emit: deliver)
             }
         }
         if segmentsRead > 0, !foundTimedID3 {
@@ -266,8 +269,12 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
     /// as more segments of this walk: each asset's segments through a reader of its own, their
     /// origins naming the break, at most `X-PLAYOUT-LIMIT` of them. Assets are references of
     /// `playlist` (the list's of its list) under the same rule and limits as any. One that cannot
-    /// be had is said, and the next is read. Returns the seconds the break played.
-    private func playBreak(_ interstitial: Interstitial, listedIn playlist: String, emit: (MediaEvent) -> Void) async -> Double {
+    /// be had is said, and the next is read. Its segments take the place (media and
+    /// discontinuity sequence) of `primary`, the primary segment before the break (the first,
+    /// for a pre-roll): a resumed meter replays the break from there, the tags it delivered held
+    /// back. Returns the seconds the break played.
+    private func playBreak(_ interstitial: Interstitial, listedIn playlist: String, after primary: Segment?,
+                           emit: (MediaEvent) -> Void) async -> Double {
         func failed(_ error: SegmentLoadError) { emit(.failure(InputFailure(source: input, .interstitialFailed(id: interstitial.id, error)))) }
         var assets: [(uri: String, referrer: String)] = interstitial.assetURI.map { [($0, playlist)] } ?? []
         if let list = interstitial.assetList {
@@ -277,7 +284,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
         let limit = interstitial.playoutLimit ?? .infinity
         var played = 0.0
-        for (uri, referrer) in assets where played < limit {
+        for (index, (uri, referrer)) in assets.enumerated() where played < limit {
             let asset: ResolvedPlaylist
             do throws(SegmentLoadError) { asset = try await loader.resolve(uri, referencedBy: referrer) } catch {
                 failed(error)
@@ -286,7 +293,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             let reader = SegmentReader(source: input, playlist: asset.location, targetDuration: asset.playlist.targetDuration,
                                        fetcher: loader.fetcher, programs: programs)
             for var segment in asset.playlist.segments where played < limit {
-                segment.interstitial = interstitial.id
+                segment.interstitial = TagOrigin.InterstitialPlace(id: interstitial.id, asset: index)
+                if let primary { (segment.mediaSequence, segment.discontinuitySequence) = (primary.mediaSequence, primary.discontinuitySequence) }
                 if segment.isGap {
                     reader.pass(gap: segment, emit: emit)
                 } else {

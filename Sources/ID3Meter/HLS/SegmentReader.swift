@@ -120,8 +120,11 @@ package final class SegmentReader {
 
     /// `segment` comes next: the extractor's state is finished when it does not continue the last.
     private func follow(_ segment: Segment, emit: (MediaEvent) -> Void) {
-        if let previous, segment.mediaSequence != previous.mediaSequence + 1
-            || segment.discontinuitySequence != previous.discontinuitySequence {
+        // An interstitial's segments share the number of the primary segment before the break:
+        // one asset's follow one another.
+        let continues = segment.interstitial.map { $0 == previous?.interstitial }
+            ?? (segment.mediaSequence == (previous?.mediaSequence ?? .min) + 1 && segment.discontinuitySequence == previous?.discontinuitySequence)
+        if previous != nil, !continues {
             extractor.finish(emit: emit)
         }
         previous = segment

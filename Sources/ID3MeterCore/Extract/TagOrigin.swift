@@ -33,9 +33,11 @@ extension TagOrigin {
         public var isGap: Bool
         /// Where a DASH segment sits in its MPD; `nil` for HLS.
         public var dash: TagOrigin.DASHPlace?
-        /// The HLS interstitial (its `EXT-X-DATERANGE` ID) whose asset the segment is part of;
-        /// `nil` for the primary content's segments.
-        public var interstitial: String?
+        /// The HLS interstitial whose asset the segment is part of; `nil` for the primary
+        /// content's. Such a segment takes the media and discontinuity sequence of the primary
+        /// segment the break follows (the break is in its place: a resumed meter finds it
+        /// there); `uri` says which of the asset's segments it is.
+        public var interstitial: TagOrigin.InterstitialPlace?
 
         public init(uri: String, mediaSequence: Int, discontinuitySequence: Int = 0, programDateTime: Date? = nil,
                     startPTS: Int64? = nil, duration: Double? = nil, isGap: Bool = false) {
@@ -46,6 +48,18 @@ extension TagOrigin {
             self.startPTS = startPTS
             self.duration = duration
             self.isGap = isGap
+        }
+    }
+
+    /// Where in an HLS interstitial a segment is: the break's `EXT-X-DATERANGE` ID, and which of
+    /// its assets (from 0, in its `X-ASSET-LIST`'s order).
+    public struct InterstitialPlace: Sendable, Equatable, Hashable {
+        public var id: String
+        public var asset: Int
+
+        public init(id: String, asset: Int) {
+            self.id = id
+            self.asset = asset
         }
     }
 
@@ -106,7 +120,7 @@ public struct TimedTag: Sendable {
         self.origin = origin
         var carriage = carriage
         // A break's tags are a tag stream of their own: spaced against each other, not the primary's.
-        if let interstitial = origin.segment?.interstitial { carriage?.stream += " in interstitial \(interstitial)" }
+        if let interstitial = origin.segment?.interstitial { carriage?.stream += " in interstitial \(interstitial.id)" }
         self.carriage = carriage
         self.transportStream = transportStream
         nielsenTags = tag.frames.compactMap { if case .priv(let owner, _) = $0.content { NielsenTag(owner: owner) } else { nil } }

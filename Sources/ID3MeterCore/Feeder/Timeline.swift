@@ -4,7 +4,7 @@
 /// an interstitial's asset, and the primary after it: each plays where the other stopped.
 struct Timeline {
     private var discontinuitySequence: Int?
-    private var interstitial: String?
+    private var interstitial: TagOrigin.InterstitialPlace?
     private var anchorTicks: Int64 = 0
     private var anchorPosition = 0.0
     private var latestTicks: Int64?

@@ -113,8 +113,8 @@ package struct Segment: Sendable, Equatable {
     public var byteRange: ByteRange?
     /// A DASH segment's place in its MPD (DASH segments are read as HLS ones are).
     public var dash: TagOrigin.DASHPlace?
-    /// The interstitial (its ID) this segment is an asset's segment of; `nil` for the primary's.
-    public var interstitial: String?
+    /// The interstitial this segment is an asset's segment of; `nil` for the primary's.
+    public var interstitial: TagOrigin.InterstitialPlace?
 
     package init(uri: String, duration: Double, note: String? = nil, mediaSequence: Int, discontinuitySequence: Int,
                  programDateTime: Date? = nil, key: EncryptionKey? = nil, sampleEncryption: SampleEncryption? = nil, isGap: Bool = false,

@@ -73,7 +73,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
             (record.period, record.representation, record.segmentTime) = (place.period, place.representation, place.time)
         }
         (record.program, record.pid) = (context.transportStream?.program, context.transportStream?.pid)
-        record.interstitial = context.origin.segment?.interstitial
+        record.interstitial = context.origin.segment?.interstitial?.id
         return record
     }
 

@@ -48,7 +48,7 @@ package struct TagRecord: Encodable, Sendable {
     package var representation: String? { origin.segment?.dash?.representation }
     package var segmentTime: Int? { origin.segment?.dash?.time }
     /// The HLS interstitial whose asset carried the tag.
-    package var interstitial: String? { origin.segment?.interstitial }
+    package var interstitial: String? { origin.segment?.interstitial?.id }
     /// An MPEG-TS tag's program_number and PID.
     package var program: Int? { transportStream?.program }
     package var pid: Int? { transportStream?.pid }

@@ -154,7 +154,12 @@ package struct SourceReportBuilder {
     private struct SegmentPlace: Hashable, Comparable {
         var discontinuity: Int
         var sequence: Int
-        static func < (a: SegmentPlace, b: SegmentPlace) -> Bool { (a.discontinuity, a.sequence) < (b.discontinuity, b.sequence) }
+        /// An interstitial's segment shares the number of the primary segment before it: its
+        /// asset's URI tells it apart.
+        var asset: String?
+        static func < (a: SegmentPlace, b: SegmentPlace) -> Bool {
+            (a.discontinuity, a.sequence, a.asset ?? "") < (b.discontinuity, b.sequence, b.asset ?? "")
+        }
     }
     /// The first and the latest media PTS of an input (`MediaEvent.mediaTime`).
     private var mediaTimes: (first: Int64, last: Int64)?
@@ -225,7 +230,8 @@ package struct SourceReportBuilder {
         case .segment(let segment):
             built.segments += 1
             if let duration = segment.duration {
-                let place = SegmentPlace(discontinuity: segment.discontinuitySequence, sequence: segment.mediaSequence)
+                let place = SegmentPlace(discontinuity: segment.discontinuitySequence, sequence: segment.mediaSequence,
+                                         asset: segment.interstitial.map { _ in segment.uri })
                 segmentDurations[place] = max(segmentDurations[place] ?? 0, duration)
             }
             // Listed, not a check: segments shorter than Nielsen's 10 s cadence are often without
