@@ -1,6 +1,6 @@
 // libFuzzer harnesses for the parsers that read untrusted bytes, and for the command line's
 // numbers. One binary, the target chosen by FUZZ_TARGET (id3, nielsen, playlist, reference,
-// steering, packed, emsg, ts, segments, mpd, options). Built with `make fuzz` (-sanitize=fuzzer,address and
+// steering, packed, emsg, ts, segments, mpd, options, cookies, inflate, assetlist). Built with `make fuzz` (-sanitize=fuzzer,address and
 // -DFUZZING), libFuzzer supplies main; in an ordinary build this is a replayer that runs each
 // file named on the command line through the target, for regression tests of past findings.
 import Foundation
@@ -8,7 +8,7 @@ import ID3Meter
 import ID3MeterCommands
 
 enum FuzzTarget: String, CaseIterable {
-    case id3, nielsen, playlist, reference, steering, packed, emsg, ts, segments, mpd, options
+    case id3, nielsen, playlist, reference, steering, packed, emsg, ts, segments, mpd, options, cookies, inflate, assetlist
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -74,6 +74,44 @@ enum FuzzTarget: String, CaseIterable {
                         }
                     }
                 }
+            }
+        case .cookies:
+            // Set-Cookie values from a CDN, a line each, kept and sent back: bounded whatever they say.
+            let jar = CookieJar()
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+            jar.store(lines, from: URL(string: "https://cdn.fuzz.example/live/a/master.m3u8")!)
+            guard jar.count <= CookieJar.maximumCookies else { fatalError("\(jar.count) cookies kept") }
+            for url in ["https://cdn.fuzz.example/live/a/x.ts", "http://fuzz.example/", "https://other.example/live/"] {
+                let header = jar.header(for: URL(string: url)!) ?? ""
+                guard header.utf8.count <= CookieJar.maximumCookies * (CookieJar.maximumCookieBytes + 2), !header.contains(where: \.isNewline) else {
+                    fatalError("a Cookie header of \(header.utf8.count) bytes")
+                }
+            }
+        case .inflate:
+            // A body said to be gzip: decoded in bounded pieces, the same whole or in two, stopped at a limit.
+            func decoded(cuttingAt cut: Int) -> [UInt8]? {
+                guard let decoding = try? ContentDecoding(encoding: "gzip") else { return nil }
+                var out: [UInt8] = []
+                let consume: (UnsafeBufferPointer<UInt8>) throws(FetchError) -> Void = { piece throws(FetchError) in
+                    guard piece.count <= ContentDecoding.pieceSize else { fatalError("a piece of \(piece.count) bytes") }
+                    out += piece
+                    if out.count > 1 << 20 { throw FetchError.tooLarge(.playlist, limit: 1 << 20, declared: nil) }
+                }
+                do {
+                    try bytes[..<cut].withUnsafeBytes { try decoding.decode($0, consume: consume) }
+                    try bytes[cut...].withUnsafeBytes { try decoding.decode($0, consume: consume) }
+                } catch {
+                    return nil
+                }
+                return out
+            }
+            let whole = decoded(cuttingAt: bytes.count), split = decoded(cuttingAt: bytes.count / 2)
+            guard whole == split else { fatalError("cutting the body changed what it decodes to") }
+        case .assetlist:
+            // An interstitial's X-ASSET-LIST: a bounded number of assets, each resolved.
+            if let assets = try? Interstitial.AssetList.parse(bytes, location: "https://fuzz/ads/list.json") {
+                guard assets.count <= 100 else { fatalError("\(assets.count) assets") }
+                assets.forEach { Self.checkRule($0, from: "https://fuzz/ads/list.json") }
             }
         case .options:
             // The command line's numbers: NUL-separated values for every numeric option of both

@@ -3,19 +3,19 @@ import CID3MeterShim
 /// A body's `Content-Encoding` undone as it arrives, in pieces of at most `pieceSize` bytes, so
 /// that the byte limit the caller counts applies to what the body decodes to: a decompression
 /// bomb stops at the limit, a piece past it never made.
-final class ContentDecoding {
+package final class ContentDecoding {
     /// The encodings asked for (`Accept-Encoding`) where a body may come compressed: what zlib decodes.
     static let accepted = "gzip, deflate"
 
     /// At most this many decoded bytes are made before the caller sees them.
-    static let pieceSize = 64 << 10
+    package static let pieceSize = 64 << 10
 
     private let inflater: OpaquePointer
     private var output = [UInt8](repeating: 0, count: pieceSize)
 
     /// A decoder for `encoding` (the header's value); `nil` for identity (nothing to undo).
     /// Throws for an encoding zlib does not read (br, zstd: never asked for).
-    init?(encoding: String?) throws(FetchError) {
+    package init?(encoding: String?) throws(FetchError) {
         let codings = (encoding ?? "").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && $0 != "identity" }
         guard !codings.isEmpty else { return nil }
@@ -29,7 +29,7 @@ final class ContentDecoding {
     deinit { idm_inflater_free(inflater) }
 
     /// Decodes `input`, handing each decoded piece to `consume`.
-    func decode(_ input: UnsafeRawBufferPointer, consume: (UnsafeBufferPointer<UInt8>) throws(FetchError) -> Void) throws(FetchError) {
+    package func decode(_ input: UnsafeRawBufferPointer, consume: (UnsafeBufferPointer<UInt8>) throws(FetchError) -> Void) throws(FetchError) {
         guard var next = input.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         var left = input.count
         while true {

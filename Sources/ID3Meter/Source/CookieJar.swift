@@ -24,9 +24,9 @@ public final class CookieJar: Sendable {
         var order: UInt64
     }
 
-    static let maximumCookieBytes = 4_096
+    package static let maximumCookieBytes = 4_096
     static let maximumPerDomain = 50
-    static let maximumCookies = 300
+    package static let maximumCookies = 300
     static let longestLife = 400.0 * 86_400
 
     private let state = Mutex<(cookies: [Cookie], counter: UInt64)>(([], 0))
@@ -37,7 +37,7 @@ public final class CookieJar: Sendable {
     public var count: Int { state.withLock { $0.cookies.count } }
 
     /// Takes the `Set-Cookie` header values of a response to `url`.
-    func store(_ values: [String], from url: URL, now: Date = Date()) {
+    package func store(_ values: [String], from url: URL, now: Date = Date()) {
         guard !values.isEmpty, let host = url.host?.lowercased(), !host.isEmpty else { return }
         let parsed = values.compactMap { Self.parse($0, host: host, requestPath: url.path, now: now) }
         guard !parsed.isEmpty else { return }
@@ -63,7 +63,7 @@ public final class CookieJar: Sendable {
 
     /// The `Cookie` header for a request to `url`, or `nil` when no cookie applies: longer
     /// paths first, then the order they were set in (RFC 6265 5.4).
-    func header(for url: URL, now: Date = Date()) -> String? {
+    package func header(for url: URL, now: Date = Date()) -> String? {
         guard let host = url.host?.lowercased() else { return nil }
         let secure = url.scheme?.lowercased() == "https"
         let path = url.path.isEmpty ? "/" : url.path
