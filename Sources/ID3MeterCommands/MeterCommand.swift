@@ -18,7 +18,16 @@ struct MeterCommand: AsyncParsableCommand {
             Representation read is the one that declares them, else the first that carries them. Each Nielsen tag \
             goes to the reference DTVR engine when the playhead reaches its PTS; every delivery \
             and engine event is written as a record: a readable line on a terminal, JSON lines \
-            otherwise (sent_at, pts, payload, media_sequence, segment, program_date_time, ...).
+            otherwise (sent_at, pts, payload, media_sequence, segment, program_date_time, ...; \
+            program and pid for MPEG-TS, interstitial for a tag of an HLS interstitial's asset).
+
+            Each stream is a player session: the cookies its servers set are kept and sent where \
+            they apply, EXT-X-DEFINE variables substituted, playlists asked compressed, and HLS \
+            interstitials (EXT-X-DATERANGE CLASS="com.apple.hls.interstitial") played in their \
+            place, the primary content they replace not delivered. A name that does not say what \
+            the input is (a packager's .isml/.m3u8) is settled by the server's Content-Type and \
+            first bytes. A multi-program MPEG-TS is read by --program, or when one program alone \
+            carries timed ID3; one in which several do is refused, naming them.
 
             With --state DIR (and --output or --collector), a restarted meter starts at the \
             segment of the last tag its records hold and sends nothing up to it again; when that \

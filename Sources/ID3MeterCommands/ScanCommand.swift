@@ -28,7 +28,9 @@ struct ScanCommand: AsyncParsableCommand {
             pts (90 kHz ticks as carried), time (pts in seconds), program_date_time, payload (the \
             string for sendID3), pc_cid, fd_cid, pc_offset, fd_offset, breakout, valid, \
             placeholder_pc_cid, issues, id3_version; for DASH also period, representation, \
-            segment_time (media_sequence is the segment's $Number$).
+            segment_time (media_sequence is the segment's $Number$); for MPEG-TS program and pid \
+            (every program is read, each a tag stream of its own, unless --program picks one); \
+            for a tag of an HLS interstitial's asset, interstitial (its ID).
 
             --report writes the QA report: per source, one row per check in the terms of Nielsen's \
             ID3 Tag Validator (user guide 1.8F: its test number, Pass or Fail as \

@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Meter every channel of a line-up in one process, and alert when a channel's tags stop.",
         discussion: """
             CONFIG is a YAML file: 'defaults' (optional) and 'channels', each with a unique \
-            'name' and a 'url' (an HLS playlist or a DASH MPD), and optionally 'headers', 'variant', 'fps', 'ad_model', 'app_id', \
+            'name' and a 'url' (an HLS playlist or a DASH MPD), and optionally 'headers', 'variant', 'program', 'fps', 'ad_model', 'app_id', \
             'app_name', 'app_version', 'alert_after' (seconds, default 30), 'live_start' and 'vod' \
             (true for a stream meant to end). Each \
             channel is metered exactly as 'id3-meter URL' meters it, with its own engine and frame \

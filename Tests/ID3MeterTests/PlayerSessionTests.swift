@@ -172,6 +172,28 @@ struct PlayerSessionTests {
         #expect(Set(viewers) == ["a", "b"])
     }
 
+    /// An MPD sent gzip-compressed, under a name that does not say it is one: asked compressed,
+    /// told by its Content-Type, every planted tag read.
+    @Test func aCompressedMPDUnderAnotherNameIsRead() async throws {
+        let folder = Samples.folder.appendingPathComponent("dash/timeline")
+        let asked = Collected<String>()
+        let server = try LocalHTTPServer { request in
+            if request.path == "channel/manifest" {
+                asked.append(request.headers["accept-encoding"] ?? "")
+                let mpd = (try? Data(contentsOf: folder.appendingPathComponent("manifest.mpd"))).map { [UInt8]($0) } ?? []
+                return (try? PlayerSessionTests.gzipped(mpd)).map {
+                    .init(body: $0, contentType: "application/dash+xml", headers: ["Content-Encoding": "gzip"])
+                } ?? .init(status: 500)
+            }
+            return .file(String(request.path.dropFirst("channel/".count)), in: folder)
+        }
+        defer { server.stop() }
+        let events = await Samples.scan(server.url("channel/manifest"))
+        #expect(events.failures.isEmpty, "\(events.failures)")
+        #expect(DASHSampleTests.found(events) == (try DASHSampleTests.planted("timeline")))
+        #expect(asked.all.last == "gzip, deflate", "\(asked.all)")
+    }
+
     /// Without a jar (a fetcher outside any session), the cookie CDN refuses: the test can fail.
     @Test func theCookieCDNRefusesAPlayerThatKeepsNoCookie() async throws {
         let cdn = try CDN()
