@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // Built anyway for Hummingbird: the API's connection guard is a NIO handler.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        // Already built for async-http-client: HTTPS trust, client certificates, TLS failures in words.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -69,6 +71,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["IO"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["IO"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["IO"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["IO"])),
             ]
         ),
         // The QA report and tag timelines in words and pages, for `scan` and `serve`: the core

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ID3Meter
 
 /// How an input is fetched: which variant, what headers, how long and how much a fetch may
@@ -48,7 +49,42 @@ struct FetchOptions: ParsableArguments {
     /// as the one that carries timed ID3).
     var programs: ProgramSelection { program.map { .only($0) } ?? .all }
 
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp(
+        "A PEM file of certificate authorities to trust besides the system's (repeatable): an origin with its company's own CA. SSL_CERT_FILE and SSL_CERT_DIR replace the system's, as for curl.",
+        valueName: "file"))
+    var caFiles: [String] = []
+
+    @Option(help: ArgumentHelp("A client certificate (PEM, with its chain) for origins that ask for one (mutual TLS).", valueName: "file"))
+    var clientCert: String?
+
+    @Option(help: ArgumentHelp("The client certificate's private key (PEM; default: in --client-cert's file).", valueName: "file"))
+    var clientKey: String?
+
+    @Option(help: ArgumentHelp(
+        "A forward proxy for every request, http://[user:password@]host:port (https through CONNECT); overrides https_proxy and http_proxy; no_proxy still applies.",
+        valueName: "url"))
+    var proxy: String?
+
+    /// Trust and certificates: the environment's store, the `--ca-file`s, the client certificate.
+    var tls: Fetcher.TLS {
+        var tls = Fetcher.TLS.fromEnvironment()
+        tls.caFiles = caFiles
+        tls.clientCertificate = clientCert
+        tls.clientKey = clientKey
+        return tls
+    }
+
+    /// `--proxy`, else the environment's.
+    var proxySettings: Fetcher.Proxy? { proxy.flatMap(Fetcher.Proxy.Server.init).map { Fetcher.Proxy(server: $0) } ?? Fetcher.Proxy.fromEnvironment() }
+
     func validate() throws {
+        for file in caFiles + [clientCert, clientKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("'\(file)' cannot be read (--ca-file, --client-cert and --client-key name PEM files)")
+        }
+        if clientKey != nil, clientCert == nil { throw ValidationError("--client-key needs --client-cert") }
+        if let proxy, Fetcher.Proxy.Server(proxy) == nil {
+            throw ValidationError("--proxy '\(proxy)' is not http://[user:password@]host[:port]")
+        }
         for line in headerLines where Fetcher.Header(line) == nil {
             throw ValidationError("--header '\(line)' is not 'Name: value' (a name of letters, digits and -, one line)")
         }
@@ -86,6 +122,9 @@ struct FetchOptions: ParsableArguments {
         limits.maximumKeyBytes = maxKeySize.bytes
         limits.fetchDeadline = fetchDeadline
         limits.maximumConsecutiveLostSegments = maxLostSegments
-        return Fetcher(ioTimeout: timeout, limits: limits, headers: headerLines.compactMap(Fetcher.Header.init), connections: connections)
+        var fetcher = Fetcher(ioTimeout: timeout, limits: limits, headers: headerLines.compactMap(Fetcher.Header.init), connections: connections)
+        fetcher.tls = tls
+        fetcher.proxy = proxySettings
+        return fetcher
     }
 }

@@ -23,6 +23,8 @@ enum FlagHint {
         case .tooLarge(.segment, _, _): "--max-segment-size"
         case .tooLarge(.key, _, _): "--max-key-size"
         case .tooLarge(.initSection, _, _): "--max-init-size"
+        case .tls(let failure) where failure.reason == .unknownAuthority: "trust its authority with --ca-file, or ca_file in a line-up"
+        case .tls(let failure) where failure.reason == .clientCertificateRefused: "--client-cert and --client-key, or client_cert in a line-up"
         default: nil
         }
     }

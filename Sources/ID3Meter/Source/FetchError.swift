@@ -29,6 +29,8 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A body whose `Content-Encoding` could not be undone: one zlib does not read (its name),
     /// or (`nil`) bytes that are not the gzip or deflate they were said to be.
     case encoding(String?)
+    /// The HTTPS connection was refused: whose certificate, and what was wrong.
+    case tls(TLSFailure)
     case cancelled
 
     public var isCancelled: Bool {
@@ -47,7 +49,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .http, .connection, .idle, .shortRange: true
         case .libav(let code, _): !AVError(code: code).isCancelled && !AVError(code: code).isInvalidArgument
-        case .redirect, .refused, .file, .tooLarge, .deadline, .encoding, .cancelled: false
+        case .redirect, .refused, .file, .tooLarge, .deadline, .encoding, .tls, .cancelled: false
         }
     }
 
@@ -67,6 +69,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         case .shortRange(let length, let offset, let got): "the resource ends \(got) bytes into the sub-range \(length)@\(offset) (EXT-X-BYTERANGE)"
         case .encoding(let name?): "sent with Content-Encoding '\(name)', which id3-meter cannot decode (it asks for \(ContentDecoding.accepted))"
         case .encoding(nil): "the body is not the gzip or deflate its Content-Encoding says"
+        case .tls(let failure): failure.description
         case .cancelled: "cancelled"
         }
     }

@@ -47,6 +47,12 @@ public struct Fetcher: Sendable {
     /// `nil` keeps none; `Scanner` and `TagSource` give each input a jar of its own (`session()`).
     public var cookies: CookieJar?
 
+    /// Whom HTTPS connections trust, and the client certificate they present (`--ca-file`,
+    /// `SSL_CERT_FILE`, `--client-cert`).
+    public var tls = TLS()
+    /// The forward proxy, if any (`https_proxy`, `http_proxy`, `no_proxy`, `--proxy`).
+    public var proxy: Proxy?
+
     /// The defaults are the command line's: 10 s without a byte, four tries, the size limits of `Fetcher.Limits`.
     public init(ioTimeout: Double = 10, retry: RetryPolicy = RetryPolicy(),
                 limits: Fetcher.Limits = Fetcher.Limits(), headers: [Fetcher.Header] = [], connections: HTTPConnections? = nil) {
@@ -102,7 +108,7 @@ public struct Fetcher: Sendable {
 
     private var transport: HTTPTransport {
         HTTPTransport(ioTimeout: ioTimeout, headers: headers, hostRule: hostRule, connections: connections ?? .shared(ioTimeout: ioTimeout),
-                      cookies: cookies)
+                      cookies: cookies, tls: tls, proxy: proxy)
     }
 
     /// What `location` says it is before it is read: its first `length` bytes (fewer when it is

@@ -13,8 +13,16 @@ import Synchronization
 public final class HTTPConnections: Sendable {
     private let configuration: HTTPClient.Configuration
     private let group: MultiThreadedEventLoopGroup?
-    /// Made at the first fetch: connections no fetch used cost no thread (a scan of local files).
-    private let state = Mutex<(client: HTTPClient?, shutDown: Bool)>((nil, false))
+    /// A client per route (whom it trusts, which proxy), made at its first fetch: connections no
+    /// fetch used cost no thread (a scan of local files).
+    private let state = Mutex<(clients: [Route: HTTPClient], shutDown: Bool)>(([:], false))
+
+    /// How a request reaches its server: the TLS it speaks and the proxy it goes through. Each
+    /// route has its own pool (a connection made for one never carries another's requests).
+    struct Route: Hashable, Sendable {
+        var tls = Fetcher.TLS()
+        var proxy: Fetcher.Proxy.Server?
+    }
 
     /// Connections that wait at most `ioTimeout` seconds to connect or for a byte, on `threads`
     /// event-loop threads of their own, or (`nil`) on the process's shared ones (NIO's, which
@@ -36,13 +44,25 @@ public final class HTTPConnections: Sendable {
         self.group = group
     }
 
-    /// The client, made at the first call; `nil` after `shutdown()`.
-    var client: HTTPClient? {
-        state.withLock { state in
+    /// The client of the direct route with the system's trust; `nil` after `shutdown()`.
+    var client: HTTPClient? { try? client(for: Route()) }
+
+    /// The client of `route`, made at its first call; `nil` after `shutdown()`. Throws when
+    /// its certificates cannot be read.
+    func client(for route: Route) throws(FetchError) -> HTTPClient? {
+        if let known = state.withLock({ $0.shutDown ? nil : $0.clients[route] }) { return known }
+        var configuration = configuration
+        configuration.tlsConfiguration = try route.tls.configuration()
+        if let proxy = route.proxy {
+            configuration.proxy = .server(host: proxy.host, port: proxy.port,
+                                          authorization: proxy.user.map { .basic(username: $0, password: proxy.password ?? "") })
+        }
+        let group = self.group
+        return state.withLock { state in
             guard !state.shutDown else { return nil }
-            if let client = state.client { return client }
+            if let client = state.clients[route] { return client }
             let client = HTTPClient(eventLoopGroup: group ?? HTTPClient.defaultEventLoopGroup, configuration: configuration)
-            state.client = client
+            state.clients[route] = client
             return client
         }
     }
@@ -50,27 +70,32 @@ public final class HTTPConnections: Sendable {
     /// Closes every connection, then ends the threads. A fetch through these connections after
     /// this fails.
     public func shutdown() async {
-        let client: HTTPClient?? = state.withLock { state in
-            guard !state.shutDown else { return .none }
+        let clients: [HTTPClient]? = state.withLock { state in
+            guard !state.shutDown else { return nil }
             state.shutDown = true
-            return .some(state.client)
+            return Array(state.clients.values)
         }
-        guard case .some(let made) = client else { return }
-        try? await made?.shutdown()
+        guard let clients else { return }
+        for client in clients { try? await client.shutdown() }
         try? await group?.shutdownGracefully()
     }
 
     /// Released without `shutdown()`: async-http-client and NIO trap in debug builds on a client
     /// or a group released running, so they are shut down here, without waiting.
     deinit {
-        let (client, shutDown) = state.withLock { ($0.client, $0.shutDown) }
+        let (clients, shutDown) = state.withLock { (Array($0.clients.values), $0.shutDown) }
         guard !shutDown else { return }
         let group = group
-        guard let client else {
+        guard !clients.isEmpty else {
             group?.shutdownGracefully(queue: .global()) { _ in }
             return
         }
-        client.shutdown { _ in group?.shutdownGracefully(queue: .global()) { _ in } }
+        let left = Atomic(clients.count)
+        for client in clients {
+            client.shutdown { _ in
+                if left.subtract(1, ordering: .relaxed).newValue == 0 { group?.shutdownGracefully(queue: .global()) { _ in } }
+            }
+        }
     }
 
     /// A caller's value may be anything: NaN or infinity would trap in a `TimeAmount`.

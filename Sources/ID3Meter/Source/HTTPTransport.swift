@@ -19,6 +19,8 @@ struct HTTPTransport: Sendable {
     var connections: HTTPConnections
     /// The session's cookies: sent where they apply, and what each response sets kept.
     var cookies: CookieJar?
+    var tls = Fetcher.TLS()
+    var proxy: Fetcher.Proxy?
 
     /// Hands the body of `url` (its `range`) to `consume`, at most `limit` bytes (decoded, when
     /// it came compressed), by `deadline`, awaiting `afterEachChunk` after each piece (the body is
@@ -33,7 +35,6 @@ struct HTTPTransport: Sendable {
         // waits ending after `ioTimeout`, so a trickle ends within that of its deadline.
         // A library caller's value may be anything: a Duration of an infinite or NaN value traps.
         let deadline = seconds.map { ContinuousClock.now + .seconds(Self.bounded($0)) }
-        guard let client = connections.client else { throw .connection("its HTTPConnections were shut down") }
         var location = url
         var headers = self.headers
         for hop in 0...Self.maximumRedirects {
@@ -49,6 +50,9 @@ struct HTTPTransport: Sendable {
             // Ranges count the bytes as stored: a sub-range is never asked compressed.
             if compressed, range == nil { request.headers.replaceOrAdd(name: "Accept-Encoding", value: ContentDecoding.accepted) }
             let target = URL(string: location)
+            // Each hop its own route: a redirect may leave the proxy's reach (no_proxy) or enter it.
+            let route = HTTPConnections.Route(tls: tls, proxy: target.flatMap { proxy?.server(for: $0) })
+            guard let client = try connections.client(for: route) else { throw .connection("its HTTPConnections were shut down") }
             if let cookies, let target, let jar = cookies.header(for: target) {
                 let own = request.headers["cookie"]
                 request.headers.replaceOrAdd(name: "Cookie", value: (own + [jar]).joined(separator: "; "))
@@ -57,6 +61,7 @@ struct HTTPTransport: Sendable {
             do {
                 response = try await client.execute(request, deadline: Self.nioDeadline(deadline))
             } catch {
+                if let failure = await TLSDiagnosis.failure(error, url: target, direct: route.proxy == nil) { throw .tls(failure) }
                 throw Self.failure(error, deadline: seconds, ioTimeout: ioTimeout)
             }
             // A CDN hands its token as it answers, a redirect included.

@@ -7,6 +7,9 @@ public struct ChannelConfig: Sendable, Equatable {
     public var name: String
     public var url: String
     public var headers: [Fetcher.Header] = []
+    /// Certificate authorities trusted besides the line-up's, and a client certificate
+    /// (`ca_file`, `client_cert`, `client_key`: the line-up file's only).
+    public var tls = Fetcher.TLS()
     public var variant: VariantChoice = .lowestBandwidth
     /// The program of a multi-program MPEG-TS to meter; `nil`: the one that carries timed ID3.
     public var program: Int?

@@ -90,11 +90,16 @@ public struct LineupConfig: Sendable, Equatable {
     public func channel(from text: String, source: String) throws(ConfigError) -> ChannelConfig {
         let reader = FieldReader(file: source)
         let node = try reader.document(text)
+        if case .mapping(let mapping) = node, let named = mapping.first(where: { FieldReader.fileFields.contains($0.key.string ?? "") }) {
+            throw reader.error(named.key, named.key.string, .refused("names a file on this machine: only the line-up file may"))
+        }
         let channel = try reader.channel(node, over: defaults, path: nil)
         let fileHosts = Set(channels.compactMap { URL(string: $0.url)?.host?.lowercased() })
         guard let host = URL(string: channel.url)?.host?.lowercased(), fileHosts.contains(host) else {
             var withoutCredentials = defaults
             withoutCredentials.headers = []
+            // A client certificate is a credential too.
+            (withoutCredentials.tls.clientCertificate, withoutCredentials.tls.clientKey) = (nil, nil)
             return try reader.channel(node, over: withoutCredentials, path: nil)
         }
         return channel
@@ -111,7 +116,10 @@ private struct FieldReader {
     let file: String
 
     static let channelFields: Set<String> = ["name", "url", "headers", "variant", "program", "fps", "ad_model", "app_id", "app_name",
-                                             "app_version", "alert_after", "live_start", "vod"]
+                                             "app_version", "alert_after", "live_start", "vod", "ca_file", "client_cert", "client_key"]
+
+    /// Fields that name files on this machine: the line-up file's to give, never an API caller's.
+    static let fileFields: Set<String> = ["ca_file", "client_cert", "client_key"]
 
     func error(_ node: Node?, _ field: String?, _ reason: ConfigError.Reason) -> ConfigError {
         ConfigError(file: file, line: node?.mark?.line, field: field, reason: reason)
@@ -202,6 +210,18 @@ private struct FieldReader {
             case "app_version": channel.appInfo.appVersion = try text()
             case "alert_after": channel.alertAfter = try number(in: 1...86_400)
             case "live_start": channel.liveStart = Int(try number(in: 1...1_000))
+            case "ca_file":
+                // One file or a list of them.
+                switch value {
+                case .sequence(let items):
+                    channel.tls.caFiles = try items.map { item throws(ConfigError) in
+                        guard case .scalar(let scalar) = item else { throw error(item, field, .mustBe("file names")) }
+                        return scalar.string
+                    }
+                default: channel.tls.caFiles = [try text()]
+                }
+            case "client_cert": channel.tls.clientCertificate = try text()
+            case "client_key": channel.tls.clientKey = try text()
             case "vod":
                 switch try text() {
                 case "true", "yes": channel.isVOD = true

@@ -49,6 +49,10 @@ public final class ChannelRun: Sendable {
         self.resume = resume
         var fetcher = fetcher
         fetcher.headers += config.headers
+        fetcher.tls.caFiles += config.tls.caFiles
+        if let certificate = config.tls.clientCertificate {
+            (fetcher.tls.clientCertificate, fetcher.tls.clientKey) = (certificate, config.tls.clientKey)
+        }
         fetcher.hostRule = config.hostRule
         // Each channel cancels its own libav reads (udp, srt) only.
         fetcher.interrupt = Interrupt()
