@@ -35,9 +35,11 @@ chromium:
 node:
 	$(call apt,command -v node >/dev/null,nodejs)
 
-# The API's TLS tests make a certificate with openssl and ask through curl.
+# The API's TLS tests make a certificate with openssl and ask through curl; the private-origin
+# tests make their CA and certificates with python3-cryptography (scripts/tls_test_servers.py).
 tls-tools:
 	$(call apt,command -v openssl >/dev/null && command -v curl >/dev/null,openssl curl)
+	$(call apt,/usr/bin/python3 -c 'import cryptography' 2>/dev/null,python3-cryptography)
 
 # After editing docs/LIBRARY.md: its Swift blocks as the programs the build compiles.
 library-docs:

@@ -95,6 +95,7 @@ struct SampleScanTests {
                           "fmp4/index.m3u8", "hls/master.m3u8",
                           "lenient/cut.ts", "lenient/extended-flag.ts", "lenient/garbage.ts", "lenient/undecodable.ts",
                           "lenient/v23-syncsafe.ts", "lenient/v24-frame-unsync.ts", "lenient/v24-whole-unsync.ts",
+                          "mpts/hls/index.m3u8", "mpts/one-tagged.ts", "mpts/two-programs.ts",
                           "packed/ac3/index.m3u8", "packed/ec3/index.m3u8", "packed/mp3/index.m3u8",
                           // The protected master reads ts/ and packed/ (mislabelled.m3u8 also lists ts/seg1.ts).
                           "protected/fmp4-cbcs/index.m3u8", "protected/fmp4-cenc/index.m3u8", "protected/master.m3u8",

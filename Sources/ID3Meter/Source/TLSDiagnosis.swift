@@ -19,6 +19,8 @@ enum TLSDiagnosis {
         switch error {
         case NIOSSLError.handshakeFailed(let failure): words = String(describing: failure)
         case let error as NIOSSLError: words = String(describing: error)
+        // TLS 1.3: the server's alert about our certificate comes after our side of the handshake.
+        case let error as BoringSSLError: words = String(describing: error)
         default: return nil
         }
         let upper = words.uppercased()
