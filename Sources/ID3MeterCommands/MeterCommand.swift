@@ -29,6 +29,11 @@ struct MeterCommand: AsyncParsableCommand {
             first bytes. A multi-program MPEG-TS is read by --program, or when one program alone \
             carries timed ID3; one in which several do is refused, naming them.
 
+            HTTPS trusts the system's authorities and those of --ca-file (SSL_CERT_FILE or \
+            SSL_CERT_DIR replace the system's); --client-cert presents a client certificate; \
+            https_proxy, http_proxy and no_proxy (or --proxy) route requests through a proxy. A \
+            refused certificate is said in words: untrusted, expired, for another name.
+
             With --state DIR (and --output or --collector), a restarted meter starts at the \
             segment of the last tag its records hold and sends nothing up to it again; when that \
             segment has left the live window it joins at the edge, and a 'resume' record says \

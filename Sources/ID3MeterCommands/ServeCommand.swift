@@ -14,8 +14,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             CONFIG is a YAML file: 'defaults' (optional) and 'channels', each with a unique \
             'name' and a 'url' (an HLS playlist or a DASH MPD), and optionally 'headers', 'variant', 'program', 'fps', 'ad_model', 'app_id', \
-            'app_name', 'app_version', 'alert_after' (seconds, default 30), 'live_start' and 'vod' \
-            (true for a stream meant to end). Each \
+            'app_name', 'app_version', 'alert_after' (seconds, default 30), 'live_start', 'vod' \
+            (true for a stream meant to end), and 'ca_file', 'client_cert', 'client_key' (files on \
+            this machine: the file's only, never a channel added over the API). Each \
             channel is metered exactly as 'id3-meter URL' meters it, with its own engine and frame \
             clock. Records are JSON lines with a 'channel' field. A channel alerts (a record of \
             type 'alert' and a log line) when no Nielsen tag has been delivered for alert_after \
