@@ -122,14 +122,17 @@ struct PrivateOriginTests {
     @Test func throughAProxyAndAroundIt() async throws {
         let certificates = try Self.certificates()
         defer { try? FileManager.default.removeItem(at: certificates) }
-        let origin = try Self.origin(certificates, "good"), proxy = try Server(["proxy"]), bypassed = try Server(["proxy"])
-        let ca = certificates.appendingPathComponent("ca.pem").path
+        let origin = try Self.origin(certificates, "good", clientCA: true), proxy = try Server(["proxy"]), bypassed = try Server(["proxy"])
+        // The whole of it at once: the company's CA, the meter's certificate, the proxy.
+        let tls = ["--ca-file", certificates.appendingPathComponent("ca.pem").path,
+                   "--client-cert", certificates.appendingPathComponent("client.pem").path,
+                   "--client-key", certificates.appendingPathComponent("client.key").path]
         let through = try await offThePool {
-            try Command.run(["--speed", "max", "--format", "jsonl", "--ca-file", ca, origin.url("index.m3u8")],
+            try Command.run(["--speed", "max", "--format", "jsonl"] + tls + [origin.url("index.m3u8")],
                             environment: ["https_proxy": "http://meter:s3cret@127.0.0.1:\(proxy.port)"])
         }
         let around = try await offThePool {
-            try Command.run(["--speed", "max", "--format", "jsonl", "--ca-file", ca, origin.url("index.m3u8")],
+            try Command.run(["--speed", "max", "--format", "jsonl"] + tls + [origin.url("index.m3u8")],
                             environment: ["HTTPS_PROXY": "http://127.0.0.1:\(bypassed.port)", "NO_PROXY": "localhost,127.0.0.1"])
         }
         let (log, bypassedLog) = (proxy.stop(), bypassed.stop())
@@ -143,13 +146,14 @@ struct PrivateOriginTests {
         #expect(!(through.stdout + through.stderr).contains("s3cret"))
     }
 
-    /// A line-up whose channel has its origin's CA and its own client certificate; over the API,
-    /// no channel may name a file on this machine.
-    @Test func aLineUpChannelWithItsOwnCertificates() async throws {
+    /// A line-up whose channel has its origin's CA and its own client certificate, reached
+    /// through the proxy; over the API, no channel may name a file on this machine.
+    @Test func aLineUpChannelWithItsOwnCertificatesThroughTheProxy() async throws {
         let certificates = try Self.certificates()
         defer { try? FileManager.default.removeItem(at: certificates) }
-        let origin = try Self.origin(certificates, "good", clientCA: true)
-        defer { _ = origin.stop() }
+        let origin = try Self.origin(certificates, "good", clientCA: true), proxy = try Server(["proxy"])
+        var fetcher = Fetcher(ioTimeout: 5, retry: Samples.quickRetry)
+        fetcher.proxy = Fetcher.Proxy(server: try #require(Fetcher.Proxy.Server("127.0.0.1:\(proxy.port)")), environment: [:])
         let config = try LineupConfig.parse("""
             defaults: {alert_after: 60, vod: true, ca_file: "\(certificates.appendingPathComponent("ca.pem").path)"}
             channels:
@@ -157,10 +161,13 @@ struct PrivateOriginTests {
                  client_key: "\(certificates.appendingPathComponent("client.key").path)"}
               - {name: without, url: "\(origin.url("index.m3u8"))"}
             """, file: "lineup.yaml")
-        let running = try await RunningLineup(config: config)
+        let running = try await RunningLineup(config: config, fetcher: fetcher)
         let (statuses, ended) = try await running.statuses { $0.first { $0.name == "private" }?.state == .ended }
         await running.lineup.removeAll()
+        let log = proxy.stop()
+        _ = origin.stop()
         #expect(ended, "\(statuses)")
+        #expect(log.split(separator: "\n").contains("CONNECT 127.0.0.1:\(origin.port)"), "\(log)")
         #expect(running.records("private", .sendID3).map { Command.Send(pts: $0.pts, payload: $0.payload) } == (try Self.planted()))
         #expect(running.records("without", .sendID3).isEmpty)
         #expect(throws: ConfigError.self) {

@@ -38,8 +38,8 @@ struct RunningLineup {
     }
 
     /// Starts the channels of `config`.
-    init(config: LineupConfig) async throws {
-        lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: OutputSet([collected]),
+    init(config: LineupConfig, fetcher: Fetcher = Fetcher(ioTimeout: 5, retry: Samples.quickRetry)) async throws {
+        lineup = Lineup(fetcher: fetcher, output: OutputSet([collected]),
                         logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
         await lineup.apply(config)
     }
