@@ -7,6 +7,7 @@
   origin DIR CERT KEY [CLIENT_CA]
                          an HTTPS origin on 127.0.0.1 serving DIR; with CLIENT_CA it asks for a
                          client certificate signed by it
+  plain DIR              plain HTTP on 127.0.0.1 serving DIR (what https:// to a server without TLS meets)
   proxy                  a forward proxy on 127.0.0.1: CONNECT tunnels and absolute-form GETs,
                          each request logged on stderr as "CONNECT host:port" or "GET url"
 
@@ -65,6 +66,19 @@ def certs(folder):
     write("wrong-name", *leaf(ca, ca_key, ["other.example"], now - day, now + 30 * day))
     write("client", *leaf(ca, ca_key, ["meter"], now - day, now + 30 * day, client=True))
     write("client-other", *leaf(other, other_key, ["meter"], now - day, now + 30 * day, client=True))
+
+
+def plain(folder):
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=folder, **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
 
 
 def origin(folder, cert, key, client_ca=None):
@@ -137,5 +151,7 @@ if __name__ == "__main__":
         certs(sys.argv[2])
     elif command == "origin":
         origin(*sys.argv[2:])
+    elif command == "plain":
+        plain(sys.argv[2])
     elif command == "proxy":
         proxy()

@@ -82,6 +82,11 @@ struct PrivateOriginTests {
         #expect(PlayerSessionTests.sends(await Samples.scan(good.url("index.m3u8"), fetcher: trusting)) == (try Self.planted()))
         #expect(Self.tlsFailure(await Samples.scan(expired.url("index.m3u8"), fetcher: trusting)) == .expired)
         #expect(Self.tlsFailure(await Samples.scan(wrongName.url("index.m3u8"), fetcher: trusting)) == .wrongName)
+        // https:// to a server that speaks plain HTTP (and answers the TLS hello with a 400).
+        let plainServer = try Server(["plain", Self.sample])
+        defer { _ = plainServer.stop() }
+        let notTLS = await Samples.scan(plainServer.url("index.m3u8"), fetcher: trusting)
+        #expect(Self.tlsFailure(notTLS) == .protocolMismatch, "\(notTLS.failures)")
 
         // The command line: words that say what to do; --ca-file, and SSL_CERT_FILE as curl reads it.
         let plain = try await offThePool { try Command.run(["scan", good.url("index.m3u8")]) }
