@@ -68,7 +68,8 @@ def certs(folder):
     write("client-other", *leaf(other, other_key, ["meter"], now - day, now + 30 * day, client=True))
 
 
-def plain(folder):
+def serve_folder(folder, context=None):
+    """`folder` over HTTP on 127.0.0.1, or HTTPS with `context`; its port on stdout once it listens."""
     class Handler(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, directory=folder, **kwargs)
@@ -77,27 +78,23 @@ def plain(folder):
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if context:
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 
 
+def plain(folder):
+    serve_folder(folder)
+
+
 def origin(folder, cert, key, client_ca=None):
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=folder, **kwargs)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     if client_ca:
         context.verify_mode = ssl.CERT_REQUIRED
         context.load_verify_locations(client_ca)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
+    serve_folder(folder, context)
 
 
 def proxy():
