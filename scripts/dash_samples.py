@@ -14,6 +14,10 @@ fragment, or an MPD EventStream) and edits the MPD only where a sample needs it:
   FOLDER/events/     untagged segments; the tags are an MPD EventStream of base64 ID3 events
                      (one event repeated with the same id, which must count once).
   FOLDER/periods/    two Periods (PT0S and PT8S), each its own ffmpeg output and BaseURL, tagged.
+  FOLDER/repeats/    two Periods of video; every emsg is repeated in the next segment (across the
+                     Period boundary too), as packagers repeat an event in each segment it spans:
+                     v0 (AOM) in the first Period, the copy timed from its own segment's start;
+                     v1 (Nielsen) in the second. Each tag counts once.
   FOLDER/indexed/    one file per Representation: SegmentBase with indexRange (ffmpeg's global
                      sidx), Initialization range, tags in emsg v1 before each fragment.
   FOLDER/protected/  the timeline sample's segments, its MPD with ContentProtection (cenc,
@@ -215,34 +219,71 @@ def events(root, truth):
 def periods(root, truth):
     folder = os.path.join(root, "periods")
     tags = truth.setdefault("periods/manifest.mpd", [])
-    trees = []
-    for place in range(2):
-        sub = os.path.join(folder, "p%d" % place)
-        tree = ffmpeg_dash(sub, 8, "chunk-$RepresentationID$-$Number%05d$.m4s")
-        plant(sub, tree, "audio", tags, [(NIELSEN, "1", 1)])
-        for tag in tags:
-            if not tag["segment"].startswith("p"):
-                tag["segment"] = "p%d/%s" % (place, tag["segment"])
-                tag["period"] = place
-        trees.append(tree)
+    trees = [planted_period(folder, place, tags, "audio", [(NIELSEN, "1", 1)])[0] for place in range(2)]
+    join_periods(folder, trees)
+
+
+def planted_period(folder, place, tags, content_type, schemes):
+    """Period `place` of a two-Period sample: its own ffmpeg output in FOLDER/pPLACE, tagged;
+    the tree and its tagged segments' paths."""
+    sub = os.path.join(folder, "p%d" % place)
+    tree = ffmpeg_dash(sub, 8, "chunk-$RepresentationID$-$Number%05d$.m4s")
+    plant(sub, tree, content_type, tags, schemes)
+    for tag in tags:
+        if not tag["segment"].startswith("p"):
+            tag["segment"] = "p%d/%s" % (place, tag["segment"])
+            tag["period"] = place
+    _, segments = template_segments(representation(tree, content_type)[1])
+    return tree, [os.path.join(sub, name) for _, _, _, name in segments]
+
+
+def join_periods(folder, trees):
+    """One MPD of the two Periods (PT0S and PT8S), each with its folder as BaseURL."""
     mpd = trees[0].getroot()
     mpd.set("mediaPresentationDuration", "PT16.0S")
-    first = mpd.find(q("Period"))
-    first.set("start", "PT0S")
-    first.set("id", "p0")
-    base = ET.Element(q("BaseURL"))
-    base.text = "p0/"
-    first.insert(0, base)
-    second = trees[1].getroot().find(q("Period"))
-    second.set("start", "PT8S")
-    second.set("id", "p1")
-    base = ET.Element(q("BaseURL"))
-    base.text = "p1/"
-    second.insert(0, base)
-    mpd.append(second)
-    for place in range(2):
+    periods = [tree.getroot().find(q("Period")) for tree in trees]
+    mpd.remove(periods[0])
+    for place, period in enumerate(periods):
+        period.set("start", "PT%dS" % (8 * place))
+        period.set("id", "p%d" % place)
+        base = ET.Element(q("BaseURL"))
+        base.text = "p%d/" % place
+        period.insert(0, base)
+        mpd.append(period)
         os.remove(os.path.join(folder, "p%d" % place, "manifest.mpd"))
     write(trees[0], os.path.join(folder, "manifest.mpd"))
+
+
+def as_repeat(emsg):
+    """The box again, as a packager repeats it in the next segment its event spans: version 1
+    unchanged; version 0 timed from that segment's start (its delta cannot reach back)."""
+    if emsg[8] != 0:
+        return emsg
+    strings = emsg.index(b"\0", emsg.index(b"\0", 12) + 1) + 1
+    return emsg[:strings + 4] + struct.pack(">I", 0) + emsg[strings + 8:]
+
+
+def repeats(root, truth):
+    """Two Periods of video whose every event box is repeated in the segment after its own, the
+    first Period's last ones in the second's first segment: each tag is planted (and in the
+    truth) once. The first Period's boxes are version 0 (AOM), the second's version 1 (Nielsen)."""
+    folder = os.path.join(root, "repeats")
+    tags = truth.setdefault("repeats/manifest.mpd", [])
+    trees, files = [], []
+    for place, schemes in enumerate([[(AOM, "", 0)], [(NIELSEN, "1", 1)]]):
+        tree, paths = planted_period(folder, place, tags, "video", schemes)
+        trees.append(tree)
+        files += paths
+    boxes = []
+    for path in files:
+        data = open(path, "rb").read()
+        boxes.append([data[offset:offset + size] for offset, kind, size in top_boxes(data) if kind == b"emsg"])
+    for place in range(1, len(files)):
+        data = open(files[place], "rb").read()
+        insert = next(offset for offset, kind, _ in top_boxes(data) if kind in (b"sidx", b"moof"))
+        copies = b"".join(as_repeat(emsg) for emsg in boxes[place - 1])
+        open(files[place], "wb").write(data[:insert] + copies + data[insert:])
+    join_periods(folder, trees)
 
 
 def indexed(root, truth):
@@ -327,6 +368,7 @@ def main(root):
     number_named(root, truth)
     events(root, truth)
     periods(root, truth)
+    repeats(root, truth)
     indexed(root, truth)
     protected(root, truth, source)
     with open(os.path.join(root, "truth.json"), "w") as out:

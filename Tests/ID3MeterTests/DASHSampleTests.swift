@@ -18,7 +18,7 @@ struct DASHSampleTests {
         var description: String { "\(pts) \(owner.prefix(60))" }
     }
 
-    static let manifests = ["timeline", "time", "number", "events", "periods", "indexed", "protected"]
+    static let manifests = ["timeline", "time", "number", "events", "periods", "repeats", "indexed", "protected"]
 
     static func planted(_ name: String) throws -> [Planted] {
         let data = try Data(contentsOf: URL(fileURLWithPath: Samples.path("dash/truth.json")))
@@ -98,6 +98,36 @@ struct DASHSampleTests {
         #expect(events.tags.allSatisfy { $0.carriage?.stream.hasPrefix("MPD EventStream") == true })
     }
 
+    /// The repeats sample: every segment after the first holds its predecessor's boxes again
+    /// (version 0 ones timed from their own segment), the first Period's last ones in the
+    /// second's first segment; each event is delivered once, at its first box's time. Read
+    /// as one file (an initialisation segment and the first Period's media), the same.
+    @Test func anEventRepeatedInLaterSegmentsIsDeliveredOnce() async throws {
+        let folder = Samples.folder.appendingPathComponent("dash/repeats")
+        var boxes = 0, segments: [URL] = []
+        for period in ["p0", "p1"] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(period).path)
+            let media = names.filter { $0.hasPrefix("chunk-0-") }.sorted().map { folder.appendingPathComponent("\(period)/\($0)") }
+            for file in media {
+                let bytes = try Data(contentsOf: file)
+                // "emsg" names the box, and is inside AOM's scheme too.
+                boxes += bytes.ranges(of: Data("emsg".utf8)).count - bytes.ranges(of: Data("/emsg/".utf8)).count
+            }
+            if period == "p0" { segments = media }
+        }
+        let planted = try Self.planted("repeats")
+        #expect(boxes == 2 * planted.count - 2, "each box but the last segment's is repeated once: \(boxes) boxes")
+        #expect(Self.found(await Samples.scan(folder.appendingPathComponent("manifest.mpd").path)) == planted)
+
+        let whole = try Samples.temporaryFolder().appendingPathComponent("p0.mp4")
+        defer { try? FileManager.default.removeItem(at: whole.deletingLastPathComponent()) }
+        var bytes = try Data(contentsOf: folder.appendingPathComponent("p0/init-0.m4s"))
+        for segment in segments { bytes += try Data(contentsOf: segment) }
+        try bytes.write(to: whole)
+        // The first Period's tags: two segments of two.
+        #expect(Self.found(await Samples.scan(whole.path)) == Array(planted.prefix(4)))
+    }
+
     @Test func aProtectedMPDIsReadWithoutALicence() async throws {
         let events = await Samples.scan(Samples.path("dash/protected/manifest.mpd"))
         let said = events.warnings.compactMap { warning -> (String, [String])? in
@@ -120,7 +150,7 @@ struct DASHSampleTests {
             #expect(run.status == 0, "\(name): \(run.stderr)")
             #expect(run.sends == expected.map { Command.Send(pts: $0.pts, payload: $0.owner) }, "meter \(name)")
         }
-        let channels = Dictionary(uniqueKeysWithValues: ["timeline", "periods", "indexed"].map { ($0, server.url("\($0)/manifest.mpd")) })
+        let channels = Dictionary(uniqueKeysWithValues: ["timeline", "periods", "repeats", "indexed"].map { ($0, server.url("\($0)/manifest.mpd")) })
         let running = try await RunningLineup(channels: channels)
         let (statuses, ended) = try await running.statuses { $0.allSatisfy { $0.state == .ended } }
         await running.lineup.removeAll()

@@ -94,10 +94,10 @@ struct FragmentedMP4Tests {
     /// moof is handed over as it comes, each tag still delivered once.
     @Test func messagesWithoutAFragmentDoNotPileUp() throws {
         let tag = ID3TagSpec(version: .v2_4, frames: [.priv(owner: "www.nielsen.com/x", data: [1])]).bytes()
-        let box = FragmentedMP4Samples.emsg(version: 0, scheme: "https://aomedia.org/emsg/ID3", value: "", timescale: 1_000,
-                                            time: 0, id: 1, data: tag)
         let count = FragmentReader.maximumWaitingMessages + 10
-        let bytes = (0..<count).flatMap { _ in box }
+        let bytes = (0..<count).flatMap { id in
+            FragmentedMP4Samples.emsg(version: 0, scheme: "https://aomedia.org/emsg/ID3", value: "", timescale: 1_000, time: 0, id: id, data: tag)
+        }
         var reader = MediaForm.fragmentedMP4.makeExtractor(origin: TagOrigin(source: "x"))
         var beforeEnd = 0, all = 0
         bytes.withUnsafeBufferPointer { reader.feed($0) { if case .tag = $0 { beforeEnd += 1 } } }
@@ -105,5 +105,43 @@ struct FragmentedMP4Tests {
         reader.finish { if case .tag = $0 { all += 1 } }
         #expect(beforeEnd == FragmentReader.maximumWaitingMessages)
         #expect(all == count)
+    }
+
+    /// A Nielsen tag in an emsg box of `id`: `text` makes its payload.
+    static func box(id: Int, _ text: String, version: UInt8 = 1, time: Int = 0) -> [UInt8] {
+        let priv = Array("www.nielsen.com".utf8) + [0] + Array(text.utf8)
+        let tag = ID3Bytes.tag(version: 4, body: ID3Bytes.v24Frame("PRIV", priv))
+        return FragmentedMP4Samples.emsg(version: version, scheme: "www.nielsen.com:id3:v1", value: "1", timescale: 90_000,
+                                         time: time, id: id, data: tag)
+    }
+
+    static func payloads(_ bytes: [UInt8]) -> [String] {
+        var events: [MediaEvent] = []
+        var extractor = MediaForm.fragmentedMP4.makeExtractor(origin: TagOrigin(source: "seg.m4s"))
+        extractor.extract(bytes) { events.append($0) }
+        return events.tags.compactMap { $0.nielsenTags.first?.payload }
+    }
+
+    /// The same box twice (in one segment, or as one file's fragments) is one event; a packager
+    /// that gives every event the same id loses none, since each tag's bytes differ.
+    @Test func aRepeatedBoxIsOneEventAndAReusedIdIsNot() {
+        #expect(Self.payloads(Self.box(id: 7, "a") + Self.box(id: 7, "a", time: 90_000)) == ["www.nielsen.com"])
+        #expect(Self.payloads(Self.box(id: 0, "a") + Self.box(id: 0, "b") + Self.box(id: 0, "c", version: 0)).count == 3)
+        #expect(Self.payloads(Self.box(id: 1, "a") + Self.box(id: 2, "a")).count == 2, "another id is another event")
+    }
+
+    /// Over weeks the events remembered stay at the bound: the oldest is forgotten first.
+    @Test func repeatedEventsAreHeldToTheirBound() {
+        var repeats = RepeatedEvents()
+        func event(_ id: Int) -> InbandEvent { InbandEvent(scheme: "s", value: "v", id: id, message: [UInt8(id & 0xFF)]) }
+        let first = repeats.isRepeat(event(0)), again = repeats.isRepeat(event(0))
+        #expect(!first && again)
+        let fresh = (1...RepeatedEvents.capacity).filter { !repeats.isRepeat(event($0)) }
+        #expect(fresh.count == RepeatedEvents.capacity)
+        let newest = repeats.isRepeat(event(RepeatedEvents.capacity)), oldest = repeats.isRepeat(event(0))
+        #expect(newest, "the newest is kept")
+        #expect(!oldest, "the oldest was forgotten")
+        for id in 0..<(100 * RepeatedEvents.capacity) { _ = repeats.isRepeat(event(10_000 + id)) }
+        #expect(repeats.count <= RepeatedEvents.capacity && repeats.ordered <= 2 * RepeatedEvents.capacity + 1)
     }
 }

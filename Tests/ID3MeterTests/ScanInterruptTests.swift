@@ -23,10 +23,7 @@ struct ScanInterruptTests {
         process.executableURL = Command.binary
         process.arguments = ["scan", "-", "--jobs", "2", "--format", "jsonl", "--report", report.path]
         process.standardInput = try FileHandle(forReadingFrom: list)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let (out, err) = try Relay.run(process)
         defer { if process.isRunning { process.terminate() } }
         var received = Data()
         while String(decoding: received, as: UTF8.self).split(separator: "\n").count < 30 {

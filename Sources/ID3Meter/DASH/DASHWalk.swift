@@ -32,10 +32,13 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         /// Per Period (by `Period.key`): the chosen Representation's id (its segments are taken
         /// from each refresh of the MPD), and where reading got to.
         var chosen: [String: String] = [:]
+        /// Periods whose chosen Representation showed timed ID3 (or was the only candidate).
+        var confirmed: Set<String> = []
         var lastRead: [String: DASHSegment] = [:]
         var finished: Set<String> = []
-        /// `EventStream` events handed out, by scheme, value and id (§5.10.2: the same one again is not a new event).
-        var eventsSeen: Set<String> = []
+        /// `EventStream` events handed out, by Period, then scheme, value and id (§5.10.2: the
+        /// same one again is not a new event).
+        var eventsSeen: [String: Set<String>] = [:]
         var lost = LostSegmentRun(limit: 0)
         var tried = 0, segmentsRead = 0, bytes: Int64 = 0
         var foundTimedID3 = false
@@ -44,6 +47,18 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         var saidNoSuchVariant = false
         /// A static MPD's checkpoint segment: the Period whose segments start from it.
         var resumeIn: String?
+
+        /// Of the finished Periods a refresh no longer lists, only that they were finished is
+        /// kept (an edge that lists one again does not have it read twice): a live walk of weeks
+        /// through a Period per ad break holds what the MPD lists, and a key a Period.
+        mutating func forget(periodsOutside mpd: MPD) {
+            let listed = Set(mpd.periods.map(\.key))
+            func kept(_ key: String) -> Bool { listed.contains(key) || !finished.contains(key) }
+            chosen = chosen.filter { kept($0.key) }
+            lastRead = lastRead.filter { kept($0.key) }
+            eventsSeen = eventsSeen.filter { kept($0.key) }
+            confirmed = confirmed.filter(kept)
+        }
     }
 
     func run(emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void = {}) async {
@@ -128,6 +143,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                     return
                 }
                 mpd = refreshed
+                state.forget(periodsOutside: mpd)
             } catch {
                 failedReloads += 1
                 emit(.failure(InputFailure(source: input, .reloadFailed(error))))
@@ -208,29 +224,32 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 if Task.isCancelled { return false }
                 await afterEachSegment()
                 let hls = Self.segment(segment, of: representation, in: period, mpd: mpd)
-                // Held until the source is opened, and dropped if the Representation gives way to another.
+                // Held until the source is opened and the Period's choice confirmed, and dropped if
+                // the Representation gives way to another.
                 var held: [MediaEvent] = []
-                let opened = state.opened
-                let hold = { (event: MediaEvent) in if opened { emit(event) } else { held.append(event) } }
+                let settled = state.opened && state.confirmed.contains(period.key)
+                let hold = { (event: MediaEvent) in if settled { emit(event) } else { held.append(event) } }
                 handOutEvents(of: period, representation: representation, before: segment, origin: hls, state: &state, emit: hold)
                 let segmentRead = await state.reader.read(hls, emit: hold)
                 state.tried += 1
                 state.bytes += segmentRead?.byteCount ?? 0
                 progress?.update(input, bytes: state.bytes)
-                // The first Representation read without timed ID3 (or not read at all) gives way to the next that may carry it.
-                if !state.opened, segmentRead?.hasTimedID3 != true, candidates.count > 1 {
+                // Each Period's first Representation read without timed ID3 (or not read at all)
+                // gives way to the next that may carry it: Periods choose on their own.
+                if !state.confirmed.contains(period.key), segmentRead?.hasTimedID3 != true, candidates.count > 1 {
                     candidates.removeFirst()
                     state.chosen[period.key] = nil
                     state.reader.finish { _ in }
                     switchTo = true
                     break
                 }
+                state.confirmed.insert(period.key)
                 if !state.opened {
                     state.opened = true
                     emit(.opened(SourceInfo(variantFrameRate: MPDChoice.frameRate(in: period), isLive: mpd.isDynamic,
                                             targetDuration: mpd.maxSegmentDuration ?? segment.seconds)))
-                    held.forEach(emit)
                 }
+                held.forEach(emit)
                 state.lastRead[period.key] = segment
                 if let segmentRead {
                     state.segmentsRead += 1
@@ -383,8 +402,8 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             for event in stream.events {
                 let start = Double(event.presentationTime - stream.presentationTimeOffset) / Double(stream.timescale)
                 if let segment, start >= segment.end { continue }
-                let key = "\(period.key) \(stream.scheme.schemeIDURI) \(stream.scheme.value ?? "") \(event.id.map(String.init) ?? "@\(start)")"
-                guard state.eventsSeen.insert(key).inserted else { continue }
+                let key = "\(stream.scheme.schemeIDURI) \(stream.scheme.value ?? "") \(event.id.map(String.init) ?? "@\(start)")"
+                guard state.eventsSeen[period.key, default: []].insert(key).inserted else { continue }
                 // Wrapped as 33-bit PTS before it is an integer: an MPD's times reach 2^53 units, past Int64 in ticks.
                 let ticks = ((start + mediaOffset) * Double(PTS.clockRate)).rounded(.down)
                 let wrap = Double(PTS.wrap)

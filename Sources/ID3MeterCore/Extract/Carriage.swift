@@ -11,6 +11,8 @@ package struct Carriage: Sendable, Equatable {
     /// What the tag's records say of the way it came, first among their notes (`emsg v1
     /// SCHEME`); not a lenient reading.
     package var note: String?
+    /// The `emsg` event the tag came in: a repeat of it is not the tag again (`RepeatedEvents`).
+    package var event: InbandEvent?
 
     package init(stream: String, faults: Faults = [], audioPTS: Int64? = nil) {
         self.stream = stream

@@ -40,6 +40,11 @@ package struct SegmentedExtractor {
     private var current: Current?
     /// A TS packet cut by the end of a sub-range, kept for the next sub-range of its resource.
     private var cutPacket: (uri: String, end: Int, bytes: [UInt8])?
+    /// `emsg` events handed out in earlier segments, across discontinuities and Periods: the
+    /// boxes packagers repeat in each segment an event spans are that event once.
+    private var repeats = RepeatedEvents()
+    /// Those of the segment being read: a message of several tags gives each of them.
+    private var segmentEvents: Set<InbandEvent> = []
 
     /// An extractor for the segments of `source`, the input as the user named it, reading
     /// `programs` of MPEG-TS segments.
@@ -54,6 +59,7 @@ package struct SegmentedExtractor {
     /// `finish`. `range`: the sub-range of its resource it is, if it is one.
     package mutating func begin(_ origin: TagOrigin, range: ByteRange?, initSegment: [UInt8]?, emit: (MediaEvent) -> Void) {
         let uri = origin.segment?.uri ?? origin.source
+        segmentEvents = []
         current = Current(origin: origin, initSegment: initSegment, range: range,
                           carried: takeCutPacket(continuing: uri, at: range?.offset, emit: emit))
     }
@@ -77,7 +83,7 @@ package struct SegmentedExtractor {
             var found = segment.foundTag
             extractor.finish { event in
                 if case .tag = event { found = true }
-                emit(event)
+                if !isRepeat(event) { emit(event) }
             }
             return SegmentEnd(origin: segment.origin, hasTimedID3: found)
         }
@@ -129,8 +135,17 @@ package struct SegmentedExtractor {
         var found = false
         segment.extractor!.feed(bytes) { event in
             if case .tag = event { found = true }
-            emit(event)
+            if !isRepeat(event) { emit(event) }
         }
         if found { segment.foundTag = true }
+    }
+
+    /// A tag of an `emsg` event an earlier segment handed out.
+    private mutating func isRepeat(_ event: MediaEvent) -> Bool {
+        guard case .tag(let timed) = event, let inband = timed.carriage?.event,
+              !segmentEvents.contains(inband) else { return false }
+        if repeats.isRepeat(inband) { return true }
+        segmentEvents.insert(inband)
+        return false
     }
 }

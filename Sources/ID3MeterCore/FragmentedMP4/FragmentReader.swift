@@ -30,6 +30,8 @@ struct FragmentReader: TagExtractor {
     /// Messages since the last `moof`, in order: a version 0 one is timed by the next fragment.
     private var waiting: [Result<EventMessage, ID3ParseError>] = []
     private var lastFragmentStart: Int64?
+    /// Events handed out from these bytes: a box repeated in a later fragment is not delivered again.
+    private var repeats = RepeatedEvents()
 
     /// `timescales` come from the initialisation segment; a `moov` in the bytes (a whole file) adds to them.
     init(timescales: TrackTimescales?, origin: TagOrigin) {
@@ -162,9 +164,12 @@ struct FragmentReader: TagExtractor {
                 }
             }
         }
-        let contents = ID3PacketParser.parse(message.messageData)
         var carriage = Carriage(stream: "emsg \(message.schemeIDURI)")
         carriage.note = "emsg \(message.time.version) \(message.schemeIDURI)"
+        let event = InbandEvent(scheme: message.schemeIDURI, value: message.value, id: message.id, message: message.messageData)
+        if repeats.isRepeat(event) { return }
+        carriage.event = event
+        let contents = ID3PacketParser.parse(message.messageData)
         if message.schemeIDURI == Carriage.nielsenEventScheme, message.value != "1" {
             notes.append("emsg of scheme \(Carriage.nielsenEventScheme) with value '\(message.value)', expected '1'")
             carriage.faults.insert(.eventValue)

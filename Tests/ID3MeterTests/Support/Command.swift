@@ -42,8 +42,13 @@ enum Command {
     /// The project's sample generator, built beside it.
     static let sampleGenerator = binary.deletingLastPathComponent().appendingPathComponent("id3-sample-gen")
 
+    /// A child still running after this long is killed, so that a test waiting on it ends (and
+    /// fails) instead of holding the suite; no test keeps a child half as long.
+    static let watchdog: TimeInterval = 600
+
     /// Starts the command (with `environment` added to the test's, in `directory` when given);
-    /// the caller reads the pipes and waits.
+    /// the caller reads the pipes and waits. The pipes are relayed (`Relay`): the child never
+    /// waits for the test to read.
     static func launch(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil,
                        binary: URL = binary) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
         let process = Process()
@@ -53,10 +58,13 @@ enum Command {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let (out, err) = try Relay.run(process)
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + watchdog) { [weak process] in
+            guard let process, process.isRunning, process.processIdentifier == pid else { return }
+            FileHandle.standardError.write(Data("watchdog: killed \(binary.lastPathComponent) \(arguments) after \(Int(watchdog)) s\n".utf8))
+            kill(pid, SIGKILL)
+        }
         return (process, out, err)
     }
 
@@ -69,6 +77,58 @@ enum Command {
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// A child's output pipe emptied as the child writes, whether the test reads yet or not. A pipe
+/// holds 64 KB: a child that filled one (a serve logging for a minute to a stderr nobody reads)
+/// would stop at its next write, and a test waiting for its other pipe, or its exit, would wait
+/// for ever. The bytes wait here, in memory, until the test reads them from `toTest`, which ends
+/// when the child's end does.
+final class Relay: @unchecked Sendable {
+    let fromChild = Pipe()
+    let toTest = Pipe()
+    private let condition = NSCondition()
+    private var pending = Data()
+    private var ended = false
+
+    /// Runs `process` with its stdout and stderr relayed; the pipes the test reads them from.
+    static func run(_ process: Process) throws -> (stdout: Pipe, stderr: Pipe) {
+        let out = Relay(), err = Relay()
+        process.standardOutput = out.fromChild
+        process.standardError = err.fromChild
+        try process.run()
+        out.start()
+        err.start()
+        return (out.toTest, err.toTest)
+    }
+
+    private func start() {
+        Thread.detachNewThread { [self] in
+            while case let chunk = fromChild.fileHandleForReading.availableData, !chunk.isEmpty {
+                condition.lock()
+                pending += chunk
+                condition.signal()
+                condition.unlock()
+            }
+            condition.lock()
+            ended = true
+            condition.signal()
+            condition.unlock()
+        }
+        Thread.detachNewThread { [self] in
+            while true {
+                condition.lock()
+                while pending.isEmpty && !ended { condition.wait() }
+                let (chunk, last) = (pending, ended)
+                pending = Data()
+                condition.unlock()
+                // Blocks while the test's pipe is full; the child's side goes on filling `pending`.
+                if !chunk.isEmpty { try? toTest.fileHandleForWriting.write(contentsOf: chunk) }
+                if last { break }
+            }
+            try? toTest.fileHandleForWriting.close()
+        }
     }
 }
 
