@@ -173,6 +173,7 @@ struct DeployTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
+            Command.watch(process)
             let data = out.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return String(decoding: data, as: UTF8.self)

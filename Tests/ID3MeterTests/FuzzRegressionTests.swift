@@ -23,6 +23,7 @@ struct FuzzRegressionTests {
         process.standardOutput = out
         process.standardError = Pipe()
         try process.run()
+        Command.watch(process)
         let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)

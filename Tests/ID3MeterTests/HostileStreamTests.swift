@@ -227,6 +227,7 @@ struct HostileStreamTests {
         process.arguments = ["python3", Samples.root.appendingPathComponent("scripts/damaged_ts.py").path, String(megabytes)]
         process.standardOutput = try FileHandle(forWritingTo: file)
         try process.run()
+        Command.watch(process)
         process.waitUntilExit()
         try #require(process.terminationStatus == 0)
         return file

@@ -31,6 +31,7 @@ struct PlayerSessionTests {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
+        Command.watch(process)
         let writer = Thread { input.fileHandleForWriting.write(Data(bytes)); try? input.fileHandleForWriting.close() }
         writer.start()
         let data = output.fileHandleForReading.readDataToEndOfFile()

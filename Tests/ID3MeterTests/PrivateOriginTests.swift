@@ -26,6 +26,8 @@ struct PrivateOriginTests {
             process.standardOutput = out
             process.standardError = log
             try process.run()
+            // No test keeps a server for minutes; one that never says its port is killed, which ends the read below.
+            Command.watch(process, after: 180)
             var text = ""
             while !text.contains("\n"), case let chunk = out.fileHandleForReading.availableData, !chunk.isEmpty {
                 text += String(decoding: chunk, as: UTF8.self)

@@ -24,6 +24,7 @@ struct ScanInterruptTests {
         process.arguments = ["scan", "-", "--jobs", "2", "--format", "jsonl", "--report", report.path]
         process.standardInput = try FileHandle(forReadingFrom: list)
         let (out, err) = try Relay.run(process)
+        Command.watch(process)
         defer { if process.isRunning { process.terminate() } }
         var received = Data()
         while String(decoding: received, as: UTF8.self).split(separator: "\n").count < 30 {
@@ -74,6 +75,7 @@ struct RefusingStdoutTests {
         let err = Pipe()
         process.standardError = err
         try process.run()
+        Command.watch(process)
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, stderr)

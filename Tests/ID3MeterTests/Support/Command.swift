@@ -59,13 +59,19 @@ enum Command {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         let (out, err) = try Relay.run(process)
+        watch(process)
+        return (process, out, err)
+    }
+
+    /// Kills `process` if it still runs `after` seconds from now, saying so on the suite's stderr.
+    static func watch(_ process: Process, after seconds: TimeInterval = watchdog) {
         let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + watchdog) { [weak process] in
+        let name = "\(process.executableURL?.lastPathComponent ?? "child") \(process.arguments ?? [])"
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak process] in
             guard let process, process.isRunning, process.processIdentifier == pid else { return }
-            FileHandle.standardError.write(Data("watchdog: killed \(binary.lastPathComponent) \(arguments) after \(Int(watchdog)) s\n".utf8))
+            FileHandle.standardError.write(Data("watchdog: killed \(name) after \(Int(seconds)) s\n".utf8))
             kill(pid, SIGKILL)
         }
-        return (process, out, err)
     }
 
     /// Runs the command to its end.
