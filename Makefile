@@ -167,8 +167,8 @@ fuzz: deps
 	rm -rf $(FUZZ_BUILD)/seeds && $(SWIFT) run id3-sample-gen seeds --output $(FUZZ_BUILD)/seeds
 	mkdir -p fuzz/findings
 	for target in $(FUZZ_TARGETS); do mkdir -p $(FUZZ_BUILD)/corpus/$$target; done
-	printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I{} sh -c 'LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp FUZZ_TARGET={} $(FUZZ_BUILD)/release/id3-meter-fuzz \
-	  $(FUZZ_BUILD)/corpus/{} $(FUZZ_BUILD)/seeds/{} -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -rss_limit_mb=8192 \
+	printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I{} sh -c 'FUZZ_TARGET={} $(FUZZ_BUILD)/release/id3-meter-fuzz \
+	  $(FUZZ_BUILD)/corpus/{} $(FUZZ_BUILD)/seeds/{} -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 	  -artifact_prefix=fuzz/findings/{}- -print_final_stats=1 > $(FUZZ_BUILD)/{}.log 2>&1; \
 	  echo "{}: exit $$?, $$(grep -h -E "stat::number_of_executed_units|cov:" $(FUZZ_BUILD)/{}.log | tail -2 | tr "\n" " ")"'
 	@ls fuzz/findings | grep . && { echo "findings in fuzz/findings"; exit 1; } || echo "no findings"

@@ -111,7 +111,7 @@ struct MPDParserTests {
         #expect(throws: MPDError.self) { try Self.parse(#"<Period><AdaptationSet><Representation id="v" bandwidth="1"><SegmentTemplate><SegmentTimeline><S t="99999999999999999" d="1"/></SegmentTimeline></SegmentTemplate></Representation></AdaptationSet></Period>"#) }
     }
 
-    /// No document type, hence no entity, internal or external: refused before libxml2 sees it.
+    /// No document type, hence no entity, internal or external: refused where the reader meets it.
     @Test func entitiesAndDocumentTypesAreRefused() {
         let laughs = """
             <?xml version="1.0"?><!DOCTYPE MPD [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
@@ -127,8 +127,8 @@ struct MPDParserTests {
         #expect(Self.reason(Self.mpd("")) == .noPeriod)
     }
 
-    /// FoundationXML traps on an element name that is not UTF-8 (the fuzzer's five bytes): such
-    /// bytes, and an MPD declaring another encoding, are refused before the parser sees them.
+    /// An MPD is UTF-8: other bytes (the fuzzer's five that trapped FoundationXML among them), and
+    /// an MPD declaring another encoding, are refused.
     @Test func onlyUTF8IsRead() {
         #expect(Self.reason([0x3C, 0xEE, 0x6E, 0x53, 0x65]) == .notUTF8(declared: nil))
         #expect(Self.reason(Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><MPD/>"#.utf8)) == .notUTF8(declared: "ISO-8859-1"))
@@ -140,15 +140,64 @@ struct MPDParserTests {
         }
     }
 
-    /// FoundationXML crashes on a processing instruction without data (`strlen(NULL)`, the
-    /// fuzzer's `<?xmltf-82?>`): none but the XML declaration is read; text that only looks like
-    /// one, in a comment or CDATA, is no reason to refuse.
-    @Test func processingInstructionsAreRefused() {
-        for text in ["<?xmltf-82?><MPD/>", #"<?xml version="1.0"?><MPD><?stop?></MPD>"#, "<MPD/><?x y?>", "\u{FEFF}<?xml-stylesheet href='a'?><MPD/>"] {
-            #expect(Self.reason(Array(text.utf8)) == .processingInstruction, "\(text)")
+    /// A processing instruction (FoundationXML crashed on one without data, the fuzzer's
+    /// `<?xmltf-82?>`) is stepped over, as a browser's parser does; text that only looks like one,
+    /// in a comment or CDATA, is text.
+    @Test func processingInstructionsAreSteppedOver() throws {
+        let period = #"<Period><BaseURL>a/</BaseURL></Period>"#
+        for text in ["<?xmltf-82?><MPD type='static'>\(period)</MPD>", #"<?xml version="1.0"?><MPD type="static"><?stop?>\#(period)</MPD><?x y?>"#,
+                     "\u{FEFF}<?xml-stylesheet href='a'?><MPD type='static'>\(period)</MPD>"] {
+            #expect(Self.reason(Array(text.utf8)) == nil, "\(text)")
         }
-        let fine = #"<?xml version="1.0" encoding="UTF-8"?><!-- <?old?> --><MPD type="static"><Period><![CDATA[<?no?>]]></Period></MPD>"#
-        #expect(Self.reason(Array(fine.utf8)) == nil)
+        let fine = #"<?xml version="1.0" encoding="UTF-8"?><!-- <?old?> <!DOCTYPE x> --><MPD type="static"><Period><BaseURL><![CDATA[<?no?>]]></BaseURL></Period></MPD>"#
+        let mpd = try MPDParser.parse(Array(fine.utf8), location: "https://cdn.example/a.mpd")
+        #expect(mpd.periods.count == 1)
+    }
+
+    /// What the reader takes from the XML: prefixes off element names, attributes as written
+    /// (line ends in them made spaces), the five entities and character references in text and
+    /// values, CDATA as it is, comments dropped.
+    @Test func theXMLAnMPDIsWrittenIn() throws {
+        let text = "<?xml version='1.0'?>\n<mpd:MPD xmlns:mpd='urn:mpeg:dash:schema:mpd:2011' xmlns:xlink=\"http://www.w3.org/1999/xlink\">"
+            + "<mpd:Period xlink:href='https://ads.example/p?a=1&amp;b=2' id=\"p&#49;&#x32;\" title='a\r\nb\tc'>"
+            + "<!-- a comment -->&lt;x&gt; &quot;&apos;<![CDATA[&amp;]]></mpd:Period ></mpd:MPD>\n"
+        let root = try MPDDocument.parse(Array(text.utf8)).root
+        #expect(root.name == "MPD" && root.children.map(\.name) == ["Period"])
+        let period = try #require(root.children.first)
+        #expect(period.xlinkHref == "https://ads.example/p?a=1&b=2")
+        #expect(period.attribute("id") == "p12")
+        #expect(period.attribute("title") == "a b c")
+        #expect(period.text == "<x> \"'&amp;")
+    }
+
+    /// Not well-formed is an error with its line, whatever the fault; never a crash.
+    @Test func malformedXMLSaysWhereAndWhy() {
+        let cases: [(String, String)] = [
+            ("<MPD>\n<Period>\n</MPD>", "</MPD> closes <Period>"),
+            ("<MPD><Period></Period>", "<MPD> is not closed"),
+            ("<MPD a='1' a='2'/>", "attribute a twice"),
+            ("<MPD a=1/>", "not quoted"),
+            ("<MPD a='1'b='2'/>", "no space before an attribute"),
+            ("<MPD a='<'/>", "'<' in attribute"),
+            ("<MPD>&nbsp;</MPD>", "unknown reference &nbsp;"),
+            ("<MPD>&#0;</MPD>", "unknown reference &#0;"),
+            ("<MPD>a & b</MPD>", "a '&' that starts no reference"),
+            ("<MPD/><MPD/>", "content after the root"),
+            ("x<MPD/>", "text before the root"),
+            ("<MPD><!-- open</MPD>", "comment is not closed"),
+            ("<MPD><![CDATA[x</MPD>", "CDATA section is not closed"),
+            ("<MPD><1a/></MPD>", "without a valid name"),
+            ("", "no root element"),
+            ("</MPD>", "closes nothing"),
+        ]
+        for (text, words) in cases {
+            guard case .notXML(let line, let detail)? = Self.reason(Array(text.utf8)) else {
+                Issue.record("\(text): \(String(describing: Self.reason(Array(text.utf8))))")
+                continue
+            }
+            #expect(detail?.contains(words) == true, "\(text): \(detail ?? "")")
+            #expect(line == (text.hasPrefix("<MPD>\n") ? 3 : 1), "\(text)")
+        }
     }
 
     /// A live MPD must say when its clock started, and a segment must last a millisecond at least:

@@ -351,8 +351,8 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     static var unreadableRetry: Duration { .seconds(30) }
 
     /// How long to wait after `failures` failed refreshes in a row: from the update period,
-    /// doubling to four times it; for an MPD that came back unreadable, to 30 s, since each new
-    /// malformed one leaks in FoundationXML (NOTES.md) and a broken manifest is no passing fault.
+    /// doubling to four times it; for an MPD that came back unreadable, to 30 s: a broken
+    /// manifest is no passing fault.
     static func reloadRetry(after failures: Int, updatePeriod: Double?, _ error: SegmentLoadError) -> Duration {
         let interval = Duration.seconds(max(updatePeriod ?? 1, 0.5))
         let unreadable = if case .unreadableMPD = error { true } else { false }

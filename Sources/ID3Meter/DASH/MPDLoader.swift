@@ -20,8 +20,7 @@ struct MPDLoader: Sendable {
     }
 
     /// `load`, reading the MPD again only when its bytes changed since `last` (which it then
-    /// holds): an unchanged MPD costs no parse, and a broken one served again no parse error,
-    /// each of which leaks a few hundred bytes inside FoundationXML (its libxml2 error callback).
+    /// holds): an unchanged MPD, or a broken one served again, costs a compare, not a parse.
     func load(_ location: String, referencedBy parent: String? = nil, unlessSameAs last: inout Refresh?) async throws(SegmentLoadError) -> MPD {
         if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw .refused(refusal, .mpd(location)) }
         let bytes: [UInt8]

@@ -7,8 +7,6 @@ public struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
         case notUTF8(declared: String?)
         /// A `<!DOCTYPE>` or `<!ENTITY>`: refused, never expanded.
         case documentType
-        /// A processing instruction other than the XML declaration: refused (FoundationXML crashes on some).
-        case processingInstruction
         case tooManyElements(Int)
         case tooDeep(Int)
         /// The root element is not `MPD`.
@@ -30,7 +28,6 @@ public struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
             case .notUTF8(let declared):
                 declared.map { "declares encoding '\($0.prefix(40))' (an MPD is UTF-8)" } ?? "not UTF-8 (an MPD is UTF-8)"
             case .documentType: "a document type or entity declaration (refused: an MPD needs none, and entities are how XML is made to expand or read files)"
-            case .processingInstruction: "a processing instruction besides the XML declaration (refused: an MPD needs none)"
             case .tooManyElements(let limit): "more than \(limit) elements"
             case .tooDeep(let limit): "elements nested more than \(limit) deep"
             case .notMPD(let name): "the root element is <\(name)>, not <MPD>"
