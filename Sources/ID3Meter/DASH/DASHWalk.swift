@@ -34,6 +34,8 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         var chosen: [String: String] = [:]
         /// Periods whose chosen Representation showed timed ID3 (or was the only candidate).
         var confirmed: Set<String> = []
+        /// Per Period, the copy of its Representation read from (an index in its `baseURLs`).
+        var copyInUse: [String: Int] = [:]
         var lastRead: [String: DASHSegment] = [:]
         var finished: Set<String> = []
         /// `EventStream` events handed out, by Period, then scheme, value and id (§5.10.2: the
@@ -55,6 +57,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             let listed = Set(mpd.periods.map(\.key))
             func kept(_ key: String) -> Bool { listed.contains(key) || !finished.contains(key) }
             chosen = chosen.filter { kept($0.key) }
+            copyInUse = copyInUse.filter { kept($0.key) }
             lastRead = lastRead.filter { kept($0.key) }
             eventsSeen = eventsSeen.filter { kept($0.key) }
             confirmed = confirmed.filter(kept)
@@ -223,14 +226,16 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 taken += 1
                 if Task.isCancelled { return false }
                 await afterEachSegment()
-                let hls = Self.segment(segment, of: representation, in: period, mpd: mpd)
                 // Held until the source is opened and the Period's choice confirmed, and dropped if
                 // the Representation gives way to another.
                 var held: [MediaEvent] = []
                 let settled = state.opened && state.confirmed.contains(period.key)
                 let hold = { (event: MediaEvent) in if settled { emit(event) } else { held.append(event) } }
-                handOutEvents(of: period, representation: representation, before: segment, origin: hls, state: &state, emit: hold)
-                let segmentRead = await state.reader.read(hls, emit: hold)
+                let copy = state.copyInUse[period.key] ?? 0
+                handOutEvents(of: period, representation: representation, before: segment,
+                              origin: Self.segment(segment, of: representation, copy: copy, in: period, mpd: mpd), state: &state, emit: hold)
+                let (segmentRead, readFrom) = await read(segment, of: representation, from: copy, in: period, mpd: mpd, state: &state, emit: hold)
+                state.copyInUse[period.key] = readFrom
                 state.tried += 1
                 state.bytes += segmentRead?.byteCount ?? 0
                 progress?.update(input, bytes: state.bytes)
@@ -276,13 +281,60 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         return true
     }
 
+    /// Reads `segment` from the copy `copy` of `representation`, and when that fails from the
+    /// next copies in turn (as a player fails over between CDNs), each switch said; what a failed
+    /// attempt read is dropped, so a tag is delivered once whichever copy gives it. The read (or
+    /// `nil` when every copy failed: the last attempt's events) and the copy it came from.
+    private func read(_ segment: DASHSegment, of representation: Representation, from copy: Int, in period: Period, mpd: MPD,
+                      state: inout Progress, emit: (MediaEvent) -> Void) async -> (SegmentReader.SegmentRead?, Int) {
+        var copy = copy
+        for attempt in 1...representation.baseURLs.count {
+            var events: [MediaEvent] = []
+            let read = await state.reader.read(Self.segment(segment, of: representation, copy: copy, in: period, mpd: mpd)) { events.append($0) }
+            if read != nil || attempt == representation.baseURLs.count {
+                events.forEach(emit)
+                return (read, copy)
+            }
+            let failure = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }.last
+            copy = switchCopy(of: representation, from: copy, because: failure, emit: emit)
+        }
+        return (nil, copy)
+    }
+
+    /// The next copy of `representation` after `copy`, the switch said as HLS says one.
+    private func switchCopy(of representation: Representation, from copy: Int, because failure: InputFailure?,
+                            emit: (MediaEvent) -> Void) -> Int {
+        let next = (copy + 1) % representation.baseURLs.count
+        // A read that ended without a failure was stopped.
+        let cause: any Error & Sendable = failure?.cause ?? failure ?? CancellationError()
+        emit(.warning(InputFailure(source: input, .switchedPath(from: representation.baseURLs[copy], to: representation.baseURLs[next],
+                                                                 onBackup: next != 0, because: .segmentsLost(1, cause)))))
+        return next
+    }
+
     /// The segments of `representation` to read now: after `last` (all of them when `nil`:
     /// a static Period from its start, a live one joined near its edge), available by `until`.
     private func segments(of representation: Representation, in period: Period, mpd: MPD, availableUntil until: Double?,
                           after last: DASHSegment?, state: inout Progress, emit: (MediaEvent) -> Void) async -> [DASHSegment] {
         if case .base(let base) = representation.addressing, let indexRange = base.indexRange {
-            return await indexedSegments(of: representation, base: base, indexRange: indexRange, period: period, after: last, emit: emit)
-                .filter { until == nil || $0.end <= until! }
+            // The index is read from the copy in use, or the next that answers.
+            var copy = state.copyInUse[period.key] ?? 0
+            for attempt in 1...representation.baseURLs.count {
+                var events: [MediaEvent] = []
+                if let segments = await indexedSegments(of: representation.copy(copy), base: base, indexRange: indexRange, period: period,
+                                                        after: last, emit: { events.append($0) }) {
+                    events.forEach(emit)
+                    state.copyInUse[period.key] = copy
+                    return segments.filter { until == nil || $0.end <= until! }
+                }
+                if attempt == representation.baseURLs.count {
+                    events.forEach(emit)
+                    break
+                }
+                copy = switchCopy(of: representation, from: copy, because: events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }.last,
+                                  emit: emit)
+            }
+            return []
         }
         guard let until else {
             // Static: the next batch after the last read (the caller asks again until none is left),
@@ -369,8 +421,9 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
 
     /// A `SegmentBase` resource's subsegments, from its `sidx`; the whole resource as one
     /// segment when the index cannot be had (the failure said).
+    /// `nil` when the index could not be fetched (a failure emitted).
     private func indexedSegments(of representation: Representation, base: SegmentBase, indexRange: ByteRange, period: Period,
-                                 after last: DASHSegment?, emit: (MediaEvent) -> Void) async -> [DASHSegment] {
+                                 after last: DASHSegment?, emit: (MediaEvent) -> Void) async -> [DASHSegment]? {
         let whole = Array(SegmentEnumeration(representation: representation, periodDuration: period.duration))
         do throws(SegmentLoadError) {
             guard let index = try await loader.segmentIndex(of: representation.baseURL, at: indexRange, from: input) else {
@@ -387,7 +440,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             }
         } catch {
             emit(.failure(InputFailure(source: input, segment: representation.baseURL, .segmentSkipped(mediaSequence: base.timing.startNumber, error))))
-            return []
+            return nil
         }
     }
 
@@ -423,7 +476,12 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
 
     /// `segment` as the segment reader reads segments: its `$Number$` its media sequence, its
     /// Period's start (ms) its discontinuity sequence, its wall-clock time from a dynamic MPD.
-    static func segment(_ segment: DASHSegment, of representation: Representation, in period: Period, mpd: MPD) -> Segment {
+    /// `copy`: which of the Representation's copies it is read from.
+    static func segment(_ segment: DASHSegment, of representation: Representation, copy: Int = 0, in period: Period, mpd: MPD) -> Segment {
+        let uri = representation.address(segment.uri, inCopy: copy)
+        let representation = representation.copy(copy)
+        var segment = segment
+        segment.uri = uri
         let initialization = SegmentEnumeration(representation: representation, periodDuration: period.duration).initialization
         var result = Segment(uri: segment.uri, duration: segment.seconds, mediaSequence: segment.number,
                              discontinuitySequence: Int(min(period.start * 1_000, Double(Int32.max))),

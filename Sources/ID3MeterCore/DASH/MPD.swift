@@ -86,13 +86,42 @@ package struct Representation: Sendable {
     package var codecs: String?
     package var contentType: String?
     package var frameRate: Double?
-    /// Its `BaseURL`, resolved through every level above it.
-    package var baseURL: String
+    /// Where its segments are, resolved through every level above it: the first, then the copies
+    /// to read from when it fails (several `BaseURL`s, or the same Representation listed again
+    /// per CDN). Never empty.
+    package var baseURLs: [String]
+    /// The first of `baseURLs`, the one segment addresses are made against.
+    package var baseURL: String { baseURLs[0] }
     package var addressing: SegmentAddressing?
     /// `InbandEventStream`s, its own and its AdaptationSet's: events its segments carry as `emsg`.
     package var inbandEventStreams: [EventScheme]
     /// `ContentProtection` (CENC, Widevine, PlayReady ...): its samples are encrypted.
     package var protection: [ContentProtection]
+
+    /// Adds `more` locations as copies, those it has and past `limit` left out.
+    mutating func addCopies(_ more: [String], upTo limit: Int) {
+        for url in more where baseURLs.count < limit && !baseURLs.contains(url) { baseURLs.append(url) }
+    }
+
+    /// The same Representation read from its copy `index`.
+    package func copy(_ index: Int) -> Representation {
+        var copy = self
+        copy.baseURLs = [baseURLs[index]] + baseURLs.enumerated().filter { $0.offset != index }.map(\.element)
+        return copy
+    }
+
+    /// `uri`, one of its segments' addresses in any of its copies, in its copy `index`: that
+    /// copy's BaseURL (or the folder it names) in place of the one it is under.
+    package func address(_ uri: String, inCopy index: Int) -> String {
+        guard index < baseURLs.count else { return uri }
+        if baseURLs.contains(uri) { return baseURLs[index] }
+        let folder = { (url: String) in url.lastIndex(of: "/").map { String(url[...$0]) } ?? url }
+        // The deepest folder first: one copy's may be another's parent.
+        for base in baseURLs.sorted(by: { folder($0).count > folder($1).count }) where uri.hasPrefix(folder(base)) {
+            return folder(baseURLs[index]) + uri.dropFirst(folder(base).count)
+        }
+        return uri
+    }
 
     /// Whether it declares an event stream of ID3 tags.
     package var declaresID3: Bool { inbandEventStreams.contains(where: \.carriesID3) }

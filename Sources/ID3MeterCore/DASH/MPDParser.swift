@@ -13,7 +13,7 @@ package enum MPDParser {
 
     private static func read(_ root: MPDDocument.Element, location: String) throws(MPDError) -> MPD {
         let isDynamic = root.attribute("type") == "dynamic"
-        let base = baseURL(of: root, against: location)
+        let bases = baseURLs(of: root, against: [location])
         var mpd = MPD(isDynamic: isDynamic,
                       availabilityStartTime: try date(root, "availabilityStartTime"),
                       publishTime: try date(root, "publishTime"),
@@ -37,11 +37,11 @@ package enum MPDParser {
             let start = try duration(element, "start") ?? previousEnd ?? 0
             var period = Period(id: element.attribute("id"), index: index, start: start, duration: try duration(element, "duration"),
                                 adaptationSets: [], eventStreams: [],
-                                remoteReference: element.xlinkHref.map { Location.resolve($0, against: base) })
-            let periodBase = baseURL(of: element, against: base)
+                                remoteReference: element.xlinkHref.map { Location.resolve($0, against: bases[0]) })
+            let periodBases = baseURLs(of: element, against: bases)
             let inherited = Inherited(segment: SegmentInformation(element))
             period.adaptationSets = try element.children(named: "AdaptationSet").map { set throws(MPDError) in
-                try adaptationSet(set, base: periodBase, inherited: inherited)
+                try adaptationSet(set, bases: periodBases, inherited: inherited)
             }
             period.eventStreams = try element.children(named: "EventStream").map(eventStream)
             mpd.periods.append(period)
@@ -69,8 +69,8 @@ package enum MPDParser {
         var frameRate: Double?
     }
 
-    private static func adaptationSet(_ element: MPDDocument.Element, base: String, inherited: Inherited) throws(MPDError) -> AdaptationSet {
-        let setBase = baseURL(of: element, against: base)
+    private static func adaptationSet(_ element: MPDDocument.Element, bases: [String], inherited: Inherited) throws(MPDError) -> AdaptationSet {
+        let setBases = baseURLs(of: element, against: bases)
         var own = inherited
         own.segment = inherited.segment.overridden(by: SegmentInformation(element))
         own.inband += inbandStreams(of: element)
@@ -79,13 +79,20 @@ package enum MPDParser {
         own.contentType = element.attribute("contentType") ?? contentType(ofMime: own.mimeType)
         own.codecs = element.attribute("codecs")
         own.frameRate = frameRate(element) ?? inherited.frameRate
-        let representations = try element.children(named: "Representation").map { item throws(MPDError) in
-            try representation(item, base: setBase, inherited: own)
+        var representations: [Representation] = []
+        for item in element.children(named: "Representation") {
+            let read = try representation(item, bases: setBases, inherited: own)
+            // The same id again in the set: the same encoding from another CDN, one more copy.
+            if let first = representations.firstIndex(where: { $0.id == read.id }) {
+                representations[first].addCopies(read.baseURLs, upTo: maximumCopies)
+            } else {
+                representations.append(read)
+            }
         }
         return AdaptationSet(id: element.attribute("id"), contentType: own.contentType, representations: representations)
     }
 
-    private static func representation(_ element: MPDDocument.Element, base: String, inherited: Inherited) throws(MPDError) -> Representation {
+    private static func representation(_ element: MPDDocument.Element, bases: [String], inherited: Inherited) throws(MPDError) -> Representation {
         let id = element.attribute("id") ?? ""
         let bandwidthText = element.attribute("bandwidth") ?? "0"
         guard let bandwidth = Int(bandwidthText), bandwidth >= 0 else {
@@ -96,7 +103,7 @@ package enum MPDParser {
         return Representation(id: id, bandwidth: bandwidth, mimeType: mimeType, codecs: element.attribute("codecs") ?? inherited.codecs,
                               contentType: element.attribute("contentType") ?? inherited.contentType ?? contentType(ofMime: mimeType),
                               frameRate: frameRate(element) ?? inherited.frameRate,
-                              baseURL: baseURL(of: element, against: base),
+                              baseURLs: baseURLs(of: element, against: bases),
                               addressing: try segment.addressing(),
                               inbandEventStreams: inherited.inband + inbandStreams(of: element),
                               protection: inherited.protection + protection(of: element))
@@ -237,10 +244,31 @@ package enum MPDParser {
         }
     }
 
-    /// The element's first `BaseURL` resolved against `base`; `base` when it has none.
-    private static func baseURL(of element: MPDDocument.Element, against base: String) -> String {
-        guard let first = element.children(named: "BaseURL").first.map({ trimmed($0.text) }), !first.isEmpty else { return base }
-        return Location.resolve(first, against: base)
+    /// The most copies a Representation is read from: BaseURLs multiply level by level.
+    static let maximumCopies = 8
+
+    /// The element's `BaseURL`s resolved against each of `bases` (the level above's), in the
+    /// order to try them: DVB-DASH's `priority` (lowest first), then `weight` (highest first; a
+    /// player draws among equals by weight, we take the heaviest), then document order. `bases`
+    /// when it has none.
+    private static func baseURLs(of element: MPDDocument.Element, against bases: [String]) -> [String] {
+        func number(_ element: MPDDocument.Element, _ name: String, default value: Int) -> Int {
+            element.attributes.first { $0.key == name || $0.key.hasSuffix(":" + name) }.flatMap { Int($0.value) } ?? value
+        }
+        let own = element.children(named: "BaseURL").enumerated()
+            .map { (place: $0.offset, text: trimmed($0.element.text), priority: number($0.element, "priority", default: 1),
+                    weight: number($0.element, "weight", default: 1)) }
+            .filter { !$0.text.isEmpty }
+            .sorted { ($0.priority, -$0.weight, $0.place) < ($1.priority, -$1.weight, $1.place) }
+        guard !own.isEmpty else { return bases }
+        var resolved: [String] = []
+        for base in bases {
+            for url in own.map({ Location.resolve($0.text, against: base) }) where !resolved.contains(url) {
+                resolved.append(url)
+                if resolved.count == maximumCopies { return resolved }
+            }
+        }
+        return resolved
     }
 
     private static func contentType(ofMime mime: String?) -> String? {

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+@testable import ID3MeterCore
+import SampleGenerator
+
+/// A DASH channel on two CDNs (127.0.0.1 and 127.0.0.2), the MPD naming both: several `BaseURL`s
+/// (DVB-DASH priorities), or the Representation listed again per CDN with the same id. The first
+/// CDN dies, from the start or mid-stream, and comes back; every tag the samples' writer planted
+/// is delivered once, and each switch is said.
+@Suite("DASH copies on several CDNs", .serialized, .timeLimit(.minutes(3)))
+struct DASHCopyTests {
+    /// A CDN serving `samples/dash`, whose media requests fail (503) while `failing` says so of
+    /// the request's number among the media requests it had (from 1).
+    final class CDN: @unchecked Sendable {
+        private(set) var server: LocalHTTPServer!
+        private let lock = NSLock()
+        private var asked = 0, refused = 0
+
+        init(host: String, failing: @escaping @Sendable (Int) -> Bool = { _ in false }) throws {
+            let root = Samples.folder.appendingPathComponent("dash")
+            server = try LocalHTTPServer(host: host) { [unowned self] request in
+                guard request.path.hasSuffix(".m4s") || request.path.hasSuffix(".mp4") else { return .file(request.path, in: root) }
+                let refuse = lock.withLock {
+                    asked += 1
+                    if failing(asked) { refused += 1 }
+                    return failing(asked)
+                }
+                return refuse ? LocalHTTPServer.Response(status: 503) : .file(request.path, in: root)
+            }
+        }
+
+        var counts: (asked: Int, refused: Int) { lock.withLock { (asked, refused) } }
+        func url(_ path: String) -> String { server.url(path) }
+    }
+
+    /// The sample's MPD with `edit` applied, served by an origin of its own.
+    static func origin(_ sample: String, _ edit: (String) -> String) throws -> LocalHTTPServer {
+        let text = edit(try String(contentsOf: Samples.folder.appendingPathComponent("dash/\(sample)/manifest.mpd"), encoding: .utf8))
+        return try LocalHTTPServer { _ in LocalHTTPServer.Response(body: Array(text.utf8), contentType: "application/dash+xml") }
+    }
+
+    static func switches(_ events: [MediaEvent]) -> [(from: String, to: String, onBackup: Bool)] {
+        events.warnings.compactMap { warning in
+            if case .switchedPath(let from, let to, let onBackup, _) = warning.kind { (from, to, onBackup) } else { nil }
+        }
+    }
+
+    /// Two `BaseURL`s at the MPD's level, the first CDN by priority dying after two segments: the
+    /// rest is read from the second (retries of the first exhausted first), nothing lost or doubled.
+    @Test func aCDNDyingMidStreamIsReadFromTheNextBaseURL() async throws {
+        let first = try CDN(host: "127.0.0.1") { $0 >= 3 }
+        let second = try CDN(host: "127.0.0.2")
+        defer { first.server.stop(); second.server.stop() }
+        // Listed second but preferred: DVB-DASH's lower priority goes first.
+        let origin = try Self.origin("timeline") { text in
+            text.replacingOccurrences(of: "<Period ", with: """
+                <BaseURL dvb:priority="2" serviceLocation="b">\(second.url("timeline/"))</BaseURL>\
+                <BaseURL dvb:priority="1" serviceLocation="a">\(first.url("timeline/"))</BaseURL><Period 
+                """).replacingOccurrences(of: "<MPD ", with: #"<MPD xmlns:dvb="urn:dvb:dash:dash-extensions:2014-1" "#)
+        }
+        defer { origin.stop() }
+        let events = await Samples.scan(origin.url("manifest.mpd"), fetcher: Fetcher(retry: .none))
+        #expect(DASHSampleTests.found(events) == (try DASHSampleTests.planted("timeline")))
+        #expect(events.failures.isEmpty, "\(events.failures)")
+        let switched = Self.switches(events)
+        #expect(switched.count == 1 && switched.first?.from == first.url("timeline/") && switched.first?.to == second.url("timeline/")
+            && switched.first?.onBackup == true, "\(switched)")
+        #expect(first.counts == (3, 1), "the first CDN is left after its first refusal: \(first.counts)")
+
+        // The meter, a user's way: the same tags, once, and a warning record of the switch.
+        let run = try await offThePool { try Command.run(["--speed", "max", "--format", "jsonl", origin.url("manifest.mpd")]) }
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.sends == (try DASHSampleTests.planted("timeline")).map { Command.Send(pts: $0.pts, payload: $0.owner) })
+        #expect(run.stdout.contains(#""type":"warning""#) && run.stdout.contains("127.0.0.2"), "\(run.stdout.suffix(2_000))")
+
+        // serve: the switch is a record, `on_backup` and the path-switch counter, as for HLS.
+        let running = try await RunningLineup(channels: ["d": origin.url("manifest.mpd")])
+        let (statuses, ended) = try await running.statuses { $0.first?.state == .ended }
+        let metrics = running.metrics
+        await running.lineup.removeAll()
+        #expect(ended, "\(statuses)")
+        #expect(running.records("d", .sendID3).map { Command.Send(pts: $0.pts, payload: $0.payload) }
+            == (try DASHSampleTests.planted("timeline")).map { Command.Send(pts: $0.pts, payload: $0.owner) })
+        let said = running.records("d", .warning).compactMap(\.message).filter { $0.contains("redundant copy at") }
+        #expect(said.count == 1 && said.first?.contains(second.url("timeline/")) == true, "\(said)")
+        #expect(running.records("d", .alert).contains { $0.alert == "on_backup" && $0.active == true })
+        #expect(metrics[#"id3meter_path_switches_total{channel="d"}"#] == 1)
+    }
+
+    /// A premium service's shape: `SegmentBase` with a `sidx`, the Representation listed once per
+    /// CDN with the same id and its own tokenised BaseURL; the first CDN gone from the start.
+    @Test func theSameRepresentationPerCDNIsOneWithCopies() async throws {
+        let first = try CDN(host: "127.0.0.1") { _ in true }
+        let second = try CDN(host: "127.0.0.2")
+        defer { first.server.stop(); second.server.stop() }
+        let origin = try Self.origin("indexed") { text in
+            let start = text.range(of: "<Representation ")!.lowerBound, end = text.range(of: "</Representation>")!.upperBound
+            let representation = String(text[start..<end])
+            let copies = [first, second].map { cdn in
+                representation.replacingOccurrences(of: "<BaseURL>audio-0.mp4</BaseURL>",
+                                                    with: "<BaseURL>\(cdn.url("indexed/audio-0.mp4"))?token=abc</BaseURL>")
+            }
+            return text.replacingCharacters(in: start..<end, with: copies.joined(separator: "\n"))
+        }
+        defer { origin.stop() }
+        let mpd = try MPDParser.parse(try await Fetcher().fetch(origin.url("manifest.mpd"), as: .playlist), location: origin.url("manifest.mpd"))
+        #expect(mpd.periods[0].adaptationSets[0].representations.map(\.baseURLs)
+            == [[first.url("indexed/audio-0.mp4?token=abc"), second.url("indexed/audio-0.mp4?token=abc")]])
+
+        let events = await Samples.scan(origin.url("manifest.mpd"), fetcher: Fetcher(retry: .none))
+        #expect(DASHSampleTests.found(events) == (try DASHSampleTests.planted("indexed")))
+        #expect(Self.switches(events).count == 1, "\(Self.switches(events))")
+        #expect(second.server.requests.allSatisfy { $0.query["token"] == "abc" || !$0.path.hasSuffix(".mp4") })
+    }
+
+    /// Where the copies are, and in what order: priorities, then weights, then document order,
+    /// level by level; at most `maximumCopies`.
+    @Test func baseURLsAreCopiesInTheOrderDVBGives() throws {
+        let text = """
+            <?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011" xmlns:dvb="urn:dvb:dash:dash-extensions:2014-1" type="static" mediaPresentationDuration="PT4S">
+            <BaseURL dvb:priority="2">https://c.example/</BaseURL><BaseURL dvb:priority="1" dvb:weight="1">https://a.example/</BaseURL>
+            <BaseURL dvb:priority="1" dvb:weight="5">https://b.example/</BaseURL>
+            <Period><AdaptationSet><Representation id="v" bandwidth="1"><BaseURL>v/</BaseURL><BaseURL>w/</BaseURL>
+            <SegmentTemplate media="s$Number$.m4s" duration="4"/></Representation></AdaptationSet></Period></MPD>
+            """
+        let representation = try MPDParser.parse(Array(text.utf8), location: "https://origin.example/x.mpd").periods[0].adaptationSets[0].representations[0]
+        #expect(representation.baseURLs == ["https://b.example/v/", "https://b.example/w/", "https://a.example/v/", "https://a.example/w/",
+                                            "https://c.example/v/", "https://c.example/w/"])
+        #expect(representation.address("https://b.example/v/s7.m4s", inCopy: 4) == "https://c.example/v/s7.m4s")
+        let many = text.replacingOccurrences(of: "<BaseURL>v/</BaseURL>", with: (0..<10).map { "<BaseURL>\($0)/</BaseURL>" }.joined())
+        #expect(try MPDParser.parse(Array(many.utf8), location: "https://origin.example/x.mpd").periods[0].adaptationSets[0]
+            .representations[0].baseURLs.count == MPDParser.maximumCopies)
+    }
+}
