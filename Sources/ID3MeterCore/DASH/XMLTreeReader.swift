@@ -41,7 +41,7 @@ struct XMLTreeReader {
                 index += 9
                 let start = index
                 try skip(past: "]]>", what: "CDATA section")
-                try append(String(decoding: bytes[start..<(index - 3)], as: UTF8.self))
+                try append(text(start..<(index - 3)))
             } else if starts(with: "<!") {
                 let word = bytes[(index + 2)...].prefix(7).map { $0 | 0x20 }   // ASCII lower case
                 if word.starts(with: "doctype".utf8) || word.starts(with: "entity".utf8) { throw MPDError(.documentType) }
@@ -65,7 +65,7 @@ struct XMLTreeReader {
         guard root == nil else { throw failure("content after the root element") }
         index += 1
         let name = try self.name()
-        var element = MPDDocument.Element(name: String(name.split(separator: ":").last ?? Substring(name)), attributes: [:])
+        var element = MPDDocument.Element(name: name.lastIndex(of: ":").map { String(name[name.index(after: $0)...]) } ?? name, attributes: [:])
         while true {
             let spaced = skipSpace()
             guard index < bytes.count else { throw failure("<\(name) is not closed") }
@@ -134,7 +134,7 @@ struct XMLTreeReader {
         let start = index
         while index < bytes.count, !Self.endsName(bytes[index]) { index += 1 }
         guard index > start, !Self.cannotStartName(bytes[start]) else { throw failure("a tag or attribute without a valid name") }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
+        return text(start..<index)
     }
 
     // MARK: Character data
@@ -158,21 +158,29 @@ struct XMLTreeReader {
 
     /// `raw` with its entity and character references replaced.
     private func decoded(_ raw: ArraySlice<UInt8>) throws(MPDError) -> String {
-        guard raw.contains(UInt8(ascii: "&")) else { return String(decoding: raw, as: UTF8.self) }
-        var result = ""
-        var rest = raw
+        guard let firstAmpersand = raw.firstIndex(of: UInt8(ascii: "&")) else { return Self.text(raw) }
+        var result = Self.text(raw[..<firstAmpersand])
+        var rest = raw[firstAmpersand...]
         while let ampersand = rest.firstIndex(of: UInt8(ascii: "&")) {
-            result += String(decoding: rest[..<ampersand], as: UTF8.self)
+            result += Self.text(rest[..<ampersand])
             guard let semicolon = rest[ampersand...].prefix(12).firstIndex(of: UInt8(ascii: ";")) else {
                 throw failure("a '&' that starts no reference")
             }
-            let reference = String(decoding: rest[(ampersand + 1)..<semicolon], as: UTF8.self)
+            let reference = Self.text(rest[(ampersand + 1)..<semicolon])
             guard let character = Self.character(reference) else { throw failure("unknown reference &\(reference);") }
             result.unicodeScalars.append(character)
             rest = rest[(semicolon + 1)...]
         }
-        return result + String(decoding: rest, as: UTF8.self)
+        return result + Self.text(rest)
     }
+
+    /// The bytes as a string, through the contiguous fast path (an `ArraySlice` took the slow,
+    /// element-by-element one).
+    private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private func text(_ range: Range<Int>) -> String { Self.text(bytes[range]) }
 
     /// A predefined entity's character, or a character reference's (`#N`, `#xH`), if XML allows it.
     private static func character(_ reference: String) -> Unicode.Scalar? {
