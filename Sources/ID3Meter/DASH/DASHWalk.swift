@@ -183,7 +183,9 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     private func read(_ period: Period, of mpd: MPD, availableUntil: Double?, state: inout Progress,
                       emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void) async -> Bool {
         if let remote = period.remoteReference {
-            if state.saidRemote.insert(period.key).inserted { emit(.warning(InputFailure(source: input, .remotePeriod(remote)))) }
+            if state.saidRemote.insert(period.key).inserted {
+                emit(.warning(InputFailure(source: input, .remotePeriod(remote, failure: mpd.remoteFailures[remote]))))
+            }
             state.finished.insert(period.key)
             return true
         }

@@ -2,7 +2,8 @@ import Foundation
 import ID3MeterCore
 
 /// Loads MPDs and what they point at under `ReferenceRule`, with a playlist's limits: the MPD
-/// itself, a `SegmentBase`'s segment index, and the server's clock (`UTCTiming`).
+/// itself, its remote Periods (`RemotePeriods.swift`), a `SegmentBase`'s segment index, and the
+/// server's clock (`UTCTiming`).
 struct MPDLoader: Sendable {
     var fetcher: Fetcher
 
@@ -17,6 +18,8 @@ struct MPDLoader: Sendable {
     struct Refresh {
         var bytes: [UInt8]
         var result: Result<MPD, SegmentLoadError>
+        /// Its remote Periods as they were resolved.
+        var remote: [String: [MPDDocument.Element]] = [:]
     }
 
     /// `load`, reading the MPD again only when its bytes changed since `last` (which it then
@@ -29,10 +32,17 @@ struct MPDLoader: Sendable {
         }
         if let last, last.bytes == bytes { return try last.result.get() }
         let result: Result<MPD, SegmentLoadError>
-        do throws(MPDError) { result = .success(try MPDParser.parse(bytes, location: location)) } catch {
+        var remote: [String: [MPDDocument.Element]] = [:]
+        do throws(MPDError) {
+            let resolved = await resolvingRemotePeriods(of: try MPDDocument.parse(bytes), location: location, known: last?.remote ?? [:])
+            var mpd = try MPDParser.parse(resolved.document, location: location)
+            mpd.remoteFailures = resolved.failures
+            remote = resolved.resolved
+            result = .success(mpd)
+        } catch {
             result = .failure(.unreadableMPD(location, error))
         }
-        last = Refresh(bytes: bytes, result: result)
+        last = Refresh(bytes: bytes, result: result, remote: remote)
         return try result.get()
     }
 

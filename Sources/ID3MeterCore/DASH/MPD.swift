@@ -4,6 +4,8 @@ import Foundation
 /// says about timing, as far as reading its timed metadata needs it. References are resolved
 /// (`BaseURL` at every level, against the MPD's own location).
 package struct MPD: Sendable {
+    /// Remote Periods (`xlink:href`) that could not be resolved, by their URL, with why.
+    package var remoteFailures: [String: any Error & Sendable] = [:]
     /// `type="dynamic"`: a live presentation, its segments available as its clock says.
     package var isDynamic: Bool
     package var availabilityStartTime: Date?

@@ -17,6 +17,12 @@ package struct MPDDocument: Sendable {
             attributes["xlink:href"] ?? attributes.first { $0.key.hasSuffix(":href") }?.value
         }
 
+        /// Whether the reference is to be resolved when the MPD is read (`xlink:actuate="onLoad"`);
+        /// the default, `onRequest`, waits for the player to reach it.
+        package var resolvesOnLoad: Bool {
+            (attributes["xlink:actuate"] ?? attributes.first { $0.key.hasSuffix(":actuate") }?.value) == "onLoad"
+        }
+
         package func children(named name: String) -> [Element] { children.filter { $0.name == name } }
         package func child(named name: String) -> Element? { children.first { $0.name == name } }
     }
@@ -35,6 +41,20 @@ package struct MPDDocument: Sendable {
             throw MPDError(.notUTF8(declared: declared))
         }
         return MPDDocument(root: try XMLTreeReader.read(bytes))
+    }
+
+    /// Elements a remote reference resolves to (an `xlink:href` Period's document): zero or more
+    /// top-level elements, read as children of a wrapper, under the same rules and bounds.
+    package static func fragment(_ bytes: [UInt8]) throws(MPDError) -> [Element] {
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw MPDError(.notUTF8(declared: nil)) }
+        if let declared = declaredEncoding(bytes), !["utf-8", "utf8"].contains(declared.lowercased()) {
+            throw MPDError(.notUTF8(declared: declared))
+        }
+        var body = bytes[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        // The declaration may only open a document, not the wrapper's content.
+        if body.starts(with: "<?xml".utf8), let end = body.firstRange(of: "?>".utf8) { body = body[end.upperBound...] }
+        return try XMLTreeReader.read(Array("<fragment>".utf8) + body + Array("</fragment>".utf8)).children
     }
 
     /// The `encoding` of the XML declaration at the start, if it names one.

@@ -6,9 +6,13 @@ import Foundation
 /// (§5.3.9.1: the lower level's attributes and children win).
 package enum MPDParser {
     package static func parse(_ bytes: [UInt8], location: String) throws(MPDError) -> MPD {
-        let root = try MPDDocument.parse(bytes).root
-        guard root.name == "MPD" else { throw MPDError(.notMPD(root.name)) }
-        return try read(root, location: location)
+        try parse(MPDDocument.parse(bytes), location: location)
+    }
+
+    /// The MPD of a document already read (its remote Periods resolved, say).
+    package static func parse(_ document: MPDDocument, location: String) throws(MPDError) -> MPD {
+        guard document.root.name == "MPD" else { throw MPDError(.notMPD(document.root.name)) }
+        return try read(document.root, location: location)
     }
 
     private static func read(_ root: MPDDocument.Element, location: String) throws(MPDError) -> MPD {
@@ -37,7 +41,7 @@ package enum MPDParser {
             let start = try duration(element, "start") ?? previousEnd ?? 0
             var period = Period(id: element.attribute("id"), index: index, start: start, duration: try duration(element, "duration"),
                                 adaptationSets: [], eventStreams: [],
-                                remoteReference: element.xlinkHref.map { Location.resolve($0, against: bases[0]) })
+                                remoteReference: element.xlinkHref.map { Location.resolve($0, against: location) })
             let periodBases = baseURLs(of: element, against: bases)
             let inherited = Inherited(segment: SegmentInformation(element))
             period.adaptationSets = try element.children(named: "AdaptationSet").map { set throws(MPDError) in

@@ -83,8 +83,10 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         case switchedPath(from: String, to: String, onBackup: Bool, because: PathSwitch)
         /// The content-steering manifest could not be had or used; the pathway in use is kept.
         case steeringFailed(any Error & Sendable)
-        /// A DASH Period whose content is elsewhere (`xlink:href`): not followed, its time passed without tags.
-        case remotePeriod(String)
+        /// A DASH Period whose content is elsewhere (`xlink:href`) and was not had: one to resolve
+        /// when a player reaches it (`onRequest`, never followed), or one whose resolution failed
+        /// (`failure`); its time passed without tags.
+        case remotePeriod(String, failure: (any Error & Sendable)?)
         /// A live (dynamic) MPD with no segment available: its time-shift buffer is empty (the
         /// presentation ended more than the buffer ago, or has not begun).
         case noSegmentAvailable
@@ -121,8 +123,10 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
                 "version-0 emsg tags without a time: the fragment's start is unknown without the init segment's timescale (EXT-X-MAP)"
             case .noSegmentHasTimedID3: "none of its segments has \(MediaForm.noTimedID3.dropFirst(3))"
             case .playlist(let error): "\(error)"
-            case .remotePeriod(let reference):
-                "a Period's content is at \(reference) (xlink:href): remote Periods are not followed; its time passes without tags"
+            case .remotePeriod(let reference, let failure?):
+                "a Period's content at \(reference) (xlink:href) could not be had (\(failure)); its time passes without tags"
+            case .remotePeriod(let reference, nil):
+                "a Period's content is at \(reference) (xlink:href, to be resolved on request): not followed; its time passes without tags"
             case .noSegmentAvailable:
                 "the live MPD has no segment available now (its time-shift buffer is empty: the presentation ended, or has not begun)"
             case .bufferBeyondReach(let numbers, let read):
