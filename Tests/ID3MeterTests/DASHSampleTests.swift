@@ -128,6 +128,30 @@ struct DASHSampleTests {
         #expect(Self.found(await Samples.scan(whole.path)) == Array(planted.prefix(4)))
     }
 
+    /// A hierarchical index: the indexed sample with a `sidx` put before its own whose one
+    /// reference (type 1) is that index; `indexRange` names the new one. The same tags.
+    @Test func aHierarchicalSegmentIndexIsFollowed() async throws {
+        let source = Samples.folder.appendingPathComponent("dash/indexed")
+        let file = [UInt8](try Data(contentsOf: source.appendingPathComponent("audio-0.mp4")))
+        let (start, end) = (769, 845)   // the sample's indexRange, 769-844
+        #expect(Array(file[(start + 4)..<(start + 8)]) == Array("sidx".utf8))
+        let inner = try #require(SegmentIndex.parse(Array(file[start..<end]), offset: start))
+        func be(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+        let body = [0, 0, 0, 0] + be(1, 4) + be(inner.timescale, 4) + be(inner.references[0].time, 4) + be(0, 4) + be(0, 2) + be(1, 2)
+            + be(0x8000_0000 | (end - start), 4) + be(inner.references.map(\.duration).reduce(0, +), 4) + be(0x9000_0000, 4)
+        let top = be(8 + body.count, 4) + Array("sidx".utf8) + body
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(file[..<start] + top + file[start...]).write(to: folder.appendingPathComponent("audio-0.mp4"))
+        let mpd = try String(contentsOf: source.appendingPathComponent("manifest.mpd"), encoding: .utf8)
+            .replacingOccurrences(of: #"indexRange="769-844""#, with: #"indexRange="769-\#(start + top.count - 1)""#)
+        try mpd.write(to: folder.appendingPathComponent("manifest.mpd"), atomically: true, encoding: .utf8)
+        let events = await Samples.scan(folder.appendingPathComponent("manifest.mpd").path)
+        #expect(events.warnings.isEmpty && events.failures.isEmpty, "\(events.warnings) \(events.failures)")
+        #expect(Self.found(events) == (try Self.planted("indexed")))
+        #expect(events.segments.count == inner.references.count, "read a subsegment at a time, not as one segment")
+    }
+
     @Test func aProtectedMPDIsReadWithoutALicence() async throws {
         let events = await Samples.scan(Samples.path("dash/protected/manifest.mpd"))
         let said = events.warnings.compactMap { warning -> (String, [String])? in

@@ -47,14 +47,37 @@ struct MPDLoader: Sendable {
     }
 
     /// The subsegments of a `SegmentBase` resource, from its `sidx` at `range`.
+    /// A hierarchical index (references to further `sidx` boxes) is followed two levels down, its
+    /// references in place of the one that named them, at most `maximumIndexFetches` fetches.
     func segmentIndex(of uri: String, at range: ByteRange, from mpd: String) async throws(SegmentLoadError) -> SegmentIndex.Index? {
         if let refusal = ReferenceRule.refusal(of: uri, from: mpd) { throw .refused(refusal, .segmentIndex(uri)) }
-        do throws(FetchFailure) {
-            return SegmentIndex.parse(try await fetcher.fetch(uri, range: range, as: .initSection), offset: range.offset)
-        } catch {
-            throw .fetch(error, .segmentIndex(uri))
+        var fetches = 0
+        func index(at range: ByteRange, depth: Int) async throws(SegmentLoadError) -> SegmentIndex.Index? {
+            fetches += 1
+            guard fetches <= Self.maximumIndexFetches, depth <= 2 else { return nil }
+            let bytes: [UInt8]
+            do throws(FetchFailure) { bytes = try await fetcher.fetch(uri, range: range, as: .initSection) } catch {
+                throw .fetch(error, .segmentIndex(uri))
+            }
+            guard var found = SegmentIndex.parse(bytes, offset: range.offset) else { return nil }
+            var references: [SegmentIndex.Reference] = []
+            for reference in found.references {
+                guard reference.isIndex else {
+                    references.append(reference)
+                    continue
+                }
+                guard let inner = try await index(at: reference.range, depth: depth + 1), inner.timescale == found.timescale,
+                      references.count + inner.references.count <= SegmentIndex.maximumReferences else { return nil }
+                references += inner.references
+            }
+            found.references = references
+            return found
         }
+        return try await index(at: range, depth: 0)
     }
+
+    /// The most `sidx` boxes read for one resource's index.
+    static let maximumIndexFetches = 64
 
     /// How far the server's clock is ahead of this machine's, by the first `UTCTiming` that
     /// answers; `nil` with the reason when none does (or none is given).

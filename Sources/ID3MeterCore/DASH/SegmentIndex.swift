@@ -10,6 +10,8 @@ package enum SegmentIndex {
         /// In the index's timescale, on the media timeline.
         package var time: Int
         package var duration: Int
+        /// The range is another `sidx` (a hierarchical index), not media.
+        package var isIndex = false
     }
 
     package struct Index: Sendable, Equatable {
@@ -33,10 +35,10 @@ package enum SegmentIndex {
         var references: [Reference] = []
         for _ in 0..<count {
             guard let typeAndSize = reader.readInt(4), let duration = reader.readInt(4), reader.skip(4) else { return nil }
-            // A reference to another index (a hierarchical sidx) is not media: not followed.
-            guard typeAndSize & 0x8000_0000 == 0 else { return nil }
             let size = typeAndSize & 0x7FFF_FFFF
-            references.append(Reference(range: ByteRange(offset: start, length: size), time: time, duration: duration))
+            // Type 1: the range is an index of its own (a hierarchical sidx), which the reader fetches.
+            references.append(Reference(range: ByteRange(offset: start, length: size), time: time, duration: duration,
+                                        isIndex: typeAndSize & 0x8000_0000 != 0))
             start += size
             time += duration
         }
