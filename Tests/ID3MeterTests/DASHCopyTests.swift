@@ -10,14 +10,15 @@ import SampleGenerator
 /// is delivered once, and each switch is said.
 @Suite("DASH copies on several CDNs", .serialized, .timeLimit(.minutes(3)))
 struct DASHCopyTests {
-    /// A CDN serving `samples/dash`, whose media requests fail (503) while `failing` says so of
-    /// the request's number among the media requests it had (from 1).
+    /// A CDN serving `samples/dash`, whose media requests fail while `failing` says so of the
+    /// request's number among the media requests it had (from 1): a 503, or with `cutting` the
+    /// first half of the body under a Content-Length of the whole, then the connection closed.
     final class CDN: @unchecked Sendable {
         private(set) var server: LocalHTTPServer!
         private let lock = NSLock()
         private var asked = 0, refused = 0
 
-        init(host: String, failing: @escaping @Sendable (Int) -> Bool = { _ in false }) throws {
+        init(host: String, cutting: Bool = false, failing: @escaping @Sendable (Int) -> Bool = { _ in false }) throws {
             let root = Samples.folder.appendingPathComponent("dash")
             server = try LocalHTTPServer(host: host) { [unowned self] request in
                 guard request.path.hasSuffix(".m4s") || request.path.hasSuffix(".mp4") else { return .file(request.path, in: root) }
@@ -26,7 +27,11 @@ struct DASHCopyTests {
                     if failing(asked) { refused += 1 }
                     return failing(asked)
                 }
-                return refuse ? LocalHTTPServer.Response(status: 503) : .file(request.path, in: root)
+                guard refuse else { return .file(request.path, in: root) }
+                guard cutting, let whole = try? [UInt8](Data(contentsOf: root.appendingPathComponent(request.path))) else {
+                    return LocalHTTPServer.Response(status: 503)
+                }
+                return LocalHTTPServer.Response(body: Array(whole.prefix(whole.count / 2)), length: .claimed(whole.count))
             }
         }
 
@@ -86,6 +91,25 @@ struct DASHCopyTests {
         #expect(said.count == 1 && said.first?.contains(second.url("timeline/")) == true, "\(said)")
         #expect(running.records("d", .alert).contains { $0.alert == "on_backup" && $0.active == true })
         #expect(metrics[#"id3meter_path_switches_total{channel="d"}"#] == 1)
+    }
+
+    /// The first CDN cuts a segment off halfway, after its emsg boxes: the tags read from the
+    /// half are delivered, the segment is read again from the second CDN, and its tags are not
+    /// delivered twice.
+    @Test func aSegmentCutHalfwayIsReadFromTheCopyWithoutATagTwice() async throws {
+        let first = try CDN(host: "127.0.0.1", cutting: true) { $0 == 2 }
+        let second = try CDN(host: "127.0.0.2")
+        defer { first.server.stop(); second.server.stop() }
+        let origin = try Self.origin("timeline") { text in
+            text.replacingOccurrences(of: "<Period ", with: "<BaseURL>\(first.url("timeline/"))</BaseURL><BaseURL>\(second.url("timeline/"))</BaseURL><Period ")
+        }
+        defer { origin.stop() }
+        let events = await Samples.scan(origin.url("manifest.mpd"), fetcher: Fetcher(retry: .none))
+        #expect(DASHSampleTests.found(events) == (try DASHSampleTests.planted("timeline")))
+        #expect(Self.switches(events).count == 1 && first.counts.refused == 1, "\(Self.switches(events))")
+        // The cut segment was asked of both.
+        let cut = try #require(first.server.requests.filter { $0.path.hasSuffix(".m4s") }.dropFirst().first?.path)
+        #expect(second.server.requests.contains { $0.path == cut }, "\(cut)")
     }
 
     /// A premium service's shape: `SegmentBase` with a `sidx`, the Representation listed once per

@@ -284,9 +284,11 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Reads `segment` from the copy `copy` of `representation`, and when that fails from the
-    /// next copies in turn (as a player fails over between CDNs), each switch said; what a failed
-    /// attempt read is dropped, so a tag is delivered once whichever copy gives it. The read (or
-    /// `nil` when every copy failed: the last attempt's events) and the copy it came from.
+    /// next copies in turn (as a player fails over between CDNs), each switch said. The tags a
+    /// failed attempt read before it failed are delivered (as HLS delivers a lost segment's),
+    /// and not again from the next copy: the extractor knows their `emsg` events, one event
+    /// whichever copy carries it. The read (or `nil` when every copy failed) and the copy it
+    /// came from.
     private func read(_ segment: DASHSegment, of representation: Representation, from copy: Int, in period: Period, mpd: MPD,
                       state: inout Progress, emit: (MediaEvent) -> Void) async -> (SegmentReader.SegmentRead?, Int) {
         var copy = copy
@@ -298,6 +300,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 return (read, copy)
             }
             let failure = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }.last
+            events.filter { if case .failure = $0 { false } else { true } }.forEach(emit)
             copy = switchCopy(of: representation, from: copy, because: failure, emit: emit)
         }
         return (nil, copy)
