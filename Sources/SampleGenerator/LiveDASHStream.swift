@@ -20,6 +20,15 @@ public struct LiveDASHStream: Sendable {
     public var missing: Range<Int> = 0..<0
     /// `suggestedPresentationDelay`: how far behind the edge players are to play.
     public var presentationDelay: Double?
+    /// How `time` tells the server's clock.
+    public var timing = Timing.iso
+
+    public enum Timing: Sendable {
+        /// `http-iso`: the body is the time, to the millisecond.
+        case iso
+        /// `http-head`: the `Date` header of a HEAD request, to the second.
+        case head
+    }
 
     public init(schedule: LiveStream) {
         self.schedule = schedule
@@ -54,7 +63,7 @@ public struct LiveDASHStream: Sendable {
         return #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
             + #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" \#(attributes.joined(separator: " "))>"# + "\n"
             + periods.joined(separator: "\n") + "\n"
-            + #"  <UTCTiming schemeIdUri="urn:mpeg:dash:utc:http-iso:2014" value="time"/>"# + "\n</MPD>\n"
+            + #"  <UTCTiming schemeIdUri="urn:mpeg:dash:utc:\#(timing == .iso ? "http-iso" : "http-head"):2014" value="time"/>"# + "\n</MPD>\n"
     }
 
     /// A Period from segment `first`; its timeline lists its segments before `until` that are in the window.
@@ -121,12 +130,23 @@ public struct LiveDASHStream: Sendable {
     public func respond(to request: LocalHTTPServer.Request, at date: Date = Date()) -> LocalHTTPServer.Response {
         switch request.path {
         case "live.mpd": return LocalHTTPServer.Response(body: Array(mpd(at: date).utf8), contentType: "application/dash+xml")
+        case "time" where timing == .head:
+            return LocalHTTPServer.Response(contentType: "text/plain", headers: ["Date": Self.httpDate(serverTime(at: date))])
         case "time": return LocalHTTPServer.Response(body: Array(ProgramDateTime.format(serverTime(at: date)).utf8), contentType: "text/plain")
         case "a/init.mp4": return LocalHTTPServer.Response(body: initSegment, contentType: "video/mp4")
         default:
             guard request.path.hasPrefix("a/"), let index = index(of: request.path.dropFirst(2), at: date) else { return .notFound }
             return LocalHTTPServer.Response(body: segment(index), contentType: "video/mp4")
         }
+    }
+
+    /// IMF-fixdate, as an HTTP server writes `Date`.
+    static func httpDate(_ date: Date) -> String {
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "GMT")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return format.string(from: date)
     }
 
     static func box(_ type: String, _ content: [UInt8]) -> [UInt8] { be(8 + content.count, 4) + Array(type.utf8) + content }

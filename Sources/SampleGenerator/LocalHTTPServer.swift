@@ -152,7 +152,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
                     let response = Self.ranged(handler(request), for: request)
                     let keepAlive = request.headers["connection"]?.lowercased() != "close" && response.more == nil
                         && { if case .actual = response.length { true } else { false } }()
-                    guard Self.write(response, to: client, keepAlive: keepAlive), keepAlive else { break }
+                    guard Self.write(response, to: client, keepAlive: keepAlive, head: request.method == "HEAD"), keepAlive else { break }
                 }
                 lock.withLock { _ = open.remove(client) }
                 close(client)
@@ -210,7 +210,8 @@ public final class LocalHTTPServer: @unchecked Sendable {
 
     /// Whether all of it went out.
     @discardableResult
-    private static func write(_ response: Response, to client: Int32, keepAlive: Bool) -> Bool {
+    /// A HEAD request's answer is the head a GET's would have, without its body (RFC 9110 §9.3.2).
+    private static func write(_ response: Response, to client: Int32, keepAlive: Bool, head headOnly: Bool) -> Bool {
         var head = "HTTP/1.1 \(response.status) \(response.status < 400 ? "OK" : "Error")\r\nContent-Type: \(response.contentType)\r\n"
         switch response.length {
         case .actual: head += "Content-Length: \(response.body.count)\r\n"
@@ -222,8 +223,8 @@ public final class LocalHTTPServer: @unchecked Sendable {
             for line in value.split(separator: "\n") { head += "\(name): \(line)\r\n" }
         }
         head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
-        guard send(Array(head.utf8) + response.body, to: client) else { return false }
-        response.more? { send($0, to: client) }
+        guard send(Array(head.utf8) + (headOnly ? [] : response.body), to: client) else { return false }
+        if !headOnly { response.more? { send($0, to: client) } }
         return true
     }
 

@@ -42,21 +42,23 @@ final class LiveDASHServer: @unchecked Sendable {
 /// clock decides which segments exist, new Periods are read as they appear, each segment once.
 @Suite("Live DASH", .serialized, .timeLimit(.minutes(3)))
 struct LiveDASHTests {
-    static func stream(_ start: Date, offset: Double, timeline: Bool, count: Int = 8) -> LiveDASHStream {
+    static func stream(_ start: Date, offset: Double, timeline: Bool, timing: LiveDASHStream.Timing = .iso, count: Int = 8) -> LiveDASHStream {
         var stream = LiveDASHStream(schedule: LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: count,
                                                          startDate: start))
         stream.clockOffset = offset
         stream.periodAt = 4
         stream.timeline = timeline
+        stream.timing = timing
         return stream
     }
 
     /// The meter in real time on a server whose clock is far from ours (behind, then ahead): it
     /// joins three segments from the edge the server's clock makes, and delivers every later tag
-    /// once, in order, through the Period change, within a frame and 15 ms of its time.
-    @Test(arguments: [(-30.0, false), (45.0, true)])
-    func meteredInRealTimeOnTheServersClock(offset: Double, timeline: Bool) async throws {
-        let server = try LiveDASHServer(preroll: 3) { Self.stream($0, offset: offset, timeline: timeline) }
+    /// once, in order, through the Period change, within a frame and 15 ms of its time. The clock
+    /// is told by a time in a body (`http-iso`) or by a HEAD request's `Date` header (`http-head`).
+    @Test(arguments: [(-30.0, false, LiveDASHStream.Timing.iso), (45.0, true, .iso), (-30.3, false, .head)])
+    func meteredInRealTimeOnTheServersClock(offset: Double, timeline: Bool, timing: LiveDASHStream.Timing) async throws {
+        let server = try LiveDASHServer(preroll: 3) { Self.stream($0, offset: offset, timeline: timeline, timing: timing) }
         defer { server.stop() }
         let engine = ClockedEngine(clock: InstantClock())   // its payloads; the feeder keeps real time
         var failures: [InputFailure] = []
@@ -83,6 +85,7 @@ struct LiveDASHTests {
         #expect(opened?.isLive == true && opened?.variantFrameRate == 30_000 / 1_001)
         let requests = server.server.requests.map(\.path)
         #expect(requests.contains("time") && requests.filter { $0 == "live.mpd" }.count >= 4, "\(requests)")
+        #expect(server.server.requests.filter { $0.path == "time" }.allSatisfy { $0.method == (timing == .head ? "HEAD" : "GET") })
         #expect(!requests.contains { $0.hasPrefix("v/") })
         // Pacing: nine in ten within a frame and 15 ms (the rest are the CI machine's, reported).
         let frame = 1_001.0 / 30_000

@@ -87,7 +87,7 @@ struct MPDLoader: Sendable {
             switch timing.method {
             case .direct(let date):
                 return .success(date.timeIntervalSince(now()))
-            case .httpDate(let url):
+            case .httpDate(let url), .httpHead(let url):
                 let location = Location.resolve(url, against: mpd)
                 if let refusal = ReferenceRule.refusal(of: location, from: mpd) {
                     reasons.append("\(refusal)")
@@ -95,19 +95,31 @@ struct MPDLoader: Sendable {
                 }
                 let asked = now()
                 do throws(FetchFailure) {
-                    let bytes = try await fetcher.fetch(location, as: .playlist, retrying: false)
-                    let answered = now()
-                    let text = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                    guard let date = ProgramDateTime.parse(Substring(text)) else {
-                        reasons.append("\(location) answered '\(text.prefix(40))', not an ISO 8601 time")
-                        continue
+                    let date: Date
+                    if case .httpHead = timing.method {
+                        // `Date` is cut to the second, so the server's clock was up to a second past
+                        // it: taken as it is, the clock may lag, and segments are asked a little
+                        // late, never before they exist.
+                        guard let head = try await fetcher.serverDate(location) else {
+                            reasons.append("\(location) answered without a Date header in HTTP's form")
+                            continue
+                        }
+                        date = head
+                    } else {
+                        let bytes = try await fetcher.fetch(location, as: .playlist, retrying: false)
+                        let text = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                        guard let body = ProgramDateTime.parse(Substring(text)) else {
+                            reasons.append("\(location) answered '\(text.prefix(40))', not an ISO 8601 time")
+                            continue
+                        }
+                        date = body
                     }
                     // The answer was made about halfway through the round trip.
-                    return .success(date.timeIntervalSince(asked) - answered.timeIntervalSince(asked) / 2)
+                    return .success(date.timeIntervalSince(asked) - now().timeIntervalSince(asked) / 2)
                 } catch {
                     reasons.append("\(location): \(error)")
                 }
-            case .httpHead, .unsupported:
+            case .unsupported:
                 reasons.append("UTCTiming \(timing.scheme) is not one id3-meter reads")
             }
         }

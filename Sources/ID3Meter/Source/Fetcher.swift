@@ -1,3 +1,5 @@
+import struct Foundation.Date
+
 /// Reads resources (playlists, segments, keys, initialisation sections, whole inputs) within
 /// `Fetcher.Limits`: each fetch has a byte limit and an overall deadline besides the idle timeout.
 /// HTTP(S) goes through a pooled async client (`HTTPTransport`), local files are read
@@ -119,9 +121,9 @@ public struct Fetcher: Sendable {
             switch Location.transport(of: location) {
             case .http:
                 let deadline = limits.deadline(for: .playlist, targetDuration: nil)
-                let type = try await transport.read(location, range: nil, limit: .max, resource: .input, deadline: deadline, prefix: length,
-                                                    afterEachChunk: {}) { prefix.append(contentsOf: $0) }
-                return (type, prefix)
+                let answer = try await transport.read(location, range: nil, limit: .max, resource: .input, deadline: deadline, prefix: length,
+                                                      afterEachChunk: {}) { prefix.append(contentsOf: $0) }
+                return (answer.contentType, prefix)
             case .file:
                 var file = try LocalFile(location, range: nil, limit: .max, resource: .input)
                 while prefix.count < length, let chunk = try file.next(interrupt: interrupt) { prefix.append(contentsOf: chunk.prefix(length - prefix.count)) }
@@ -129,6 +131,20 @@ public struct Fetcher: Sendable {
             case .stream:
                 return (nil, [])
             }
+        } catch {
+            throw FetchFailure(error: error)
+        }
+    }
+
+    /// The server's clock as `location` (http(s)) answers a HEAD request, by its `Date` header,
+    /// to the second; `nil` when it sends none it can read, or is not a server (a file has no
+    /// clock). One attempt, a playlist's deadline.
+    package func serverDate(_ location: String) async throws(FetchFailure) -> Date? {
+        guard Location.transport(of: location) == .http else { return nil }
+        do throws(FetchError) {
+            let deadline = limits.deadline(for: .playlist, targetDuration: nil)
+            return try await transport.read(location, method: .HEAD, range: nil, limit: 0, resource: .playlist, deadline: deadline,
+                                            afterEachChunk: {}) { _ in }.date
         } catch {
             throw FetchFailure(error: error)
         }

@@ -26,11 +26,11 @@ struct HTTPTransport: Sendable {
     /// it came compressed), by `deadline`, awaiting `afterEachChunk` after each piece (the body is
     /// not read on while it waits). `compressed` asks for a compressed body (`Accept-Encoding`);
     /// whatever `Content-Encoding` arrives is undone either way. `prefix` stops, without an error,
-    /// once that many bytes are handed over. Returns the response's `Content-Type`.
+    /// once that many bytes are handed over. `method` `.HEAD` reads the answer's head alone.
     @discardableResult
-    func read(_ url: String, range: ByteRange?, limit: Int, resource: Fetcher.Limits.Resource, deadline seconds: Double?,
-              compressed: Bool = false, prefix: Int? = nil,
-              afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) -> String? {
+    func read(_ url: String, method: HTTPMethod = .GET, range: ByteRange?, limit: Int, resource: Fetcher.Limits.Resource,
+              deadline seconds: Double?, compressed: Bool = false, prefix: Int? = nil,
+              afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) -> Answer {
         // The client's deadline covers the response head; the body is checked as it comes, idle
         // waits ending after `ioTimeout`, so a trickle ends within that of its deadline.
         // A library caller's value may be anything: a Duration of an infinite or NaN value traps.
@@ -42,6 +42,7 @@ struct HTTPTransport: Sendable {
                 throw .refused(refusal)
             }
             var request = HTTPClientRequest(url: location)
+            request.method = method
             if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
                 request.headers.add(name: "User-Agent", value: "id3-meter/\(ID3MeterVersion.current)")
             }
@@ -72,6 +73,9 @@ struct HTTPTransport: Sendable {
                 continue
             }
             guard (200..<300).contains(status) else { throw .http(status: status, reason: response.status.reasonPhrase) }
+            let answer = Answer(contentType: response.headers.first(name: "content-type"),
+                                date: response.headers.first(name: "date").flatMap(Self.httpDate))
+            if method == .HEAD { return answer }
             let declared = response.headers.first(name: "content-length").flatMap { Int64($0) }
             // A declared size is a claim, used only to refuse early, never to allocate (a sub-range's is the playlist's).
             if range == nil, prefix == nil, let declared, declared > limit { throw .tooLarge(resource, limit: limit, declared: declared) }
@@ -106,9 +110,16 @@ struct HTTPTransport: Sendable {
                 throw Self.failure(error, deadline: seconds, ioTimeout: ioTimeout)
             }
             if let range, total < range.length { throw .shortRange(range, got: total) }
-            return response.headers.first(name: "content-type")
+            return answer
         }
         throw .redirect("redirected more than \(Self.maximumRedirects) times")
+    }
+
+    /// What a response's head said that a reader of its body may want.
+    struct Answer: Sendable {
+        var contentType: String?
+        /// `Date`: the server's clock when it answered, to the second.
+        var date: Date?
     }
 
     /// Scheme, host and port, as a browser's same-origin rule compares them.
@@ -187,9 +198,13 @@ struct HTTPTransport: Sendable {
     static func retryAfter(_ value: String, now: Date = Date()) -> Double? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return min(seconds, 3_600) }
-        // IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), read by hand: ICU's date parser has
-        // trapped on odd input, and this comes from over the network.
-        let parts = trimmed.split(separator: " ")
+        return httpDate(trimmed).map { min(max($0.timeIntervalSince(now), 0), 3_600) }
+    }
+
+    /// An HTTP date in its one current form, IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), read
+    /// by hand: ICU's date parser has trapped on odd input, and this comes from over the network.
+    static func httpDate(_ value: String) -> Date? {
+        let parts = value.trimmingCharacters(in: .whitespaces).split(separator: " ")
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         let clock = parts.count == 6 ? parts[4].split(separator: ":").compactMap({ Int32($0) }) : []
         guard parts.count == 6, parts[5] == "GMT", clock.count == 3, let day = Int32(parts[1]), let year = Int32(parts[3]),
@@ -198,8 +213,7 @@ struct HTTPTransport: Sendable {
         var fields = tm()
         (fields.tm_year, fields.tm_mon, fields.tm_mday) = (year - 1900, Int32(month), day)
         (fields.tm_hour, fields.tm_min, fields.tm_sec) = (clock[0], clock[1], clock[2])
-        let date = Date(timeIntervalSince1970: Double(timegm(&fields)))
-        return min(max(date.timeIntervalSince(now), 0), 3_600)
+        return Date(timeIntervalSince1970: Double(timegm(&fields)))
     }
 
     private static func nioDeadline(_ deadline: ContinuousClock.Instant?) -> NIODeadline {
