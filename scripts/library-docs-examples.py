@@ -15,7 +15,7 @@ library = [b for b in blocks if b not in core]
 if len(core) != 1 or not library:
     sys.exit("docs/LIBRARY.md: expected one ID3MeterCore block and at least one ID3Meter block")
 
-core_text = header + """import Foundation
+core_text = header + """import FoundationEssentials
 
 // The bytes of the files named on the command line, in pieces as a store would hand them over.
 let pieces: [[UInt8]] = CommandLine.arguments.dropFirst().flatMap { path -> [[UInt8]] in

@@ -5,7 +5,7 @@
 //
 // Each segment's bytes go to the extractor its first bytes call for, here in 64 KB pieces as
 // they would come off a store; the events are the same for any chunking.
-import Foundation
+import FoundationEssentials
 import ID3MeterCore
 
 for path in CommandLine.arguments.dropFirst() {

@@ -3,7 +3,7 @@ import Testing
 
 /// docs/LIBRARY.md's code is compiled (the package builds its blocks as two programs, in Swift 6
 /// language mode) and the core one runs on real bytes.
-@Suite("docs/LIBRARY.md compiles", .timeLimit(.minutes(2)))
+@Suite("docs/LIBRARY.md compiles", .timeLimit(.minutes(4)))
 struct LibraryDocsTests {
     @Test func theProgramsAreTheDocumentsBlocks() throws {
         let status = try Command.runTool("/usr/bin/env", ["python3", Samples.root.appendingPathComponent("scripts/library-docs-examples.py").path,
@@ -12,8 +12,9 @@ struct LibraryDocsTests {
     }
 
     /// A backend that depends on the package with `traits: []` (as LIBRARY.md says) gets only
-    /// what the core needs: resolving a fresh consumer of `ID3MeterCore` fetches swift-log alone,
-    /// and one of `ID3Meter` with `traits: ["IO"]` none of `serve`'s packages.
+    /// what the core needs: resolving a fresh consumer of `ID3MeterCore` fetches swift-log alone (and
+    /// its binary links no ICU or libxml2), and one of `ID3Meter` with `traits: ["IO"]` none of
+    /// `serve`'s packages.
     @Test(arguments: [("[]", "ID3MeterCore"), (#"["IO"]"#, "ID3Meter")])
     func aConsumerFetchesOnlyWhatItsTraitsNeed(traits: String, product: String) throws {
         let consumer = FileManager.default.temporaryDirectory.appendingPathComponent("id3-meter-consumer-\(UUID().uuidString)")
@@ -37,11 +38,24 @@ struct LibraryDocsTests {
         let fetched = Set((try? FileManager.default.contentsOfDirectory(atPath: consumer.appendingPathComponent(".build/checkouts").path)) ?? [])
         if product == "ID3MeterCore" {
             #expect(fetched == ["swift-log"])
+            // Built, it links no C library of ours or the system's, and of Foundation only its
+            // essentials: no ICU (FoundationInternationalization), no libxml2 (FoundationXML).
+            let built = try Command.run(["swift", "build"], in: consumer, binary: URL(fileURLWithPath: "/usr/bin/env"))
+            #expect(built.status == 0, "\(built.stderr)")
+            let elf = try Command.run(["-d", consumer.appendingPathComponent(".build/debug/Consumer").path],
+                                      binary: URL(fileURLWithPath: "/usr/bin/readelf"))
+            let needed = elf.stdout.matches(of: /\(NEEDED\).*\[(.+)\]/).map { String($0.output.1) }
+            #expect(needed.contains("libFoundationEssentials.so"), "\(needed)")
+            #expect(needed.allSatisfy { $0.hasPrefix("libswift") || $0 == "libFoundationEssentials.so" || Self.system.contains($0) }, "\(needed)")
         } else {
             #expect(fetched.isSuperset(of: ["async-http-client", "swift-nio"]), "\(fetched.sorted())")
             #expect(fetched.isDisjoint(with: ["hummingbird", "Yams", "swift-prometheus", "swift-argument-parser"]), "\(fetched.sorted())")
         }
     }
+
+    /// What any Swift program on Linux links besides the Swift libraries.
+    static let system: Set = ["libdispatch.so", "libBlocksRuntime.so", "libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2",
+                              "ld-linux-aarch64.so.1", "libstdc++.so.6", "libgcc_s.so.1"]
 
     /// The core block, fed a TS recording in 64 KB pieces as a store would hand it over, prints
     /// each Nielsen tag with its PTS: those the generator planted.

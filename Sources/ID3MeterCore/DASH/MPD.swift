@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A Media Presentation Description (ISO/IEC 23009-1): what a DASH client plays, with what it
 /// says about timing, as far as reading its timed metadata needs it. References are resolved

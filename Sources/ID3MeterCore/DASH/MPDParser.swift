@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads an MPD (`MPDDocument`, under its bounds) into an `MPD`: every Period's timing resolved
 /// (§5.3.2.1), `BaseURL`s resolved level by level against the MPD's location, and the segment
@@ -279,13 +279,7 @@ package enum MPDParser {
         mime.flatMap { $0.split(separator: "/").first.map(String.init) }
     }
 
-    /// Without the XML white space around it. Not Foundation's `trimmingCharacters`: through
-    /// NSString it was half the time of reading a long timeline's numbers.
-    private static func trimmed(_ text: String) -> String {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        guard let first = text.utf8.firstIndex(where: { !isSpace($0) }), let last = text.utf8.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(text[first...last])
-    }
+    private static func trimmed(_ text: String) -> String { String(text.trimmingWhitespace) }
 
     /// Times, counts and numbers past 2^53 (28 years of 10 MHz ticks) are refused: below it, the
     /// sums a timeline makes of them cannot overflow.

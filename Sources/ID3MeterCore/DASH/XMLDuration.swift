@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `xs:duration` as an MPD writes its times (`PT4S`, `PT1H2M3.5S`, `P1DT2H`), in seconds.
 /// Years and months have no fixed length and no MPD uses them for a time: they are refused,
@@ -7,7 +7,7 @@ package enum XMLDuration {
     package static let maximumSeconds = 100 * 365.25 * 86_400
 
     package static func seconds(_ text: String) -> Double? {
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        var rest = text.trimmingWhitespace
         guard rest.first == "P" else { return nil }
         rest = rest.dropFirst()
         var total = 0.0

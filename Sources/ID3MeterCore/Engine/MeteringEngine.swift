@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a player knows about a tag besides the payload it hands the SDK.
 public struct TagContext: Sendable, Equatable {

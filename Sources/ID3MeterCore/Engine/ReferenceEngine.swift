@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// A reference DTVR metering engine with the App SDK's behaviour: app info validated at
@@ -39,8 +39,7 @@ public actor ReferenceEngine: MeteringEngine {
 
     public func loadMetadata(_ json: String) async {
         guard state.after(.loadMetadata) != nil else { return ignore(.loadMetadata) }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let strings = object as? [String: String] else {
+        guard let strings = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8)) else {
             return await report(.error(.exception, "metadata is not a JSON object of string values: \(json)"))
         }
         guard strings["type"] == "content", ["1", "2"].contains(strings["adModel"]) else {

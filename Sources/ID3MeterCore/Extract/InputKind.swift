@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What an input is as a whole: a presentation walked segment by segment (an HLS playlist, a
 /// DASH MPD), or media bytes read straight into the extractor their first bytes call for.
@@ -27,7 +27,7 @@ public enum InputKind: Sendable, Equatable {
     public static func told(contentType: String?, prefix: [UInt8]) -> InputKind? {
         if startsPlaylist(prefix) { return .hlsPlaylist }
         if startsMPD(prefix) { return .mpd }
-        let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let type = contentType?.split(separator: ";").first?.trimmingWhitespace.lowercased() ?? ""
         if playlistTypes.contains(type) { return .hlsPlaylist }
         if type == "application/dash+xml" { return .mpd }
         return MediaForm.sniff(Array(prefix.prefix(MediaForm.sniffLength))) != nil ? .media : nil
@@ -43,7 +43,7 @@ public enum InputKind: Sendable, Equatable {
         var path = Substring(location)
         let isURL = Location.hasScheme(location)
         if isURL {
-            if let schemeEnd = path.range(of: "://") { path = path[schemeEnd.upperBound...].drop { $0 != "/" } }
+            if let schemeEnd = path.firstRange(of: "://") { path = path[schemeEnd.upperBound...].drop { $0 != "/" } }
             path = path.prefix { $0 != "?" && $0 != "#" }
         }
         var name = path.split(separator: "/").last ?? ""

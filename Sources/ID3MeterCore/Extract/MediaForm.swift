@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a stream of bytes is, told from its first bytes, in one place and in this order: an ID3
 /// header means packed audio (whatever 0x47 bytes follow inside the tag); an ISO BMFF box type

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where a tag was found: the input as the user named it and, for HLS, the segment.
 public struct TagOrigin: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One metering session as a DTVR player runs it: `play`, `loadMetadata` with the DTVR content
 /// metadata, `sendID3` on time for every tag the source yields, then `end`, even when the
@@ -18,8 +18,9 @@ public struct MeteringSession: Sendable {
     /// The DTVR content metadata `loadMetadata` is given, encoded (an ad model from a caller is
     /// a string like any other, and stays one).
     public var metadataJSON: String {
-        let metadata = ["type": "content", "adModel": adModel]
-        return (try? JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(["type": "content", "adModel": adModel])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// The session's events as it plays `source` through `feeder` against `engine`: `play` and

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An HLS interstitial (RFC 8216bis appendix D, Apple's "HLS Interstitials"): an
 /// `EXT-X-DATERANGE` of `CLASS="com.apple.hls.interstitial"` that has a player leave the primary
@@ -45,7 +45,7 @@ package struct Interstitial: Sendable, Equatable {
         func seconds(_ name: String) -> Double? { attributes.decimal(name).flatMap { $0.isFinite && (0...86_400).contains($0) ? $0 : nil } }
         var cue: Cue = []
         for value in (attributes["CUE"] ?? "").split(separator: ",") {
-            switch value.trimmingCharacters(in: .whitespaces) {
+            switch value.trimmingWhitespace {
             case "PRE": cue.insert(.pre)
             case "POST": cue.insert(.post)
             case "ONCE": cue.insert(.once)
@@ -63,12 +63,29 @@ package struct Interstitial: Sendable, Equatable {
 
         /// The assets' URIs, resolved against the list's `location`, in order.
         package static func parse(_ bytes: [UInt8], location: String) throws(AssetListError) -> [String] {
-            guard let document = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-                  let assets = document["ASSETS"] as? [Any] else { throw AssetListError.notAnAssetList }
+            guard let assets = try? JSONDecoder().decode(Document.self, from: Data(bytes)).assets else { throw AssetListError.notAnAssetList }
             guard assets.count <= maximumAssets else { throw AssetListError.tooManyAssets(assets.count, limit: maximumAssets) }
             return try assets.map { asset throws(AssetListError) in
-                guard let uri = (asset as? [String: Any])?["URI"] as? String, !uri.isEmpty else { throw AssetListError.assetWithoutURI }
+                guard let uri = asset.uri, !uri.isEmpty else { throw AssetListError.assetWithoutURI }
                 return Location.resolve(uri, against: location)
+            }
+        }
+
+        /// What is read of the document: the rest (`DURATION`, a server's own keys) is left.
+        private struct Document: Decodable {
+            var assets: [Asset]
+
+            enum CodingKeys: String, CodingKey { case assets = "ASSETS" }
+        }
+
+        private struct Asset: Decodable {
+            /// A URI that is not a string counts as none.
+            var uri: String?
+
+            enum CodingKeys: String, CodingKey { case uri = "URI" }
+
+            init(from decoder: any Decoder) throws {
+                uri = try? decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .uri)
             }
         }
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where a resource lives: a URL with a scheme, or a local path. Playlists name their
 /// segments relative to themselves (RFC 8216 §4.1), in either world.
@@ -38,8 +38,24 @@ package enum Location {
         let directory = base.lastIndex(of: "/").map { base[...$0] } ?? ""
         let joined = directory.isEmpty ? reference : directory + reference
         // A folder stays a folder (a DASH BaseURL `p0/`): what is resolved against it goes inside.
-        let standard = (joined as NSString).standardizingPath
+        let standard = standardized(joined)
         return reference.hasSuffix("/") && !standard.hasSuffix("/") ? standard + "/" : standard
+    }
+
+    /// A path without its `.` and empty components, each `..` taking the one before it (at the
+    /// root there is none to take; a relative path keeps the `..`s it starts with).
+    static func standardized(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var kept: [Substring] = []
+        for component in path.split(separator: "/") where component != "." {
+            if component == "..", let last = kept.last, last != ".." {
+                kept.removeLast()
+            } else if component != ".." || !absolute {
+                kept.append(component)
+            }
+        }
+        let joined = kept.joined(separator: "/")
+        return absolute ? "/" + joined : joined.isEmpty ? "." : joined
     }
 
     /// How `location` is read: over HTTP, from a local file, or as a stream libavformat opens.
@@ -63,6 +79,8 @@ package enum Location {
     /// The last path component, for short labels.
     public static func name(_ location: String) -> String {
         let path = hasScheme(location) ? (URL(string: location)?.path ?? location) : location
-        return (path as NSString).lastPathComponent
+        // As NSString's `lastPathComponent`: a trailing slash names the folder, the root is "/".
+        let components = path.split(separator: "/")
+        return components.last.map(String.init) ?? (path.hasPrefix("/") ? "/" : path)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An HLS playlist (RFC 8216): a master playlist lists variants, a media playlist lists segments.
 package enum Playlist: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a playlist could not be read, with its line number.
 public struct PlaylistError: Error, Sendable, Equatable, CustomStringConvertible {

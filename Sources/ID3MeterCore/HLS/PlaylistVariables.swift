@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A playlist's variables (RFC 8216bis 4.4.2.3 `EXT-X-DEFINE`, 4.3 substitution): defined by
 /// `NAME`/`VALUE`, taken from the master playlist (`IMPORT`, media playlists only) or from the
@@ -46,7 +46,7 @@ struct PlaylistVariables {
         guard line.utf8.contains(UInt8(ascii: "{")), line.contains("{$") else { return line }
         var result = ""
         var rest = line
-        while let start = rest.range(of: "{$") {
+        while let start = rest.firstRange(of: "{$") {
             result += rest[..<start.lowerBound]
             let afterBrace = rest[start.upperBound...]
             guard let close = afterBrace.firstIndex(of: "}") else { break }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `EXT-X-PROGRAM-DATE-TIME` values: ISO 8601 with a time zone, fractional seconds optional.
 /// Parsed with Foundation's own ISO 8601 style, not ICU's date formatter, which traps (SIGFPE)

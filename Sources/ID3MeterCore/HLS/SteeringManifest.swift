@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A content-steering manifest (HLS Content Steering, version 1): which pathways (CDNs) a
 /// client should use, best first, and when to ask again. It comes from a server named in the

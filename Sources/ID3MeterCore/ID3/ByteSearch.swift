@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension UnsafeBufferPointer<UInt8> {
     /// Where `byte` first occurs at or after `start`, found with `memchr` (many bytes at a

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One line of the meter's output: a `sendID3` delivery, an engine event, an alert starting or
 /// ending (a channel's tag loss in `serve`, an output that cannot be written), where a restarted
@@ -124,7 +124,7 @@ extension MeterRecord {
             let segments = lost.map { " (segments \($0.lowerBound)...\($0.upperBound), and the rest of \(point.mediaSequence))" }
                 ?? " (the rest of segment \(point.mediaSequence))"
             record.message = "segment \(point.mediaSequence) of the last delivered tag has left the live window; joined at the live edge, "
-                + "about \(String(format: "%.1f", seconds)) s lost\(segments)"
+                + "about \(FixedPoint.string(seconds, places: 1)) s lost\(segments)"
         case .sequenceWentBack(let sequence):
             record.mediaSequence = sequence
             record.message = "the playlist's media sequence (\(sequence)) is behind the checkpoint's (\(point.mediaSequence)); "
@@ -134,7 +134,7 @@ extension MeterRecord {
     }
 
     private static func clock(_ epoch: Double) -> String {
-        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: epoch))
+        Date(timeIntervalSince1970: epoch).formatted(.iso8601)
     }
 }
 

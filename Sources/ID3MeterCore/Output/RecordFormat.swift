@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How records are written: JSON lines for machines, CSV for spreadsheets, text for people.
 package enum RecordFormat: String, CaseIterable, Sendable {
@@ -41,7 +41,7 @@ struct CSVRecordWriter: RecordWriter {
     private func row(for record: TagRecord) -> String {
         let fields: [String?] = [
             record.type.rawValue, record.source, record.segment, record.mediaSequence.map(String.init),
-            record.pts.map(String.init), record.time.map { String(format: "%.6f", $0) }, record.programDateTime,
+            record.pts.map(String.init), record.time.map { FixedPoint.string($0, places: 6) }, record.programDateTime,
             record.payload, record.pcCID, record.fdCID, record.pcOffset, record.fdOffset, record.breakout,
             record.valid.map(String.init), record.placeholderPCCID.map(String.init), record.issues?.joined(separator: "; "),
             record.frame, record.owner, record.size.map(String.init), record.id3Version, record.reason,
@@ -52,7 +52,7 @@ struct CSVRecordWriter: RecordWriter {
     /// RFC 4180: quote a field holding a comma, quote or line break; double its quotes.
     private static func escape(_ field: String) -> String {
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return "\"" + field.replacing("\"", with: "\"\"") + "\""
     }
 }
 
@@ -64,7 +64,7 @@ struct TextRecordWriter: RecordWriter {
     func append(_ record: TagRecord, to output: inout [UInt8]) { output += text(for: record).utf8 }
 
     private func text(for record: TagRecord) -> String {
-        let time = record.time.map { String(format: "%10.3fs", $0) } ?? "    no PTS"
+        let time = record.time.map { FixedPoint.string($0, places: 3, width: 10) + "s" } ?? "    no PTS"
         // seg0.ts under four playlists is four places: with several inputs, the input goes first.
         let segment = record.segment.map(Location.name)
         let place = namingSources ? [record.source, segment].compactMap { $0 }.joined(separator: " ") : segment ?? Location.name(record.source)

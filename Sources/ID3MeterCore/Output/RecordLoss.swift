@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Records an output had to drop, by channel: how many, and the span of time they were made
 /// in. What a `loss` record says, one per channel, so that a loss is never silent.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One output line: a Nielsen tag, another ID3 frame (`--all`), or a packet that did not decode.
 /// Field names are the JSONL keys and CSV columns.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The Nielsen tag QA report over a batch: one section per source, totals, and the checks.
 package struct QAReport: Encodable, Sendable {

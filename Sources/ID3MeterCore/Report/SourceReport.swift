@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Something the QA report points at: where in the stream, and what.
 package struct Finding: Encodable, Sendable, Equatable {
@@ -280,8 +280,8 @@ package struct SourceReportBuilder {
             let seconds = PTS.seconds(PTS.distance(from: audio, to: pts))
             if abs(seconds) > SourceReport.audioDistance {
                 count("tag_placement")
-                keep(here(String(format: "%+.3f s from the program's audio PES before it (Validator test 22: %.0f s)", seconds,
-                                 SourceReport.audioDistance), "tag_placement"), in: \.structure, .structure)
+                keep(here("\(FixedPoint.string(seconds, places: 3, sign: true)) s from the program's audio PES before it (Validator test 22: "
+                                 + "\(FixedPoint.string(SourceReport.audioDistance, places: 0)) s)", "tag_placement"), in: \.structure, .structure)
             }
         }
         // Taken out and put back, not copied: a copy left in the dictionary would make every
@@ -335,7 +335,7 @@ package struct SourceReportBuilder {
             let drifts = stream.offsetDrifts(of: nielsen, at: pts, sequence: sequence)
             if !drifts.isEmpty {
                 count("tag_time")
-                let said = drifts.map { "\($0.field) offset " + String(format: "moved %.0f s from the tag before, its PTS %.3f s", $0.offset, $0.pts) }
+                let said = drifts.map { "\($0.field) offset " + "moved \(FixedPoint.string($0.offset, places: 0)) s from the tag before, its PTS \(FixedPoint.string($0.pts, places: 3)) s" }
                 keep(here(said.joined(separator: "; ") + " (proxy for Validator test 23)", "tag_time"), in: \.offsetErrors, .offsetErrors)
             }
             stream.noteDataTime(pts, sequence: sequence)
@@ -370,9 +370,9 @@ package struct SourceReportBuilder {
         case .discontinuity:
             keep(here("EXT-X-DISCONTINUITY before this tag", nil), in: \.discontinuities, .discontinuities)
         case .jump(let seconds):
-            keep(here(String(format: "PTS jumps %+.3f s", seconds), nil), in: \.discontinuities, .discontinuities)
+            keep(here("PTS jumps \(FixedPoint.string(seconds, places: 3, sign: true)) s", nil), in: \.discontinuities, .discontinuities)
         case .gap(let seconds):
-            func gap(_ check: String? = nil) -> Gap { Gap(seconds: seconds, at: here(String(format: "%.3f s since the DATA tag before", seconds), check)) }
+            func gap(_ check: String? = nil) -> Gap { Gap(seconds: seconds, at: here("\(FixedPoint.string(seconds, places: 3)) s since the DATA tag before", check)) }
             if seconds < SourceReport.shortGap || seconds > SourceReport.longGap {
                 count("tag_duration")
                 if seconds < SourceReport.shortGap { keep(gap("tag_duration"), in: \.shortGaps, .shortGaps) }
@@ -388,14 +388,14 @@ package struct SourceReportBuilder {
 
     private mutating func lateInfo(_ seconds: Double, _ here: (String, String?) -> Finding) {
         count("info_tag_interval")
-        keep(here(String(format: "%.1f s without an INFO tag (Validator tests 12-13: %.0f s)", seconds, SourceReport.infoInterval),
+        keep(here("\(FixedPoint.string(seconds, places: 1)) s without an INFO tag (Validator tests 12-13: \(FixedPoint.string(SourceReport.infoInterval, places: 0)) s)",
                   "info_tag_interval"),
              in: \.lateInfoTags, .lateInfoTags)
     }
 
     private mutating func placeholderRun(_ run: TagStreamState.PlaceholderRun) {
         count("placeholder_run")
-        let detail = String(format: "placeholder PC CID for %.1f s (the SDK sends them for 10-20 s after a source change)", run.seconds)
+        let detail = "placeholder PC CID for \(FixedPoint.string(run.seconds, places: 1)) s (the SDK sends them for 10-20 s after a source change)"
         keep(Finding(pts: run.start, time: PTS.seconds(run.start), programDateTime: nil, segment: nil, detail: detail, check: "placeholder_run"),
              in: \.placeholderRuns, .placeholderRuns)
     }
@@ -460,9 +460,10 @@ package struct SourceReportBuilder {
         let coverage: ValidatorCheck
         if let media = report.mediaSeconds, let span = report.dataTagSpan {
             let short = media - span > SourceReport.coverageSlack ? 1 : 0
-            coverage = .errors("coverage", test: nil, count: short, tolerated: tolerances["coverage"], basis: String(
-                format: "the first to the last DATA tag (%.1f s) spans the media (%.1f s) within %.0f s; %d DATA tags for %.0f expected (one every %.0f s)",
-                span, media, SourceReport.coverageSlack, report.dataTags, media / SourceReport.dataTagPeriod, SourceReport.dataTagPeriod))
+            coverage = .errors("coverage", test: nil, count: short, tolerated: tolerances["coverage"], basis:
+                "the first to the last DATA tag (\(FixedPoint.string(span, places: 1)) s) spans the media (\(FixedPoint.string(media, places: 1)) s) "
+                + "within \(FixedPoint.string(SourceReport.coverageSlack, places: 0)) s; \(report.dataTags) DATA tags for "
+                + "\(FixedPoint.string(media / SourceReport.dataTagPeriod, places: 0)) expected (one every \(FixedPoint.string(SourceReport.dataTagPeriod, places: 0)) s)")
         } else {
             coverage = .notJudged("coverage", test: nil, because: report.mediaSeconds == nil ? "the media's duration is not known"
                                                                                                : "no DATA tag with a time")

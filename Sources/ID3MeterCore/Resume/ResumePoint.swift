@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The last tag a stream's meter delivered, as its record says: where a restarted meter picks
 /// up. Made from `send_id3` records only, so what is resumed from is what was recorded.

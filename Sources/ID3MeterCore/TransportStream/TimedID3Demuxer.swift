@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads the timed-ID3 PES packets of an MPEG-TS byte stream from its TS packets, skipping
 /// everything else. libavformat 5.1 cannot be used for this: it drops the first 5 bytes of

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Recognises MPEG-TS from its first bytes: a 0x47 sync byte every 188 bytes, several times
 /// over. One 0x47 proves nothing (it is "G", and common in any data).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One source's Nielsen tags laid out in time, as the HTML report and `serve`'s live page draw
 /// them: a mark per tag (or per bin of tags, where marks would overlap), the gaps the QA report

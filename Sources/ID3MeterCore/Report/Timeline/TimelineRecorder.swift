@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Lays a source's Nielsen tags out in time as its events come, for `TagTimeline`.
 ///
@@ -72,7 +72,7 @@ package struct TimelineRecorder: Sendable {
             breaks.append(.init(t: t, detail: "EXT-X-DISCONTINUITY before this tag"))
         case .jump(let seconds):
             t = stepOverBreak(to: date)
-            breaks.append(.init(t: t, detail: String(format: "PTS jumps %+.3f s", seconds)))
+            breaks.append(.init(t: t, detail: "PTS jumps \(FixedPoint.string(seconds, places: 3, sign: true)) s"))
         }
         if start == nil, let date { start = date.addingTimeInterval(-t) }
         last = (t, date)
