@@ -22,6 +22,9 @@ public struct LiveDASHStream: Sendable {
     public var presentationDelay: Double?
     /// How `time` tells the server's clock.
     public var timing = Timing.iso
+    /// Low-latency publishing: a segment is out this many seconds before its end (its
+    /// `availabilityTimeOffset`), its last bytes sent as its end comes.
+    public var availabilityTimeOffset = 0.0
 
     public enum Timing: Sendable {
         /// `http-iso`: the body is the time, to the millisecond.
@@ -39,8 +42,11 @@ public struct LiveDASHStream: Sendable {
     /// The server's clock at real time `date`.
     public func serverTime(at date: Date) -> Date { date.addingTimeInterval(clockOffset) }
 
+    /// The segments out at `date`, the one still growing included.
+    private func publishedCount(at date: Date) -> Int { schedule.publishedCount(at: date.addingTimeInterval(availabilityTimeOffset)) }
+
     public func mpd(at date: Date) -> String {
-        let published = schedule.publishedCount(at: date)
+        let published = publishedCount(at: date)
         let ended = schedule.segmentCount.map { published >= $0 } ?? false
         let duration = schedule.segmentDuration
         let window = Double(schedule.windowSize) * duration
@@ -71,15 +77,17 @@ public struct LiveDASHStream: Sendable {
         let start = Double(first) * schedule.segmentDuration
         let offset = Int(schedule.startPTS) + first * segmentTicks
         let addressing: String
+        // Half the offset on the template, half on a BaseURL: a client adds them.
+        let early = availabilityTimeOffset > 0 ? #" availabilityTimeOffset="\#(availabilityTimeOffset / 2)" availabilityTimeComplete="false""# : ""
         if timeline {
             let from = max(first, published - schedule.windowSize)
             let entries = until > from ? #"<S t="\#(Int(schedule.startPTS) + from * segmentTicks)" d="\#(segmentTicks)" r="\#(until - from - 1)"/>"# : ""
-            addressing = #"<SegmentTemplate timescale="90000" presentationTimeOffset="\#(offset)" startNumber="\#(first)" media="$RepresentationID$/t$Time$.m4s" initialization="$RepresentationID$/init.mp4"><SegmentTimeline>\#(entries)</SegmentTimeline></SegmentTemplate>"#
+            addressing = #"<SegmentTemplate\#(early) timescale="90000" presentationTimeOffset="\#(offset)" startNumber="\#(first)" media="$RepresentationID$/t$Time$.m4s" initialization="$RepresentationID$/init.mp4"><SegmentTimeline>\#(entries)</SegmentTimeline></SegmentTemplate>"#
         } else {
-            addressing = #"<SegmentTemplate timescale="90000" presentationTimeOffset="\#(offset)" startNumber="\#(first)" duration="\#(segmentTicks)" media="$RepresentationID$/seg$Number$.m4s" initialization="$RepresentationID$/init.mp4"/>"#
+            addressing = #"<SegmentTemplate\#(early) timescale="90000" presentationTimeOffset="\#(offset)" startNumber="\#(first)" duration="\#(segmentTicks)" media="$RepresentationID$/seg$Number$.m4s" initialization="$RepresentationID$/init.mp4"/>"#
         }
         return """
-              <Period id="\(id)" start="PT\(start)S">
+              <Period id="\(id)" start="PT\(start)S">\(availabilityTimeOffset > 0 ? "<BaseURL availabilityTimeOffset=\"\(availabilityTimeOffset / 2)\">./</BaseURL>" : "")
                 <AdaptationSet contentType="video" mimeType="video/mp4" frameRate="30000/1001">
                   <Representation id="v" bandwidth="\(schedule.bitrate)" codecs="avc1.4d401e">\(addressing)</Representation>
                 </AdaptationSet>
@@ -122,7 +130,7 @@ public struct LiveDASHStream: Sendable {
             let time = Int(name.dropFirst().dropLast(4)), (time - Int(schedule.startPTS)) % segmentTicks == 0 {
             number = (time - Int(schedule.startPTS)) / segmentTicks
         } else { number = nil }
-        guard let number, number >= 0, number < schedule.publishedCount(at: date), !missing.contains(number) else { return nil }
+        guard let number, number >= 0, number < publishedCount(at: date), !missing.contains(number) else { return nil }
         return number
     }
 
@@ -136,7 +144,16 @@ public struct LiveDASHStream: Sendable {
         case "a/init.mp4": return LocalHTTPServer.Response(body: initSegment, contentType: "video/mp4")
         default:
             guard request.path.hasPrefix("a/"), let index = index(of: request.path.dropFirst(2), at: date) else { return .notFound }
-            return LocalHTTPServer.Response(body: segment(index), contentType: "video/mp4")
+            let bytes = segment(index)
+            let end = schedule.startDate.addingTimeInterval(Double(index + 1) * schedule.segmentDuration / schedule.timeScale)
+            guard end > date else { return LocalHTTPServer.Response(body: bytes, contentType: "video/mp4") }
+            // Still growing: what is written so far now, its media data when its end comes (the
+            // body delimited by the connection's close, as a chunked one is by its last chunk).
+            let written = bytes.count - Self.mediaDataLength(of: bytes)
+            return LocalHTTPServer.Response(body: Array(bytes[..<written]), contentType: "video/mp4", length: .none) { send in
+                Thread.sleep(until: end)
+                _ = send(Array(bytes[written...]))
+            }
         }
     }
 
@@ -147,6 +164,18 @@ public struct LiveDASHStream: Sendable {
         format.timeZone = TimeZone(identifier: "GMT")
         format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         return format.string(from: date)
+    }
+
+    /// The length of the last box of a segment this stream wrote: its `mdat`.
+    private static func mediaDataLength(of segment: [UInt8]) -> Int {
+        var offset = 0
+        var last = 0
+        while offset + 8 <= segment.count {
+            last = segment[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard last >= 8 else { break }
+            offset += last
+        }
+        return last
     }
 
     static func box(_ type: String, _ content: [UInt8]) -> [UInt8] { be(8 + content.count, 4) + Array(type.utf8) + content }

@@ -94,6 +94,36 @@ struct LiveDASHTests {
         #expect(sorted[sorted.count * 9 / 10] <= frame + 0.015, "lateness \(sorted)")
     }
 
+    /// Low-latency DASH: each segment is out 0.6 s before its end (an `availabilityTimeOffset`
+    /// of 0.3 s on its template and 0.3 s on its BaseURL, which a client adds), its media data
+    /// sent as its end comes. After the join every segment is asked once, as soon as it is out
+    /// (not before: no 404, no retry) and well before its end, and every tag comes through.
+    @Test func aLowLatencySegmentIsAskedAsSoonAsItIsOut() async throws {
+        let server = try LiveDASHServer(preroll: 3) { start in
+            var stream = Self.stream(start, offset: 0, timeline: false, count: 7)
+            stream.availabilityTimeOffset = 0.6
+            return stream
+        }
+        defer { server.stop() }
+        var events: [MediaEvent] = []
+        for await event in TagSource(input: server.url, clock: ContinuousClock()) { events.append(event) }
+        let stream = try #require(server.stream)
+        let asked = server.segmentsAsked
+        let join = try #require(asked.first)
+        #expect(asked == Array(join..<7), "each segment asked once, none before it was out")
+        #expect(events.failures.isEmpty, "\(events.failures)")
+        #expect(events.tags.flatMap(\.nielsenTags).map(\.payload) == (join..<7).flatMap { stream.schedule.tags(inSegment: $0).map(\.owner) })
+        // The segments that came out after the join: asked between their availability and 0.3 s before their end.
+        let segments = server.server.requests.filter { $0.path.hasPrefix("a/seg") }.dropFirst(3)
+        #expect(!segments.isEmpty)
+        for request in segments {
+            let index = try #require(Int(request.path.dropFirst(5).dropLast(4)))
+            let end = stream.schedule.startDate.addingTimeInterval(Double(index + 1))
+            let early = end.timeIntervalSince(request.receivedAt)
+            #expect(early > 0.3 && early <= 0.6 + 0.005, "segment \(index) asked \(early) s before its end; \(server.server.requests.map { "\($0.path) \($0.receivedAt.timeIntervalSince(stream.schedule.startDate))" })")
+        }
+    }
+
     /// Without the server's clock a join asks for segments that do not exist yet: the walk says
     /// so, then follows this machine's clock; the stream is still read, late.
     @Test func aServerWithoutUTCTimingIsFollowedOnOurClockWithAWarning() async throws {

@@ -117,7 +117,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             for period in mpd.periods where !state.finished.contains(period.key) && period.start <= elapsed {
                 guard await read(period, of: mpd, availableUntil: elapsed - period.start, state: &state, emit: emit,
                                  afterEachSegment: afterEachSegment) else { return }
-                if let next = nextAvailability(in: period, of: mpd, state: state) {
+                if let next = nextAvailability(in: period, of: mpd, state: state, now: elapsed - period.start) {
                     wait = min(wait, max(0.05, next - (wallClock().addingTimeInterval(offset).timeIntervalSince(mpd.availabilityStartTime ?? now))))
                 }
             }
@@ -166,14 +166,20 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// When the next segment of `period` after the last read becomes available, in seconds
-    /// from the availability start; `nil` when the Period is done or has no such segment.
-    private func nextAvailability(in period: Period, of mpd: MPD, state: Progress) -> Double? {
-        guard let id = state.chosen[period.key], let last = state.lastRead[period.key],
+    /// When the next segment of `period` after the last read (the first, when none was read yet:
+    /// a Period that has just begun) becomes available, in seconds from the availability start;
+    /// `nil` when the Period is done or has no such segment. `until` is now, from its start.
+    private func nextAvailability(in period: Period, of mpd: MPD, state: Progress, now until: Double) -> Double? {
+        guard let id = state.chosen[period.key],
               let representation = period.adaptationSets.flatMap(\.representations).first(where: { $0.id == id }) else { return nil }
-        var next = SegmentEnumeration(representation: representation, periodDuration: period.duration, from: last.end).makeIterator()
+        let last = state.lastRead[period.key]
+        let early = representation.availabilityTimeOffset
+        var next = SegmentEnumeration(representation: representation, periodDuration: period.duration, from: last?.end ?? max(0, until))
+            .makeIterator()
         while let segment = next.next() {
-            if segment.start >= last.end - 1e-9 { return period.start + segment.end }
+            if let last, segment.start < last.end - 1e-9 { continue }
+            if last == nil, segment.availableFrom(early: early) <= until { continue }
+            return period.start + segment.availableFrom(early: early)
         }
         return nil
     }
@@ -330,7 +336,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                                                         after: last, emit: { events.append($0) }) {
                     events.forEach(emit)
                     state.copyInUse[period.key] = copy
-                    return segments.filter { until == nil || $0.end <= until! }
+                    return segments.filter { until == nil || $0.availableFrom(early: representation.availabilityTimeOffset) <= until! }
                 }
                 if attempt == representation.baseURLs.count {
                     events.forEach(emit)
@@ -367,8 +373,9 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         let from = last.map { max($0.end, windowStart) } ?? windowStart
         // A join keeps the few segments it starts from (`liveStart`; under a suggestedPresentationDelay, told by time below).
         let keep = joining && mpd.suggestedPresentationDelay == nil ? max(liveStart, 1) : Self.batch
+        let early = representation.availabilityTimeOffset
         for segment in SegmentEnumeration(representation: representation, periodDuration: period.duration, from: from, until: until) {
-            guard segment.end <= until + 1e-9 else { break }
+            guard segment.availableFrom(early: early) <= until + 1e-9 else { break }
             if let last, segment.start < last.end - 1e-9 { continue }
             available.append(segment)
             // Only the newest are kept (a join's few, and a checkpoint's), dropped in batches so that it costs no quadratic time.

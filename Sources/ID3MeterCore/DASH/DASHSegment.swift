@@ -18,6 +18,10 @@ package struct DASHSegment: Sendable, Equatable {
         (self.uri, self.range, self.start) = (uri, range, start)
     }
     package var end: Double { start + seconds }
+
+    /// When a live presentation has it (seconds from its Period's start): at its end, or
+    /// `early` seconds before (an `availabilityTimeOffset`), but not before its start.
+    package func availableFrom(early: Double) -> Double { max(start, end - max(early, 0)) }
 }
 
 /// A Representation's segments in one Period, made as they are asked for: a `SegmentTimeline`

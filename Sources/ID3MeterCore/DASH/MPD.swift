@@ -94,15 +94,34 @@ package struct Representation: Sendable {
     package var baseURLs: [String]
     /// The first of `baseURLs`, the one segment addresses are made against.
     package var baseURL: String { baseURLs[0] }
+    /// The `availabilityTimeOffset` a copy's `BaseURL`s give it, by copy (absent: 0).
+    package var baseURLAvailabilityTimeOffsets: [String: Double] = [:]
     package var addressing: SegmentAddressing?
     /// `InbandEventStream`s, its own and its AdaptationSet's: events its segments carry as `emsg`.
     package var inbandEventStreams: [EventScheme]
     /// `ContentProtection` (CENC, Widevine, PlayReady ...): its samples are encrypted.
     package var protection: [ContentProtection]
 
-    /// Adds `more` locations as copies, those it has and past `limit` left out.
-    mutating func addCopies(_ more: [String], upTo limit: Int) {
-        for url in more where baseURLs.count < limit && !baseURLs.contains(url) { baseURLs.append(url) }
+    /// Adds `other`'s locations as copies, those it has and past `limit` left out.
+    mutating func addCopies(of other: Representation, upTo limit: Int) {
+        for url in other.baseURLs where baseURLs.count < limit && !baseURLs.contains(url) {
+            baseURLs.append(url)
+            baseURLAvailabilityTimeOffsets[url] = other.baseURLAvailabilityTimeOffsets[url]
+        }
+    }
+
+    /// How long before its end a segment of the copy in use may be fetched (§5.3.9.5.3, the
+    /// `availabilityTimeOffset`s of its segment information and its BaseURLs added): a
+    /// low-latency packager's segment is there, growing, from its first chunk. Never more than
+    /// the segment's own length: none is there before it starts.
+    package var availabilityTimeOffset: Double {
+        let timing: SegmentTiming? = switch addressing {
+        case .template(let template): template.timing
+        case .list(let list): list.timing
+        case .base(let base): base.timing
+        case nil: nil
+        }
+        return (timing?.availabilityTimeOffset ?? 0) + (baseURLAvailabilityTimeOffsets[baseURL] ?? 0)
     }
 
     /// The same Representation read from its copy `index`.
@@ -184,6 +203,8 @@ package struct SegmentTiming: Sendable, Equatable {
     package var startNumber = 1
     package var endNumber: Int?
     package var timeline: [TimelineEntry]?
+    /// `availabilityTimeOffset`, seconds (`INF`: infinity).
+    package var availabilityTimeOffset = 0.0
 }
 
 /// `SegmentTimeline`'s `S`: `r + 1` segments of `d` from `t` (or where the previous ended).

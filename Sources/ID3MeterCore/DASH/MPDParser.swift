@@ -17,7 +17,7 @@ package enum MPDParser {
 
     private static func read(_ root: MPDDocument.Element, location: String) throws(MPDError) -> MPD {
         let isDynamic = root.attribute("type") == "dynamic"
-        let bases = baseURLs(of: root, against: [location])
+        let bases = baseURLs(of: root, against: [BaseURL(url: location)])
         var mpd = MPD(isDynamic: isDynamic,
                       availabilityStartTime: try date(root, "availabilityStartTime"),
                       publishTime: try date(root, "publishTime"),
@@ -73,7 +73,7 @@ package enum MPDParser {
         var frameRate: Double?
     }
 
-    private static func adaptationSet(_ element: MPDDocument.Element, bases: [String], inherited: Inherited) throws(MPDError) -> AdaptationSet {
+    private static func adaptationSet(_ element: MPDDocument.Element, bases: [BaseURL], inherited: Inherited) throws(MPDError) -> AdaptationSet {
         let setBases = baseURLs(of: element, against: bases)
         var own = inherited
         own.segment = inherited.segment.overridden(by: SegmentInformation(element))
@@ -88,7 +88,7 @@ package enum MPDParser {
             let read = try representation(item, bases: setBases, inherited: own)
             // The same id again in the set: the same encoding from another CDN, one more copy.
             if let first = representations.firstIndex(where: { $0.id == read.id }) {
-                representations[first].addCopies(read.baseURLs, upTo: maximumCopies)
+                representations[first].addCopies(of: read, upTo: maximumCopies)
             } else {
                 representations.append(read)
             }
@@ -96,7 +96,7 @@ package enum MPDParser {
         return AdaptationSet(id: element.attribute("id"), contentType: own.contentType, representations: representations)
     }
 
-    private static func representation(_ element: MPDDocument.Element, bases: [String], inherited: Inherited) throws(MPDError) -> Representation {
+    private static func representation(_ element: MPDDocument.Element, bases: [BaseURL], inherited: Inherited) throws(MPDError) -> Representation {
         let id = element.attribute("id") ?? ""
         let bandwidthText = element.attribute("bandwidth") ?? "0"
         guard let bandwidth = Int(bandwidthText), bandwidth >= 0 else {
@@ -104,10 +104,13 @@ package enum MPDParser {
         }
         let mimeType = element.attribute("mimeType") ?? inherited.mimeType
         let segment = inherited.segment.overridden(by: SegmentInformation(element))
+        let located = baseURLs(of: element, against: bases)
         return Representation(id: id, bandwidth: bandwidth, mimeType: mimeType, codecs: element.attribute("codecs") ?? inherited.codecs,
                               contentType: element.attribute("contentType") ?? inherited.contentType ?? contentType(ofMime: mimeType),
                               frameRate: frameRate(element) ?? inherited.frameRate,
-                              baseURLs: baseURLs(of: element, against: bases),
+                              baseURLs: located.map(\.url),
+                              baseURLAvailabilityTimeOffsets: Dictionary(located.filter { $0.availabilityTimeOffset != 0 }
+                                  .map { ($0.url, $0.availabilityTimeOffset) }, uniquingKeysWith: { first, _ in first }),
                               addressing: try segment.addressing(),
                               inbandEventStreams: inherited.inband + inbandStreams(of: element),
                               protection: inherited.protection + protection(of: element))
@@ -186,6 +189,7 @@ package enum MPDParser {
         timing.duration = try integer(element, "duration", minimum: 1)
         timing.startNumber = try integer(element, "startNumber", minimum: 0) ?? 1
         timing.endNumber = try integer(element, "endNumber", minimum: 0)
+        timing.availabilityTimeOffset = availabilityTimeOffset(element)
         if let timeline = element.child(named: "SegmentTimeline") {
             timing.timeline = try timeline.children(named: "S").map { entry throws(MPDError) in
                 TimelineEntry(time: try integer(entry, "t", minimum: 0), number: try integer(entry, "n", minimum: 0),
@@ -251,28 +255,44 @@ package enum MPDParser {
     /// The most copies a Representation is read from: BaseURLs multiply level by level.
     static let maximumCopies = 8
 
+    /// A `BaseURL` resolved through the levels above it, with the `availabilityTimeOffset`s
+    /// they give it (§5.3.9.5.3: a level's adds to the one above's).
+    private struct BaseURL {
+        var url: String
+        var availabilityTimeOffset = 0.0
+    }
+
     /// The element's `BaseURL`s resolved against each of `bases` (the level above's), in the
     /// order to try them: DVB-DASH's `priority` (lowest first), then `weight` (highest first; a
     /// player draws among equals by weight, we take the heaviest), then document order. `bases`
     /// when it has none.
-    private static func baseURLs(of element: MPDDocument.Element, against bases: [String]) -> [String] {
+    private static func baseURLs(of element: MPDDocument.Element, against bases: [BaseURL]) -> [BaseURL] {
         func number(_ element: MPDDocument.Element, _ name: String, default value: Int) -> Int {
             element.attributes.first { $0.key == name || $0.key.hasSuffix(":" + name) }.flatMap { Int($0.value) } ?? value
         }
         let own = element.children(named: "BaseURL").enumerated()
             .map { (place: $0.offset, text: trimmed($0.element.text), priority: number($0.element, "priority", default: 1),
-                    weight: number($0.element, "weight", default: 1)) }
+                    weight: number($0.element, "weight", default: 1), offset: availabilityTimeOffset($0.element)) }
             .filter { !$0.text.isEmpty }
             .sorted { ($0.priority, -$0.weight, $0.place) < ($1.priority, -$1.weight, $1.place) }
         guard !own.isEmpty else { return bases }
-        var resolved: [String] = []
+        var resolved: [BaseURL] = []
         for base in bases {
-            for url in own.map({ Location.resolve($0.text, against: base) }) where !resolved.contains(url) {
+            for url in own.map({ BaseURL(url: Location.resolve($0.text, against: base.url), availabilityTimeOffset: base.availabilityTimeOffset + $0.offset) })
+            where !resolved.contains(where: { $0.url == url.url }) {
                 resolved.append(url)
                 if resolved.count == maximumCopies { return resolved }
             }
         }
         return resolved
+    }
+
+    /// `availabilityTimeOffset` in seconds: `INF` (every segment available from its start, as
+    /// low-latency packagers write it) as infinity; absent, negative or unreadable as 0.
+    private static func availabilityTimeOffset(_ element: MPDDocument.Element) -> Double {
+        guard let text = element.attribute("availabilityTimeOffset").map(trimmed) else { return 0 }
+        if text == "INF" { return .infinity }
+        return Double(text).flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? 0
     }
 
     private static func contentType(ofMime mime: String?) -> String? {
