@@ -20,6 +20,8 @@ fragment, or an MPD EventStream) and edits the MPD only where a sample needs it:
                      v1 (Nielsen) in the second. Each tag counts once.
   FOLDER/indexed/    one file per Representation: SegmentBase with indexRange (ffmpeg's global
                      sidx), Initialization range, tags in emsg v1 before each fragment.
+  FOLDER/template-index/ the indexed sample's file named by SegmentTemplate@index (the resource
+                     holding the sidx and the media it indexes), its movie header by @initialization.
   FOLDER/protected/  the timeline sample's segments, its MPD with ContentProtection (cenc,
                      Widevine, PlayReady): no licence is ever to be fetched.
   FOLDER/truth.json  for each MPD: every planted tag (pts in 90 kHz, owner, scheme).
@@ -336,6 +338,28 @@ def indexed(root, truth):
     write(tree, os.path.join(folder, "manifest.mpd"))
 
 
+def template_index(root, truth):
+    """The indexed sample's file named by a SegmentTemplate@index (shaka's reading: the resource
+    the template names holds the sidx and the subsegments it indexes), its movie header in a file
+    of its own that @initialization names. No BaseURL: the templates resolve against the MPD."""
+    folder = os.path.join(root, "template-index")
+    os.makedirs(folder, exist_ok=True)
+    source = ET.parse(os.path.join(root, "indexed", "manifest.mpd"))
+    _, rep = representation(source, "audio")
+    name = rep.find(q("BaseURL")).text
+    segment_base = rep.find(q("SegmentBase"))
+    init_end = int(segment_base.find(q("Initialization")).get("range").split("-")[1])
+    data = open(os.path.join(root, "indexed", name), "rb").read()
+    open(os.path.join(folder, "init-%s.mp4" % rep.get("id")), "wb").write(data[:init_end + 1])
+    rep.remove(rep.find(q("BaseURL")))
+    rep.remove(segment_base)
+    ET.SubElement(rep, q("SegmentTemplate"), {"timescale": segment_base.get("timescale"),
+                                              "index": "../indexed/audio-$RepresentationID$.mp4",
+                                              "initialization": "init-$RepresentationID$.mp4"})
+    write(source, os.path.join(folder, "manifest.mpd"))
+    truth["template-index/manifest.mpd"] = truth["indexed/manifest.mpd"]
+
+
 def protected(root, truth, source):
     """The timeline sample's media under an MPD that says it is encrypted."""
     folder = os.path.join(root, "protected")
@@ -370,6 +394,7 @@ def main(root):
     periods(root, truth)
     repeats(root, truth)
     indexed(root, truth)
+    template_index(root, truth)
     protected(root, truth, source)
     with open(os.path.join(root, "truth.json"), "w") as out:
         json.dump(truth, out, indent=1, sort_keys=True)

@@ -43,8 +43,12 @@ enum FuzzTarget: String, CaseIterable {
             // A packed audio segment: frame walking, resynchronisation, tags and their times; whole and in pieces.
             Self.readWholeAndInPieces(.packedAudio, bytes)
         case .emsg:
-            // fMP4: boxes, init segment timescales, tfdt, emsg v0/v1 and the ID3 inside; whole and in pieces.
+            // fMP4: boxes, init segment timescales, tfdt, emsg v0/v1 and the ID3 inside; whole and in
+            // pieces; and a resource's segment index, looked for and read as the DASH walk does.
             Self.readWholeAndInPieces(.fragmentedMP4, bytes)
+            if let found = SegmentIndex.locate(in: bytes), found.offset < bytes.count {
+                _ = SegmentIndex.parse(Array(bytes[found.offset..<min(found.end, bytes.count)]), offset: found.offset)
+            }
         case .ts:
             // MPEG-TS: sync, PSI sections, PES and tags joined across them; whole and in pieces.
             Self.readWholeAndInPieces(.transportStream, bytes)

@@ -18,7 +18,7 @@ struct DASHSampleTests {
         var description: String { "\(pts) \(owner.prefix(60))" }
     }
 
-    static let manifests = ["timeline", "time", "number", "events", "periods", "repeats", "indexed", "protected"]
+    static let manifests = ["timeline", "time", "number", "events", "periods", "repeats", "indexed", "template-index", "protected"]
 
     static func planted(_ name: String) throws -> [Planted] {
         let data = try Data(contentsOf: URL(fileURLWithPath: Samples.path("dash/truth.json")))
@@ -150,6 +150,21 @@ struct DASHSampleTests {
         #expect(events.warnings.isEmpty && events.failures.isEmpty, "\(events.warnings) \(events.failures)")
         #expect(Self.found(events) == (try Self.planted("indexed")))
         #expect(events.segments.count == inner.references.count, "read a subsegment at a time, not as one segment")
+    }
+
+    /// `SegmentTemplate@index` over HTTP: the resource it names is looked into for its `sidx`
+    /// (its first 64 KiB, then the box itself by range), and read a subsegment at a time by range,
+    /// its movie header from the file `@initialization` names; the tags planted in that resource.
+    @Test func aTemplatesIndexIsFoundInTheResourceItNames() async throws {
+        let server = try LocalHTTPServer(serving: Samples.folder)
+        defer { server.stop() }
+        let events = await Samples.scan(server.url("dash/template-index/manifest.mpd"))
+        #expect(events.warnings.isEmpty && events.failures.isEmpty, "\(events.warnings) \(events.failures)")
+        #expect(Self.found(events) == (try Self.planted("indexed")))
+        let media = server.requests.filter { $0.path == "dash/indexed/audio-0.mp4" }.map { $0.headers["range"] ?? "whole" }
+        #expect(media.prefix(2) == ["whole", "bytes=769-844"], "looked into, then its sidx (769-844) asked by range: \(media)")
+        #expect(media.count == 2 + events.segments.count && media.dropFirst(2).allSatisfy { $0.hasPrefix("bytes=") }, "\(media)")
+        #expect(server.requests.contains { $0.path == "dash/template-index/init-0.mp4" })
     }
 
     @Test func aProtectedMPDIsReadWithoutALicence() async throws {

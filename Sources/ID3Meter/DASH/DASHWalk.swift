@@ -327,12 +327,12 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     /// a static Period from its start, a live one joined near its edge), available by `until`.
     private func segments(of representation: Representation, in period: Period, mpd: MPD, availableUntil until: Double?,
                           after last: DASHSegment?, state: inout Progress, emit: (MediaEvent) -> Void) async -> [DASHSegment] {
-        if case .base(let base) = representation.addressing, let indexRange = base.indexRange {
+        if case .base(let base) = representation.addressing, base.isIndexed {
             // The index is read from the copy in use, or the next that answers.
             var copy = state.copyInUse[period.key] ?? 0
             for attempt in 1...representation.baseURLs.count {
                 var events: [MediaEvent] = []
-                if let segments = await indexedSegments(of: representation.copy(copy), base: base, indexRange: indexRange, period: period,
+                if let segments = await indexedSegments(of: representation.copy(copy), base: base, period: period,
                                                         after: last, emit: { events.append($0) }) {
                     events.forEach(emit)
                     state.copyInUse[period.key] = copy
@@ -434,13 +434,15 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     /// A `SegmentBase` resource's subsegments, from its `sidx`; the whole resource as one
     /// segment when the index cannot be had (the failure said).
     /// `nil` when the index could not be fetched (a failure emitted).
-    private func indexedSegments(of representation: Representation, base: SegmentBase, indexRange: ByteRange, period: Period,
+    private func indexedSegments(of representation: Representation, base: SegmentBase, period: Period,
                                  after last: DASHSegment?, emit: (MediaEvent) -> Void) async -> [DASHSegment]? {
         let whole = Array(SegmentEnumeration(representation: representation, periodDuration: period.duration))
+        let resource = base.location(against: representation.baseURL)
         do throws(SegmentLoadError) {
-            guard let index = try await loader.segmentIndex(of: representation.baseURL, at: indexRange, from: input) else {
-                emit(.warning(InputFailure(source: input, segment: representation.baseURL, .segmentNote(
-                    "its segment index (sidx at \(indexRange.offset)-\(indexRange.end - 1)) is not readable: read as one segment"))))
+            guard let index = try await loader.segmentIndex(of: resource, at: base.indexRange, from: input) else {
+                let place = base.indexRange.map { "sidx at \($0.offset)-\($0.end - 1)" } ?? "no sidx in its first \(SegmentIndex.searchLength >> 10) KiB"
+                emit(.warning(InputFailure(source: input, segment: resource, .segmentNote(
+                    "its segment index (\(place)) is not readable: read as one segment"))))
                 return last == nil ? whole : []
             }
             let offset = base.timing.presentationTimeOffset
@@ -448,10 +450,10 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 let start = Double(reference.time - offset) / Double(index.timescale)
                 guard last.map({ start >= $0.end - 1e-9 }) ?? true else { return nil }
                 return DASHSegment(number: base.timing.startNumber + place, time: reference.time, duration: reference.duration,
-                                   timescale: index.timescale, uri: representation.baseURL, range: reference.range, start: start)
+                                   timescale: index.timescale, uri: resource, range: reference.range, start: start)
             }
         } catch {
-            emit(.failure(InputFailure(source: input, segment: representation.baseURL, .segmentSkipped(mediaSequence: base.timing.startNumber, error))))
+            emit(.failure(InputFailure(source: input, segment: resource, .segmentSkipped(mediaSequence: base.timing.startNumber, error))))
             return nil
         }
     }

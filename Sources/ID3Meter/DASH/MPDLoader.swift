@@ -46,10 +46,11 @@ struct MPDLoader: Sendable {
         return try result.get()
     }
 
-    /// The subsegments of a `SegmentBase` resource, from its `sidx` at `range`.
+    /// The subsegments of a `SegmentBase` resource, from its `sidx` at `range` (`nil`: the first
+    /// among the boxes its first `SegmentIndex.searchLength` bytes begin).
     /// A hierarchical index (references to further `sidx` boxes) is followed two levels down, its
     /// references in place of the one that named them, at most `maximumIndexFetches` fetches.
-    func segmentIndex(of uri: String, at range: ByteRange, from mpd: String) async throws(SegmentLoadError) -> SegmentIndex.Index? {
+    func segmentIndex(of uri: String, at range: ByteRange?, from mpd: String) async throws(SegmentLoadError) -> SegmentIndex.Index? {
         if let refusal = ReferenceRule.refusal(of: uri, from: mpd) { throw .refused(refusal, .segmentIndex(uri)) }
         var fetches = 0
         func index(at range: ByteRange, depth: Int) async throws(SegmentLoadError) -> SegmentIndex.Index? {
@@ -73,7 +74,14 @@ struct MPDLoader: Sendable {
             found.references = references
             return found
         }
-        return try await index(at: range, depth: 0)
+        if let range { return try await index(at: range, depth: 0) }
+        let prefix: [UInt8]
+        do throws(FetchFailure) { prefix = try await fetcher.peek(uri, length: SegmentIndex.searchLength).prefix } catch {
+            throw .fetch(error, .segmentIndex(uri))
+        }
+        fetches += 1
+        guard let found = SegmentIndex.locate(in: prefix) else { return nil }
+        return try await index(at: found, depth: 0)
     }
 
     /// The most `sidx` boxes read for one resource's index.

@@ -101,7 +101,8 @@ package struct SegmentEnumeration: Sequence, Sendable {
                 timing.timeline = nil
                 timing.duration = enumeration.periodDuration.map { Swift.max(1, Self.units($0, timing.timescale)) } ?? Int.max / 4
                 timing.endNumber = timing.startNumber
-                media = { _, _ in (base, nil) }
+                let resource = segmentBase.location(against: base)
+                media = { _, _ in (resource, nil) }
             case nil:
                 media = { _, _ in nil }
                 done = true

@@ -231,8 +231,17 @@ package struct SegmentList: Sendable {
 package struct SegmentBase: Sendable {
     package var timing: SegmentTiming
     package var initialization: ResourceRange?
-    /// `indexRange`: where the segment index (`sidx`) is in the Representation's resource.
+    /// `indexRange`: where the segment index (`sidx`) is in the resource; `nil` with a
+    /// `resource` from a template: the first `sidx` of the resource is its index.
     package var indexRange: ByteRange?
+    /// The resource (relative to the BaseURL) a `SegmentTemplate@index` names; `nil`: the BaseURL.
+    package var resource: String?
+
+    /// Whether its resource is read a subsegment at a time, by its `sidx`.
+    package var isIndexed: Bool { indexRange != nil || resource != nil }
+
+    /// Its resource, for a Representation whose BaseURL is `baseURL`.
+    package func location(against baseURL: String) -> String { resource.map { Location.resolve($0, against: baseURL) } ?? baseURL }
 }
 
 /// A resource (`nil`: the Representation's BaseURL) and maybe a byte range of it.

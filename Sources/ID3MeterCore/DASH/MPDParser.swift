@@ -111,7 +111,7 @@ package enum MPDParser {
                               baseURLs: located.map(\.url),
                               baseURLAvailabilityTimeOffsets: Dictionary(located.filter { $0.availabilityTimeOffset != 0 }
                                   .map { ($0.url, $0.availabilityTimeOffset) }, uniquingKeysWith: { first, _ in first }),
-                              addressing: try segment.addressing(),
+                              addressing: try segment.addressing(representationID: id, bandwidth: bandwidth),
                               inbandEventStreams: inherited.inband + inbandStreams(of: element),
                               protection: inherited.protection + protection(of: element))
     }
@@ -148,18 +148,26 @@ package enum MPDParser {
             return merged
         }
 
-        /// The form the Representation ends with: the most specific one present.
-        func addressing() throws(MPDError) -> SegmentAddressing? {
+        /// The form the Representation ends with: the most specific one present. A template with
+        /// an `index` is one resource, indexed by the `sidx` it holds: a `SegmentBase` named by
+        /// the filled template (as shaka reads it, the index winning over a duration or timeline).
+        func addressing(representationID id: String, bandwidth: Int) throws(MPDError) -> SegmentAddressing? {
             if let template {
-                let media = try template.attribute("media").map { text throws(MPDError) in
-                    guard let parsed = URLTemplate(text) else { throw MPDError(.badTemplate(text)) }
-                    return parsed
+                func parsed(_ name: String) throws(MPDError) -> URLTemplate? {
+                    try template.attribute(name).map { text throws(MPDError) in
+                        guard let parsed = URLTemplate(text) else { throw MPDError(.badTemplate(text)) }
+                        return parsed
+                    }
                 }
-                let initialization = try template.attribute("initialization").map { text throws(MPDError) in
-                    guard let parsed = URLTemplate(text) else { throw MPDError(.badTemplate(text)) }
-                    return parsed
+                let initialization = try parsed("initialization")
+                var timing = try MPDParser.timing(template)
+                if let index = try parsed("index") {
+                    timing.timeline = nil
+                    let filled = initialization?.filled(representationID: id, bandwidth: bandwidth)
+                    return .base(SegmentBase(timing: timing, initialization: filled.map { ResourceRange(uri: $0, range: nil) },
+                                             indexRange: nil, resource: index.filled(representationID: id, bandwidth: bandwidth)))
                 }
-                return .template(SegmentTemplate(timing: try MPDParser.timing(template), media: media, initialization: initialization))
+                return .template(SegmentTemplate(timing: timing, media: try parsed("media"), initialization: initialization))
             }
             if let list {
                 let segments = list.children(named: "SegmentURL").map { url in
@@ -176,7 +184,7 @@ package enum MPDParser {
                     return range
                 }
                 return .base(SegmentBase(timing: try MPDParser.timing(base), initialization: MPDParser.initialization(of: base),
-                                         indexRange: indexRange))
+                                         indexRange: indexRange, resource: nil))
             }
             return nil
         }

@@ -19,6 +19,24 @@ package enum SegmentIndex {
         package var references: [Reference]
     }
 
+    /// How much of a resource's start is read to find its index when nothing says where it is
+    /// (a `SegmentTemplate@index`): the movie header and the `sidx` after it, as packagers lay
+    /// out one file per Representation.
+    package static let searchLength = 64 << 10
+
+    /// Where the first `sidx` is among the top-level boxes whose headers are in `prefix` (a
+    /// resource's first bytes); `nil` when none of them is one.
+    package static func locate(in prefix: [UInt8]) -> ByteRange? {
+        var offset = 0
+        while let header = Box.Header(prefix, at: offset), let size = header.size, size >= header.length {
+            if header.type == "sidx" { return ByteRange(offset: offset, length: size) }
+            let (next, overflowed) = offset.addingReportingOverflow(size)
+            guard !overflowed else { return nil }
+            offset = next
+        }
+        return nil
+    }
+
     /// The index in `bytes`, which were read from `offset` of the resource (the first box in
     /// them that is a `sidx`); `nil` when there is none, or it is malformed.
     package static func parse(_ bytes: [UInt8], offset: Int) -> Index? {
