@@ -24,12 +24,15 @@ package enum SegmentIndex {
     /// out one file per Representation.
     package static let searchLength = 64 << 10
 
+    /// The largest `sidx` there can be: 65,535 references of 12 bytes and its header.
+    static let maximumSize = 64 + 65_535 * 12
+
     /// Where the first `sidx` is among the top-level boxes whose headers are in `prefix` (a
-    /// resource's first bytes); `nil` when none of them is one.
+    /// resource's first bytes); `nil` when none of them is one, or it is larger than one can be.
     package static func locate(in prefix: [UInt8]) -> ByteRange? {
         var offset = 0
         while let header = Box.Header(prefix, at: offset), let size = header.size, size >= header.length {
-            if header.type == "sidx" { return ByteRange(offset: offset, length: size) }
+            if header.type == "sidx" { return size <= maximumSize ? ByteRange(offset: offset, length: size) : nil }
             let (next, overflowed) = offset.addingReportingOverflow(size)
             guard !overflowed else { return nil }
             offset = next
