@@ -10,28 +10,28 @@ import SampleGenerator
 /// is delivered once, and each switch is said.
 @Suite("DASH copies on several CDNs", .serialized, .timeLimit(.minutes(3)))
 struct DASHCopyTests {
-    /// A CDN serving `samples/dash`, whose media requests fail while `failing` says so of the
-    /// request's number among the media requests it had (from 1): a 503, or with `cutting` the
-    /// first half of the body under a Content-Length of the whole, then the connection closed.
+    /// A CDN serving `samples/dash` (or `root`), whose media requests fail while `failing` says so
+    /// of the request's number among the media requests it had (from 1): a 503, or with `cutting`
+    /// that part of the body under a Content-Length of the whole, then the connection closed.
     final class CDN: @unchecked Sendable {
         private(set) var server: LocalHTTPServer!
         private let lock = NSLock()
         private var asked = 0, refused = 0
 
-        init(host: String, cutting: Bool = false, failing: @escaping @Sendable (Int) -> Bool = { _ in false }) throws {
-            let root = Samples.folder.appendingPathComponent("dash")
+        init(host: String, root: URL = Samples.folder.appendingPathComponent("dash"), cutting: Double? = nil,
+             failing: @escaping @Sendable (Int) -> Bool = { _ in false }) throws {
             server = try LocalHTTPServer(host: host) { [unowned self] request in
-                guard request.path.hasSuffix(".m4s") || request.path.hasSuffix(".mp4") else { return .file(request.path, in: root) }
+                guard [".m4s", ".mp4", ".ts"].contains(where: request.path.hasSuffix) else { return .file(request.path, in: root) }
                 let refuse = lock.withLock {
                     asked += 1
                     if failing(asked) { refused += 1 }
                     return failing(asked)
                 }
                 guard refuse else { return .file(request.path, in: root) }
-                guard cutting, let whole = try? [UInt8](Data(contentsOf: root.appendingPathComponent(request.path))) else {
+                guard let cutting, let whole = try? [UInt8](Data(contentsOf: root.appendingPathComponent(request.path))) else {
                     return LocalHTTPServer.Response(status: 503)
                 }
-                return LocalHTTPServer.Response(body: Array(whole.prefix(whole.count / 2)), length: .claimed(whole.count))
+                return LocalHTTPServer.Response(body: Array(whole.prefix(Int(Double(whole.count) * cutting))), length: .claimed(whole.count))
             }
         }
 
@@ -97,7 +97,7 @@ struct DASHCopyTests {
     /// half are delivered, the segment is read again from the second CDN, and its tags are not
     /// delivered twice.
     @Test func aSegmentCutHalfwayIsReadFromTheCopyWithoutATagTwice() async throws {
-        let first = try CDN(host: "127.0.0.1", cutting: true) { $0 == 2 }
+        let first = try CDN(host: "127.0.0.1", cutting: 0.5) { $0 == 2 }
         let second = try CDN(host: "127.0.0.2")
         defer { first.server.stop(); second.server.stop() }
         let origin = try Self.origin("timeline") { text in
@@ -110,6 +110,38 @@ struct DASHCopyTests {
         // The cut segment was asked of both.
         let cut = try #require(first.server.requests.filter { $0.path.hasSuffix(".m4s") }.dropFirst().first?.path)
         #expect(second.server.requests.contains { $0.path == cut }, "\(cut)")
+    }
+
+    /// MPEG-TS segments in DASH, the first cut off by the first CDN after its tag: that tag is
+    /// delivered from the half, and the segment read again from the second CDN does not deliver
+    /// it again (TS tags carry no event id: the tags an attempt delivered are matched by PTS and
+    /// bytes). Every tag the HLS sample's writer planted, once.
+    @Test func aTransportStreamSegmentCutAfterItsTagIsNotDeliveredTwice() async throws {
+        let root = Samples.folder.appendingPathComponent("hls/low")
+        let first = try CDN(host: "127.0.0.1", root: root, cutting: 0.75) { $0 == 1 }
+        let second = try CDN(host: "127.0.0.2", root: root)
+        defer { first.server.stop(); second.server.stop() }
+        // The cut keeps the first segment's tag: the failed attempt has one to deliver.
+        let seg0 = [UInt8](try Data(contentsOf: root.appendingPathComponent("seg0.ts")))
+        var extractor = MediaExtractor(origin: TagOrigin(source: "seg0.ts"))
+        var inCut = 0
+        extractor.feed(Array(seg0.prefix(Int(Double(seg0.count) * 0.75)))) { if case .tag(let tag) = $0, !tag.nielsenTags.isEmpty { inCut += 1 } }
+        #expect(inCut == 1)
+        let segments = (0..<6).map { #"<SegmentURL media="seg\#($0).ts"/>"# }.joined()
+        let mpd = """
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT36.036S" profiles="urn:mpeg:dash:profile:mp2t-simple:2011">\
+            <BaseURL>\(first.url(""))</BaseURL><BaseURL>\(second.url(""))</BaseURL><Period start="PT0S">\
+            <AdaptationSet mimeType="video/mp2t" contentType="video"><Representation id="low" bandwidth="150000">\
+            <SegmentList duration="6006" timescale="1000">\(segments)</SegmentList></Representation></AdaptationSet></Period></MPD>
+            """
+        let origin = try LocalHTTPServer { _ in LocalHTTPServer.Response(body: Array(mpd.utf8), contentType: "application/dash+xml") }
+        defer { origin.stop() }
+        let events = await Samples.scan(origin.url("manifest.mpd"), fetcher: Fetcher(retry: .none))
+        let planted = try Samples.expected("hls/expected.jsonl").filter(\.nielsen)
+        #expect(events.tags.filter { !$0.nielsenTags.isEmpty }.map { Command.Send(pts: $0.pts ?? -1, payload: $0.nielsenTags[0].payload) }
+            == planted.map(Command.Send.init))
+        #expect(Self.switches(events).count == 1 && first.counts.refused == 1, "\(Self.switches(events))")
+        #expect(second.server.requests.contains { $0.path == "seg0.ts" }, "\(events.tags.map { $0.pts ?? -1 }) \(first.server.requests.map(\.path)) \(events.warnings) \(events.failures)")
     }
 
     /// A premium service's shape: `SegmentBase` with a `sidx`, the Representation listed once per

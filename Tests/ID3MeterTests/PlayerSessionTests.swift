@@ -213,6 +213,7 @@ struct PlayerSessionTests {
 struct PlayerSessionRuleTests {
     @Test func theNameIsAHintAndWhatTheServerSaysDecides() {
         #expect(InputKind.hinted(by: "https://h/channel1.isml/.m3u8") == .hlsPlaylist)
+        #expect(InputKind.hinted(by: "https://h/channel1.isml/.mpd") == .mpd)
         #expect(InputKind.hinted(by: "https://h/master.m3u8;session=abc") == .hlsPlaylist)
         #expect(InputKind.hinted(by: "https://h/a.mpd?x=1#f") == .mpd)
         #expect(InputKind.hinted(by: "https://h/live/manifest") == nil)
