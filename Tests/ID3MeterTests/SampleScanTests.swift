@@ -90,7 +90,7 @@ struct SampleScanTests {
         // says 0, and dash/number's fourth audio segment lies past the Period's 12 s.
         #expect(names == ["byterange/fmp4.m3u8", "byterange/packed.m3u8", "byterange/ts.m3u8",
                           "dash/events/manifest.mpd", "dash/indexed/manifest.mpd", "dash/number/chunk-1-4.m4s", "dash/number/manifest.mpd",
-                          "dash/periods/manifest.mpd", "dash/protected/manifest.mpd", "dash/repeats/manifest.mpd",
+                          "dash/periods/manifest.mpd", "dash/protected/manifest.mpd", "dash/repeats/manifest.mpd", "dash/template-index/manifest.mpd",
                           "dash/time/chunk-1--1024.m4s", "dash/time/manifest.mpd", "dash/timeline/manifest.mpd",
                           "fmp4/index.m3u8", "hls/master.m3u8",
                           "lenient/cut.ts", "lenient/extended-flag.ts", "lenient/garbage.ts", "lenient/undecodable.ts",

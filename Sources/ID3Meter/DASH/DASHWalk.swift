@@ -293,24 +293,23 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     /// next copies in turn (as a player fails over between CDNs), each switch said. The tags a
     /// failed attempt read before it failed are delivered (as HLS delivers a lost segment's),
     /// and not again from the next copy: the extractor knows an `emsg` event whichever copy
-    /// carries it, and an MPEG-TS tag, which has no identity of its own, is matched by its PTS
-    /// and bytes against those the attempts before delivered. The read (or `nil` when every
+    /// carries it, and an MPEG-TS tag, which has no identity of its own, is told by its PTS and
+    /// frames (`SameTag`) from those the attempts before delivered. The read (or `nil` when every
     /// copy failed, or the walk was cancelled) and the copy it came from.
     private func read(_ segment: DASHSegment, of representation: Representation, from copy: Int, in period: Period, mpd: MPD,
                       state: inout Progress, emit: (MediaEvent) -> Void) async -> (SegmentReader.SegmentRead?, Int) {
         var copy = copy
-        var delivered: [TimedTag] = []
+        var delivered: Set<String> = []
         for attempt in 1...representation.baseURLs.count {
             var events: [MediaEvent] = []
             let read = await state.reader.read(Self.segment(segment, of: representation, copy: copy, in: period, mpd: mpd)) { events.append($0) }
-            var unmatched = delivered
+            let earlier = delivered
             events.removeAll { event in
-                guard case .tag(let timed) = event,
-                      let match = unmatched.firstIndex(where: { $0.pts == timed.pts && $0.tag == timed.tag }) else { return false }
-                unmatched.remove(at: match)
-                return true
+                guard case .tag(let timed) = event else { return false }
+                let key = SameTag.key(timed)
+                delivered.insert(key)
+                return earlier.contains(key)
             }
-            delivered += events.compactMap { if case .tag(let timed) = $0 { timed } else { nil } }
             // A read stopped by the walk's cancellation is no copy's failure: no switch to say.
             if read != nil || attempt == representation.baseURLs.count || Task.isCancelled {
                 events.forEach(emit)

@@ -42,8 +42,6 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
     static var maximumGapsBeforeOpening: Int { 1_000 }
 
     /// What tells a tag read twice (from a rendition and its variant, or two copies of a segment).
-    private static func key(_ timed: TimedTag) -> String { "\(timed.pts ?? -1) \(timed.tag.frames)" }
-
     /// `afterEachSegment` is awaited once a segment's events are out (a consumer's room to wait for).
     func run(emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void = {}) async {
         // A live join needs the last few segments (a resume, those from its point on).
@@ -72,7 +70,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         let joined = resumeAt != nil || reloads && !resolved.playlist.hasEndList
         func deliver(_ event: MediaEvent) {
             if case .tag(let timed) = event {
-                if both, !seen.insert(Self.key(timed)).inserted { return }
+                if both, !seen.insert(SameTag.key(timed)).inserted { return }
                 // Primary content a break replaced is never played: its tags are not delivered.
                 if timed.origin.segment?.interstitial == nil, let date = timed.programDateTime, schedule.isReplaced(date) { return }
             }
@@ -157,7 +155,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 if case .tag(let timed) = event {
                     if completed == nil { completed = timed.origin.segment }
                     if remembers {
-                        let key = Self.key(timed)
+                        let key = SameTag.key(timed)
                         tagsRead.insert(key)
                         if delivered.contains(key) { return }
                     }
