@@ -15,6 +15,8 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     public var sentAt: Double
     public var source: String?
     public var payload: String?
+    /// For a delivery: the tag's identity, the same in every meter's record of it (`TagIdentity`).
+    public var tagID: String?
     public var pts: Int64?
     /// The segment's media sequence number (`media_sequence`, as in scan records; records
     /// written before 2026-11 say `seq`, which reading them back still takes).
@@ -56,7 +58,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     public var interstitial: String?
 
     enum CodingKeys: String, CodingKey {
-        case type, sentAt = "sent_at", source, payload, pts, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
+        case type, sentAt = "sent_at", source, payload, tagID = "tag_id", pts, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
         case segment, programDateTime = "program_date_time", event, message, channel, alert, active
         case lostSeconds = "lost_seconds", lostRecords = "lost_records", lostFrom = "lost_from", lostTo = "lost_to", output
         case action, by, oldURL = "old_url", newURL = "new_url"
@@ -66,7 +68,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     /// The record of a `sendID3(payload)` call made at `date`, placed by the tag's context.
     public static func delivery(_ payload: String, context: TagContext, at date: Date) -> MeterRecord {
         var record = MeterRecord(type: .sendID3, sentAt: date.timeIntervalSince1970, source: context.origin.source, payload: payload,
-                                 pts: context.pts, mediaSequence: context.origin.segment?.mediaSequence,
+                                 tagID: TagIdentity.of(payload: payload), pts: context.pts, mediaSequence: context.origin.segment?.mediaSequence,
                                  discontinuitySequence: context.origin.segment?.discontinuitySequence,
                                  segment: context.origin.segment?.uri, programDateTime: context.programDateTime.map(ProgramDateTime.format))
         if let place = context.origin.segment?.dash {

@@ -32,7 +32,7 @@ struct JSONLRecordWriter: RecordWriter {
 struct CSVRecordWriter: RecordWriter {
     static let columns = ["type", "source", "segment", "media_sequence", "pts", "time", "program_date_time",
                           "payload", "pc_cid", "fd_cid", "pc_offset", "fd_offset", "breakout", "valid",
-                          "placeholder_pc_cid", "issues", "frame", "owner", "size", "id3_version", "reason"]
+                          "placeholder_pc_cid", "issues", "frame", "owner", "size", "id3_version", "reason", "tag_id"]
 
     func header() -> String? { Self.columns.joined(separator: ",") }
 
@@ -44,7 +44,7 @@ struct CSVRecordWriter: RecordWriter {
             record.pts.map(String.init), record.time.map { FixedPoint.string($0, places: 6) }, record.programDateTime,
             record.payload, record.pcCID, record.fdCID, record.pcOffset, record.fdOffset, record.breakout,
             record.valid.map(String.init), record.placeholderPCCID.map(String.init), record.issues?.joined(separator: "; "),
-            record.frame, record.owner, record.size.map(String.init), record.id3Version, record.reason,
+            record.frame, record.owner, record.size.map(String.init), record.id3Version, record.reason, record.tagID,
         ]
         return fields.map { Self.escape($0 ?? "") }.joined(separator: ",")
     }

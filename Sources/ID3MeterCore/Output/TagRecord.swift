@@ -56,6 +56,7 @@ package struct TagRecord: Encodable, Sendable {
     package var time: Double? { pts.map(PTS.seconds) }
     package var programDateTime: String? { date.map(ProgramDateTime.format) }
     package var payload: String? { nielsen?.payload }
+    package var tagID: String? { nielsen.map { TagIdentity.of(payload: $0.payload) } }
     package var pcCID: String? { nielsen?.pcCID }
     package var fdCID: String? { nielsen?.fdCID }
     package var pcOffset: String? { nielsen?.pcOffset }
@@ -192,6 +193,7 @@ extension TagRecord {
             line.add("segment_time", segmentTime)
             line.add("size", size)
             line.add("source", source)
+            line.add("tag_id", fields.map { TagIdentity.of(utf8: $0.payload) })
             line.add("time", time)
             line.add("type", type.rawValue)
             line.add("valid", valid)
