@@ -101,7 +101,7 @@ package struct TagRecord: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case type, source, segment, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
-        case pts, time, programDateTime = "program_date_time", payload, pcCID = "pc_cid", fdCID = "fd_cid"
+        case pts, time, programDateTime = "program_date_time", payload, tagID = "tag_id", pcCID = "pc_cid", fdCID = "fd_cid"
         case pcOffset = "pc_offset", fdOffset = "fd_offset", breakout, valid, placeholderPCCID = "placeholder_pc_cid"
         case issues, frame, owner, size, id3Version = "id3_version", reason, notes
         case period, representation, segmentTime = "segment_time", program, pid, interstitial
@@ -125,6 +125,7 @@ package struct TagRecord: Encodable, Sendable {
         try container.encodeIfPresent(time, forKey: .time)
         try container.encodeIfPresent(programDateTime, forKey: .programDateTime)
         try container.encodeIfPresent(payload, forKey: .payload)
+        try container.encodeIfPresent(tagID, forKey: .tagID)
         try container.encodeIfPresent(pcCID, forKey: .pcCID)
         try container.encodeIfPresent(fdCID, forKey: .fdCID)
         try container.encodeIfPresent(pcOffset, forKey: .pcOffset)
