@@ -37,6 +37,11 @@ struct RecordOptions: ParsableArguments {
         valueName: "dir"))
     var state: String?
 
+    @Option(help: ArgumentHelp(
+        "The name every record carries as 'meter', to tell two meters of a channel apart (serve: by default the host's name, as a Kubernetes pod's).",
+        valueName: "name"))
+    var meter: String?
+
     var spoolDirectory: URL { Self.spoolDirectory(spool) }
 
     /// `--spool`, or the default under the cache folder.
@@ -78,7 +83,8 @@ struct RecordOptions: ParsableArguments {
     /// The outputs, stdout first, made only when the run starts: a usage error leaves the disk
     /// alone, and an output that cannot be opened is a one-line error (exit 1). A collector
     /// starts sending at once; `RecordOutputs.finish()` flushes it.
-    func open(standardOutputLines line: @escaping @Sendable (MeterRecord) -> [UInt8]) throws -> RecordOutputs {
+    /// `meterName`: the `meter` the records carry when `--meter` does not say.
+    func open(standardOutputLines line: @escaping @Sendable (MeterRecord) -> [UInt8], meterName: String? = nil) throws -> RecordOutputs {
         // Read back before the collector's spool seals its open file or anything is written.
         let checkpoint: CheckpointOutput?
         var recovered: ResumePoints?
@@ -123,7 +129,7 @@ struct RecordOptions: ParsableArguments {
         }
         // Last: it must see a record only once every other output has it.
         if let checkpoint { outputs.append(checkpoint) }
-        let set = OutputSet(outputs) { notice in
+        let set = OutputSet(outputs, meter: meter ?? meterName) { notice in
             notice.type == .loss ? Console.error(notice.message ?? "") : Console.warning(notice.message ?? "")
         }
         return RecordOutputs(set: set, collector: collectorOutput, recovered: recovered)

@@ -128,7 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
             Console.error("\(error)")
             throw ExitCode.failure
         }
-        let records = try self.records.open(standardOutputLines: format.line)
+        let records = try self.records.open(standardOutputLines: format.line, meterName: ProcessInfo.processInfo.hostName)
         let recovered = records.recovered ?? ResumePoints()
         let output = records.set
         let registry = PrometheusCollectorRegistry()

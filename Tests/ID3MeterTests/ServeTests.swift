@@ -6,6 +6,7 @@ import Logging
 import Synchronization
 import Testing
 @testable import ID3Meter
+import ID3MeterCore
 import ID3MeterServe
 import Prometheus
 import SampleGenerator
@@ -222,7 +223,7 @@ struct ServeCommandTests {
         let path = folder.appendingPathComponent("lineup.yaml").path
         let one = "channels:\n  - {name: a, url: \"\(server.url("a"))\"}\n"
         try Data(one.utf8).write(to: URL(fileURLWithPath: path))
-        let (process, out, _) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0"])
+        let (process, out, _) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0", "--meter", "meter-0"])
         defer { if process.isRunning { process.terminate() } }
         var lines: [[String: Any]] = []
         Self.read(out, into: &lines) { $0["type"] as? String == "send_id3" }
@@ -248,6 +249,8 @@ struct ServeCommandTests {
         let ends = lines.filter { $0["event"] as? Int == 2002 }.compactMap { $0["channel"] as? String }
         #expect(starts.sorted() == ["a", "b"], "channel a was not started again by SIGHUP")
         #expect(ends.sorted() == ["a", "b"])
+        // Every record names the meter that wrote it, as --meter says.
+        #expect(!lines.isEmpty && lines.allSatisfy { $0["meter"] as? String == "meter-0" }, "\(lines.filter { $0["meter"] as? String != "meter-0" }.prefix(2))")
     }
 
     /// Reads a serve process's stderr until it says where its API listens (`--listen ...:0`);
@@ -319,9 +322,7 @@ struct ServeCommandTests {
 
         #expect(try await Self.request("DELETE", "\(api)/channels/b").status == 204)
         #expect(try await Self.request("DELETE", "\(api)/channels/b").status == 404)
-        // b's stream is as long as a's and began a moment later: its end may have come before a's.
-        let endOfB = { (line: [String: Any]) in line["event"] as? Int == 2002 && line["channel"] as? String == "b" }
-        if !lines.contains(where: endOfB) { Self.read(out, into: &lines, until: endOfB) }
+        // DELETE answers once the channel has ended (its last records written): its series are gone.
         let after = Self.samples(try await Self.request("GET", "\(api)/metrics").body)
         #expect(after[#"id3meter_tags_delivered_total{channel="b"}"#] == nil, "an ended channel's series go")
 
@@ -329,6 +330,16 @@ struct ServeCommandTests {
         Self.read(out, into: &lines) { _ in false }
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+        // Read to the end, not waited for: b's stream is as long as a's and began a moment later,
+        // so its end may come before a's or by the DELETE. Either way, once.
+        #expect(lines.filter { $0["event"] as? Int == 2002 && $0["channel"] as? String == "b" }.count == 1)
+        // Without --meter, every record names the host (in Kubernetes, the pod), the audit trail's too.
+        let host = ProcessInfo.processInfo.hostName
+        #expect(lines.contains { $0["type"] as? String == "config_change" })
+        #expect(lines.allSatisfy { $0["meter"] as? String == host }, "\(lines.filter { $0["meter"] as? String != host }.prefix(2))")
+        // A delivery's tag_id is its payload's.
+        let send = try #require(lines.first { $0["type"] as? String == "send_id3" })
+        #expect(send["tag_id"] as? String == TagIdentity.of(payload: send["payload"] as? String ?? ""))
     }
 }
 

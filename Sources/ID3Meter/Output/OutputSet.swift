@@ -8,16 +8,27 @@ import Synchronization
 /// written to all of them, and goes to `notice`.
 public actor OutputSet: MeterOutput {
     private var outputs: [any MeterOutput]
+    /// The name every record written is given as `meter`; `nil` leaves records as they are.
+    private let meter: String?
     private let notice: @Sendable (MeterRecord) -> Void
     private let lost = Mutex(0)
     /// The work queued last; each piece waits for the one before (an actor alone would let a
     /// second record in while the first waits on an output that is an actor).
     private var last: Task<Void, Never>?
 
-    /// `notice` sees each alert and loss record an output raised (for the log).
-    public init(_ outputs: [any MeterOutput], notice: @escaping @Sendable (MeterRecord) -> Void = { _ in }) {
+    /// `notice` sees each alert and loss record an output raised (for the log). `meter` names
+    /// the meter in every record, those the outputs raise included.
+    public init(_ outputs: [any MeterOutput], meter: String? = nil, notice: @escaping @Sendable (MeterRecord) -> Void = { _ in }) {
         self.outputs = outputs
+        self.meter = meter
         self.notice = notice
+    }
+
+    private func named(_ record: MeterRecord) -> MeterRecord {
+        guard let meter else { return record }
+        var record = record
+        record.meter = meter
+        return record
     }
 
     /// Records some output had to drop, as its `loss` records said, up to now.
@@ -25,6 +36,7 @@ public actor OutputSet: MeterOutput {
 
     public func write(_ record: MeterRecord) async {
         await inTurn { set in
+            let record = set.named(record)
             for output in set.outputs { await output.write(record) }
             await set.spread()
         }
@@ -55,7 +67,7 @@ public actor OutputSet: MeterOutput {
             set.outputs = []
             for (index, output) in all.enumerated() {
                 await output.finish()
-                let notices = await output.takeNotices()
+                let notices = await output.takeNotices().map(set.named)
                 set.say(notices)
                 for record in notices {
                     for later in all[(index + 1)...] { await later.write(record) }
@@ -88,7 +100,7 @@ public actor OutputSet: MeterOutput {
         var rounds = 0
         while rounds < 4 {
             var notices: [MeterRecord] = []
-            for output in outputs { notices += await output.takeNotices() }
+            for output in outputs { notices += await output.takeNotices().map(named) }
             guard !notices.isEmpty else { break }
             for record in notices {
                 for output in outputs { await output.write(record) }

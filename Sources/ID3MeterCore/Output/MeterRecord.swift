@@ -29,6 +29,9 @@ public struct MeterRecord: Codable, Sendable, Equatable {
     public var message: String?
     /// The line-up channel the record is of (`serve`).
     public var channel: String?
+    /// The meter that wrote it (`serve`'s `--meter`, by default its host's name: a pod's), so
+    /// that the records of two meters of one channel can be told apart.
+    public var meter: String?
     /// For an alert: which (`TagLossWatch.Alert`), and whether it starts (true) or ends.
     public var alert: String?
     public var active: Bool?
@@ -59,7 +62,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case type, sentAt = "sent_at", source, payload, tagID = "tag_id", pts, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
-        case segment, programDateTime = "program_date_time", event, message, channel, alert, active
+        case segment, programDateTime = "program_date_time", event, message, channel, meter, alert, active
         case lostSeconds = "lost_seconds", lostRecords = "lost_records", lostFrom = "lost_from", lostTo = "lost_to", output
         case action, by, oldURL = "old_url", newURL = "new_url"
         case period, representation, segmentTime = "segment_time", program, pid, interstitial
