@@ -91,7 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard let count = shards ?? ProcessInfo.processInfo.environment["ID3METER_SHARDS"].flatMap({ Int($0) }) else {
             throw ValidationError("--shard auto needs the number of instances: --shards N or ID3METER_SHARDS")
         }
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+        let host = Self.hostName
         guard let resolved = Shard(hostName: host, count: count) else {
             throw ValidationError("--shard auto: the host name '\(host)' does not end in -I with I below \(count)")
         }
@@ -128,7 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
             Console.error("\(error)")
             throw ExitCode.failure
         }
-        let records = try self.records.open(standardOutputLines: format.line, meterName: ProcessInfo.processInfo.hostName)
+        let records = try self.records.open(standardOutputLines: format.line, meterName: Self.hostName)
         let recovered = records.recovered ?? ResumePoints()
         let output = records.set
         let registry = PrometheusCollectorRegistry()
@@ -165,4 +165,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
     }
+}
+
+extension ServeCommand {
+    /// This host's name without its domain: in Kubernetes a StatefulSet pod's (`id3-meter-3`),
+    /// which `--shard auto` takes its ordinal from and records name as their `meter`.
+    static var hostName: String { ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "" }
 }
