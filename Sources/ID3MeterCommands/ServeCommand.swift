@@ -60,12 +60,17 @@ struct ServeCommand: AsyncParsableCommand {
     var format: OutputStyle = .jsonl
 
     @Option(help: ArgumentHelp(
-        "Meter only this instance's share of the line-up: I/N (I from 0), or 'auto': I from the host name's ordinal (a StatefulSet pod id3-meter-3), N from --shards or ID3METER_SHARDS.",
+        "Meter only this instance's share of the line-up: I/N (I from 0), or 'auto': from the ordinal ending the meter's name (a StatefulSet pod id3-meter-4), with N from --shards or ID3METER_SHARDS.",
         valueName: "I/N|auto"))
     var shard: String?
 
-    @Option(help: "Instances in all, for --shard auto.")
+    @Option(help: "Shards in all, for --shard auto.")
     var shards: Int?
+
+    @Option(help: ArgumentHelp(
+        "Instances metering each channel (or ID3METER_COPIES; 1 to 8, default 1). With --shard auto, ordinals 0 to N-1 are each shard's first copy, N to 2N-1 its second...",
+        valueName: "K"))
+    var copies: Int?
 
     @Option(parsing: .unconditional, help: "Channels the line-up may hold; a PUT of another is answered 429 (1 to 100000).")
     var maxChannels = 5_000
@@ -79,27 +84,38 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Show libav's messages and the engines' notices.")
     var verbose = false
 
-    /// `--shard` resolved; `nil` meters the whole line-up.
-    func resolvedShard() throws -> Shard? {
-        guard let shard else { return nil }
+    /// The name records carry as `meter`, and `--shard auto` reads its ordinal from.
+    var meterName: String { records.meter ?? Self.hostName }
+
+    /// `--shard` and `--copies` resolved.
+    func placement() throws -> Placement {
+        let environment = ProcessInfo.processInfo.environment
+        let copies = try self.copies ?? environment["ID3METER_COPIES"].map {
+            guard let copies = Int($0) else { throw ValidationError("ID3METER_COPIES must be a number, not '\($0)'") }
+            return copies
+        } ?? 1
+        guard (1...Placement.maximumCopies).contains(copies) else {
+            throw ValidationError("--copies must be 1 to \(Placement.maximumCopies), not \(copies)")
+        }
+        guard let shard else { return Placement(shard: nil, copies: copies)! }
         guard shard == "auto" else {
             guard let resolved = Shard(shard) else {
                 throw ValidationError("--shard must be I/N with 0 <= I < N <= 10000, or auto, not '\(shard)'")
             }
-            return resolved
+            return Placement(shard: resolved, copies: copies)!
         }
-        guard let count = shards ?? ProcessInfo.processInfo.environment["ID3METER_SHARDS"].flatMap({ Int($0) }) else {
-            throw ValidationError("--shard auto needs the number of instances: --shards N or ID3METER_SHARDS")
+        guard let count = shards ?? environment["ID3METER_SHARDS"].flatMap({ Int($0) }) else {
+            throw ValidationError("--shard auto needs the number of shards: --shards N or ID3METER_SHARDS")
         }
-        let host = Self.hostName
-        guard let resolved = Shard(hostName: host, count: count) else {
-            throw ValidationError("--shard auto: the host name '\(host)' does not end in -I with I below \(count)")
+        guard let placement = Placement(ordinalOf: meterName, shards: count, copies: copies) else {
+            throw ValidationError("--shard auto: the meter's name '\(meterName)' does not end in -I with I below \(count * copies)"
+                                  + " (\(count) shard\(count == 1 ? "" : "s") × \(copies) cop\(copies == 1 ? "y" : "ies"))")
         }
-        return resolved
+        return placement
     }
 
     func validate() throws {
-        _ = try resolvedShard()
+        _ = try placement()
         try NumberCheck.check(maxChannels, "--max-channels", in: 1...100_000)
     }
 
@@ -128,23 +144,25 @@ struct ServeCommand: AsyncParsableCommand {
             Console.error("\(error)")
             throw ExitCode.failure
         }
-        let records = try self.records.open(standardOutputLines: format.line, meterName: Self.hostName)
+        let records = try self.records.open(standardOutputLines: format.line, meterName: meterName)
         let recovered = records.recovered ?? ResumePoints()
         let output = records.set
         let registry = PrometheusCollectorRegistry()
         let lineup = Lineup(fetcher: fetch.fetcher(through: connections), output: output, logger: logger,
                             metrics: PrometheusMetricsFactory.lineup(registry: registry), resume: recovered)
-        let shard = try resolvedShard()
+        let placement = try placement()
+        let shard = placement.shard
         let held = lineupConfig.held(by: shard)
         guard held.channels.count <= maxChannels else {
             Console.error("\(config): \(held.channels.count) channels for this instance, more than --max-channels \(maxChannels)")
             throw ExitCode.failure
         }
         await lineup.apply(held)
-        let share = shard.map { " (shard \($0): \(held.channels.count) of \(lineupConfig.channels.count))" } ?? ""
-        logger.notice("metering \(held.channels.count) channel\(held.channels.count == 1 ? "" : "s") from \(config)\(share)")
+        let share = [shard.map { "shard \($0): \(held.channels.count) of \(lineupConfig.channels.count)" }, placement.copyDescription]
+            .compactMap { $0 }.joined(separator: "; ")
+        logger.notice("metering \(held.channels.count) channel\(held.channels.count == 1 ? "" : "s") from \(config)\(share.isEmpty ? "" : " (\(share))")")
 
-        let lineupAPI = LineupAPI(lineup: lineup, registry: registry, shard: shard, outputs: output,
+        let lineupAPI = LineupAPI(lineup: lineup, registry: registry, placement: placement, meter: meterName, outputs: output,
                                   policy: api.policy(tokens: tokens, maximumChannels: maxChannels))
         let (host, port) = api.address!
         var serverLogger = logger

@@ -253,6 +253,9 @@ struct ServeCommandTests {
         #expect(!lines.isEmpty && lines.allSatisfy { $0["meter"] as? String == "meter-0" }, "\(lines.filter { $0["meter"] as? String != "meter-0" }.prefix(2))")
     }
 
+    /// This machine's name without its domain: what serve names itself without --meter.
+    static let hostName = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+
     /// Reads a serve process's stderr until it says where its API listens (`--listen ...:0`);
     /// the address, and the log read so far.
     static func apiAddress(from stderr: Pipe) -> (address: String?, log: String) {
@@ -336,7 +339,7 @@ struct ServeCommandTests {
         let sessionsOfB = { (code: Int) in lines.filter { $0["event"] as? Int == code && $0["channel"] as? String == "b" }.count }
         #expect(sessionsOfB(2002) >= 1 && sessionsOfB(2002) == sessionsOfB(2001), "starts \(sessionsOfB(2001)), ends \(sessionsOfB(2002))")
         // Without --meter, every record names the host (in Kubernetes, the pod), the audit trail's too.
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+        let host = Self.hostName
         #expect(lines.contains { $0["type"] as? String == "config_change" })
         #expect(lines.allSatisfy { $0["meter"] as? String == host }, "\(lines.filter { $0["meter"] as? String != host }.prefix(2))")
         // A delivery's tag_id is its payload's.

@@ -21,24 +21,44 @@ struct ShardTests {
         #expect(moved.allSatisfy { Shard.owner(of: $0, count: 4) == 3 }, "every moved channel went to the new instance")
     }
 
-    @Test func shardsAreReadFromTextAndHostNames() {
+    @Test func shardsAreReadFromTextAndPodNames() {
         #expect(Shard("2/3") == Shard(index: 2, count: 3))
         #expect(Shard("3/3") == nil && Shard("-1/3") == nil && Shard("1/0") == nil && Shard("x") == nil && Shard("1/2/3") == nil)
-        #expect(Shard(hostName: "id3-meter-3", count: 4) == Shard(index: 3, count: 4))
-        #expect(Shard(hostName: "id3-meter-4", count: 4) == nil, "an ordinal past the count")
-        #expect(Shard(hostName: "id3meter7", count: 10) == nil && Shard(hostName: "42", count: 100) == nil)
+        #expect(Shard.ordinal(of: "id3-meter-3") == 3 && Shard.ordinal(of: "id3-meter-a-12") == 12)
+        #expect(Shard.ordinal(of: "id3meter7") == nil && Shard.ordinal(of: "42") == nil && Shard.ordinal(of: "-") == nil)
+        #expect(Placement(ordinalOf: "id3-meter-3", shards: 4, copies: 1) == Placement(shard: Shard(index: 3, count: 4), copy: 0))
+        #expect(Placement(ordinalOf: "id3-meter-4", shards: 4, copies: 1) == nil, "an ordinal past shards × copies")
+    }
+
+    /// A StatefulSet of 3 shards × 2 copies: pods 0-2 are the first copy of shards 0-2, pods 3-5
+    /// the second, so every shard has two pods and no pod is two copies.
+    @Test func sixPodsAreTwoCopiesOfThreeShards() throws {
+        let placements = try (0..<6).map { try #require(Placement(ordinalOf: "id3-meter-\($0)", shards: 3, copies: 2)) }
+        #expect(placements.map { $0.shard?.index } == [0, 1, 2, 0, 1, 2])
+        #expect(placements.map(\.copy) == [0, 0, 0, 1, 1, 1])
+        #expect(placements[4].description == "shard 1/3, copy 2 of 2")
+        #expect(Placement(ordinalOf: "id3-meter-6", shards: 3, copies: 2) == nil)
+        #expect(Placement(shard: nil, copies: 9) == nil && Placement(shard: nil, copy: 2, copies: 2) == nil)
+    }
+
+    static let lineupNames = (0..<30).map { "c\($0)" }
+
+    /// A line-up of 30 channels on port 9, where nothing answers: each channel fails to open and
+    /// is retried, which is enough to list it.
+    static func writeLineup(in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent("lineup.yaml").path
+        // The test servers are on loopback, which API channels may reach only when the file allows it.
+        try Data((["api_hosts: [127.0.0.1]", "channels:"] + lineupNames.map { "  - {name: \($0), url: \"http://127.0.0.1:9/\($0).m3u8\"}" })
+            .joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     /// Three `serve --shard I/3` processes on one config: each channel metered by exactly one.
     @Test func threeInstancesSplitALineupExactly() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("lineup.yaml").path
-        // Nothing answers on port 9: each channel fails to open and is retried, which is enough to list it.
-        let names = (0..<30).map { "c\($0)" }
-        // The test servers are on loopback, which API channels may reach only when the file allows it.
-        try Data((["api_hosts: [127.0.0.1]", "channels:"] + names.map { "  - {name: \($0), url: \"http://127.0.0.1:9/\($0).m3u8\"}" })
-            .joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let path = try Self.writeLineup(in: folder)
+        let names = Self.lineupNames
         var held: [[String]] = []
         var puts: [(status: Int, body: String)] = []
         for index in 0..<3 {
@@ -55,7 +75,9 @@ struct ShardTests {
             held.append(listed.compactMap { $0["name"] as? String })
             #expect(view["shard"] as? String == "\(index)/3")
             let metrics = ServeCommandTests.samples(try await ServeCommandTests.request("GET", "\(api)/metrics").body)
-            #expect(metrics[#"id3meter_shard_info{shard="\#(index)",shards="3"}"#] == 1, "\(metrics.keys.filter { $0.contains("shard") })")
+            #expect(metrics[#"id3meter_shard_info{shard="\#(index)",shards="3",copy="",meter="\#(ServeCommandTests.hostName)"}"#] == 1,
+                    "\(metrics.keys.filter { $0.contains("shard") })")
+            #expect(metrics["id3meter_copies"] == 1)
             #expect(log.contains("(shard \(index)/3: \(held[index].count) of 30)"), "\(log)")
             puts.append(try await ServeCommandTests.request("PUT", "\(api)/channels/extra",
                                                             body: #"{"name": "extra", "url": "http://127.0.0.1:9/extra.m3u8"}"#))
@@ -70,5 +92,42 @@ struct ShardTests {
         }
         #expect(held.flatMap { $0 }.sorted() == names.sorted(), "\(held)")
         #expect(held.allSatisfy { !$0.isEmpty })
+    }
+
+    /// `--shard auto --copies 2` takes the shard and the copy from the meter's name, as a pod
+    /// of a StatefulSet of shards × copies does: pod 4 of 3 × 2 meters what `--shard 1/3` does,
+    /// and says it is shard 1's second copy.
+    @Test func aPodOfShardsTimesCopiesMetersItsShardAndSaysWhichCopy() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try Self.writeLineup(in: folder)
+        func view(_ arguments: [String], environment: [String: String] = [:]) async throws -> (view: [String: Any], metrics: [String: Double], log: String) {
+            let (process, _, err) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0"] + arguments, environment: environment)
+            defer {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            let (address, log) = ServeCommandTests.apiAddress(from: err)
+            let api = try #require(address, "\(log)")
+            let channels = try await ServeCommandTests.request("GET", "\(api)/channels")
+            let view = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [String: Any])
+            return (view, ServeCommandTests.samples(try await ServeCommandTests.request("GET", "\(api)/metrics").body), log)
+        }
+        let pod = try await view(["--shard", "auto", "--meter", "id3-meter-4"], environment: ["ID3METER_SHARDS": "3", "ID3METER_COPIES": "2"])
+        let named = try await view(["--shard", "1/3"])
+        func names(_ view: [String: Any]) -> [String] { ((view["channels"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String } }
+        #expect(!names(pod.view).isEmpty && names(pod.view) == names(named.view))
+        #expect(pod.view["shard"] as? String == "1/3" && pod.view["copy"] as? Int == 1 && pod.view["copies"] as? Int == 2)
+        #expect(pod.view["meter"] as? String == "id3-meter-4")
+        #expect(pod.metrics[#"id3meter_shard_info{shard="1",shards="3",copy="1",meter="id3-meter-4"}"#] == 1, "\(pod.metrics.keys.sorted())")
+        #expect(pod.metrics["id3meter_copies"] == 2)
+        #expect(pod.log.contains("(shard 1/3: \(names(pod.view).count) of 30; copy 2 of 2)"), "\(pod.log)")
+
+        let past = try Command.run(["serve", path, "--shard", "auto", "--shards", "3", "--copies", "2", "--meter", "id3-meter-6"])
+        #expect(past.status == 2)
+        #expect(past.stderr.contains("--shard auto: the meter's name 'id3-meter-6' does not end in -I with I below 6 (3 shards × 2 copies)"),
+                "\(past.stderr)")
+        let many = try Command.run(["serve", path, "--copies", "9"])
+        #expect(many.status == 2 && many.stderr.contains("--copies must be 1 to 8, not 9"), "\(many.stderr)")
     }
 }

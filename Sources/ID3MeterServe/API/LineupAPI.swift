@@ -12,8 +12,11 @@ import Prometheus
 public struct LineupAPI: Sendable {
     public let lineup: Lineup
     public let registry: PrometheusCollectorRegistry
-    /// This instance's share of the line-up, when the line-up is sharded.
-    public let shard: Shard?
+    /// This instance's share of the line-up and which copy of it.
+    public let placement: Placement
+    /// The name this instance's records carry as `meter`.
+    public let meter: String?
+    private var shard: Shard? { placement.shard }
     private let process: ProcessMetrics
     private let outputMetrics: OutputMetrics?
     private let policy: APIPolicy
@@ -23,18 +26,24 @@ public struct LineupAPI: Sendable {
     private static let page = TimelinePage.live(dataPath: "timeline", refresh: pageRefresh)
 
     /// `outputs`, when given, have their counts in `/metrics`.
-    public init(lineup: Lineup, registry: PrometheusCollectorRegistry, shard: Shard? = nil, outputs: OutputSet? = nil,
-                policy: APIPolicy = APIPolicy()) {
+    public init(lineup: Lineup, registry: PrometheusCollectorRegistry, placement: Placement = .wholeLineup, meter: String? = nil,
+                outputs: OutputSet? = nil, policy: APIPolicy = APIPolicy()) {
         self.lineup = lineup
         self.policy = policy
         connections = APIConnections(maximum: policy.maximumConnections, registry: registry)
         self.registry = registry
-        self.shard = shard
+        self.placement = placement
+        self.meter = meter
         process = ProcessMetrics(registry: registry)
         outputMetrics = outputs.map { OutputMetrics(outputs: $0, registry: registry) }
-        // Which share of the line-up this instance meters, as an info series.
-        registry.gauge("id3meter_shard_info", labels: [("shard", shard.map { String($0.index) } ?? "0"),
-                                                                ("shards", shard.map { String($0.count) } ?? "1")]).set(1.0)
+        // Which share of the line-up this instance meters and which copy of it, as an info
+        // series; the copy count as a value too, for a rule to compare with the copies that
+        // report a channel (PromQL cannot read a number from a label).
+        registry.gauge("id3meter_shard_info", labels: [("shard", placement.shard.map { String($0.index) } ?? "0"),
+                                                       ("shards", placement.shard.map { String($0.count) } ?? "1"),
+                                                       ("copy", placement.copy.map(String.init) ?? ""),
+                                                       ("meter", meter ?? "")]).set(1.0)
+        registry.gauge("id3meter_copies").set(Double(placement.copies))
     }
 
     /// Brings the series that move with time and the outputs' counts up to date: what a
@@ -57,11 +66,11 @@ public struct LineupAPI: Sendable {
                      body: ResponseBody(byteBuffer: ByteBuffer(string: Self.page)))
         }
         router.get("timeline") { _, _ in
-            Self.json(LineupView(generated: Date(), shard: shard?.description,
+            Self.json(LineupView(generated: Date(), placement: placement, meter: meter,
                                  channels: await lineup.timelines.map { ChannelView($0.status, timeline: $0.timeline) }))
         }
         router.get("channels") { _, _ in
-            Self.json(LineupView(shard: shard?.description, channels: await lineup.statuses.map { ChannelView($0) }))
+            Self.json(LineupView(placement: placement, meter: meter, channels: await lineup.statuses.map { ChannelView($0) }))
         }
         router.put("channels/:name") { request, context in
             let name = try context.parameters.require("name")
@@ -157,12 +166,25 @@ public struct LineupAPI: Sendable {
     }
 }
 
-/// What `GET /channels` shows: this instance's shard (`I/N`, absent when not sharded) and its
-/// channels; `GET /timeline` adds when it was made and each channel's timeline.
+/// What `GET /channels` shows: this instance's shard (`I/N`, absent when not sharded), its copy
+/// (from 0, when known) of how many, its `meter` name and its channels; `GET /timeline` adds when
+/// it was made and each channel's timeline.
 struct LineupView: Encodable {
     var generated: Date?
     var shard: String?
+    var copy: Int?
+    var copies: Int
+    var meter: String?
     var channels: [ChannelView]
+
+    init(generated: Date? = nil, placement: Placement, meter: String?, channels: [ChannelView]) {
+        self.generated = generated
+        shard = placement.shard?.description
+        copy = placement.copy
+        copies = placement.copies
+        self.meter = meter
+        self.channels = channels
+    }
 }
 
 /// A channel as `GET /channels` shows it.

@@ -22,13 +22,12 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         self.init(index: index, count: count)
     }
 
-    /// The ordinal at the end of a host name, as a Kubernetes StatefulSet names its pods
-    /// (`id3-meter-3` is shard 3).
-    public init?(hostName: String, count: Int) {
-        let digits = hostName.reversed().prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty, digits.count < hostName.count, hostName.dropLast(digits.count).last == "-",
-              let index = Int(String(digits.reversed())) else { return nil }
-        self.init(index: index, count: count)
+    /// The ordinal at the end of a name, as a Kubernetes StatefulSet names its pods
+    /// (`id3-meter-3` is 3).
+    public static func ordinal(of name: String) -> Int? {
+        let digits = name.reversed().prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count < name.count, name.dropLast(digits.count).last == "-" else { return nil }
+        return Int(String(digits.reversed()))
     }
 
     public var description: String { "\(index)/\(count)" }
