@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
 
-.PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node tls-tools timeline-script library-docs screenshots clean install
+.PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node promtool tls-tools timeline-script library-docs screenshots clean install
 
 all: build
 
@@ -30,6 +30,10 @@ ffmpeg:
 # The tests draw the HTML report and the live page in a real headless browser.
 chromium:
 	$(call apt,command -v chromium >/dev/null,chromium)
+
+# The tests evaluate the shipped alerting rules with Prometheus's own engine (`promtool test rules`).
+promtool:
+	$(call apt,command -v promtool >/dev/null,--no-install-recommends prometheus)
 
 # The tests check the timeline page's script with node (`node --check`, a syntax lint).
 node:
@@ -80,7 +84,7 @@ run: build
 TEST_LOG := .build/test.log
 # The suite takes about 11 minutes here; past TEST_BUDGET a hung test is named and the run stopped.
 TEST_BUDGET ?= 45m
-test: deps python chromium node tls-tools
+test: deps python chromium node tls-tools promtool
 	@mkdir -p .build && echo "Building and testing (the whole output: $(TEST_LOG))"
 	@$(SWIFT) build > $(TEST_LOG) 2>&1 || { grep -E "error:" $(TEST_LOG) | sort -u | head -40; exit 1; }
 	@# The API flood test holds the release binary to the 1 s a kubelet waits.

@@ -40,6 +40,28 @@ struct DeployTests {
         }
     }
 
+    /// The rules as Prometheus reads them (`promtool check rules`), and their unit tests
+    /// (`promtool test rules`: redundant copies of a channel, one blind, the stream's own loss,
+    /// a copy gone), evaluated by Prometheus's own engine.
+    @Test func promtoolAcceptsTheRulesAndTheyFireWhenTheirTestsSay() throws {
+        let folder = Samples.root.appendingPathComponent("deploy/prometheus")
+        for arguments in [["check", "rules", "id3-meter-rules.yaml"], ["test", "rules", "id3-meter-rules.test.yaml"]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
+            process.arguments = arguments
+            process.currentDirectoryURL = folder
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            Command.watch(process, after: 30)
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "promtool \(arguments.joined(separator: " ")): \(text)")
+            #expect(text.contains("SUCCESS"), "\(text)")
+        }
+    }
+
     static func text(_ path: String) throws -> String {
         try String(contentsOf: Samples.root.appendingPathComponent(path), encoding: .utf8)
     }
@@ -61,7 +83,8 @@ struct DeployTests {
 
     /// The manifests agree with each other and with the meter: the StatefulSet's pods are what
     /// the headless Service selects and the ServiceMonitor scrapes, the probes and ports are
-    /// the API's, the shard count is the replica count, every flag is one `serve` takes, its
+    /// the API's, the replicas are shards × copies with the copies of a shard kept apart (nodes,
+    /// zones, drains), every flag is one `serve` takes, its
     /// paths are on the volumes, the ConfigMap's line-up is one the meter accepts, and the
     /// PrometheusRule holds exactly the rules of deploy/prometheus.
     @Test func theKubernetesManifestsHangTogether() throws {
@@ -109,8 +132,34 @@ struct DeployTests {
         }
         #expect(flags["--shard"] == "auto")
         let env = try #require(container["env"] as? [[String: Any]])
-        let shards = env.first { $0["name"] as? String == "ID3METER_SHARDS" }?["value"] as? String
-        #expect(shards == "\(set["replicas"] as? Int ?? -1)", "ID3METER_SHARDS is the replica count")
+        func number(_ name: String) -> Int? { (env.first { $0["name"] as? String == name }?["value"] as? String).flatMap { Int($0) } }
+        let shards = try #require(number("ID3METER_SHARDS"))
+        let copies = try #require(number("ID3METER_COPIES"))
+        #expect(copies >= 2, "every channel metered by two pods or more")
+        #expect(set["replicas"] as? Int == shards * copies, "replicas = shards × copies")
+        // Every pod the StatefulSet makes has a place, and each shard's copies are different pods.
+        let placements = (0..<(shards * copies)).compactMap { Placement(ordinalOf: "id3-meter-\($0)", shards: shards, copies: copies) }
+        #expect(placements.count == shards * copies)
+        #expect(Dictionary(grouping: placements) { $0.shard?.index ?? -1 }.values.allSatisfy { Set($0.map(\.copy)).count == copies })
+
+        // No two meters on one node (so no two copies of a shard); spread over zones where it can be.
+        let antiAffinity = try #require((pod["affinity"] as? [String: Any])?["podAntiAffinity"] as? [String: Any])
+        func selectsThePods(_ term: [String: Any]?) -> Bool {
+            guard let labels = (term?["labelSelector"] as? [String: Any])?["matchLabels"] as? [String: String] else { return false }
+            return !labels.isEmpty && labels.allSatisfy { podLabels[$0.key] == $0.value }
+        }
+        let required = try #require(antiAffinity["requiredDuringSchedulingIgnoredDuringExecution"] as? [[String: Any]])
+        #expect(required.contains { $0["topologyKey"] as? String == "kubernetes.io/hostname" && selectsThePods($0) })
+        let preferred = try #require(antiAffinity["preferredDuringSchedulingIgnoredDuringExecution"] as? [[String: Any]])
+        #expect(preferred.contains {
+            let term = $0["podAffinityTerm"] as? [String: Any]
+            return term?["topologyKey"] as? String == "topology.kubernetes.io/zone" && selectsThePods(term)
+        })
+        // A drain takes fewer pods at a time than a shard has copies.
+        let budget = try #require(manifests["PodDisruptionBudget"]?["spec"] as? [String: Any])
+        #expect(selectsThePods(["labelSelector": budget["selector"] as Any]))
+        #expect((budget["maxUnavailable"] as? Int).map { $0 < copies } == true, "\(budget)")
+        #expect(budget["minAvailable"] == nil)
         // The API listens on all addresses: its tokens come from a Secret, and a NetworkPolicy limits who reaches it.
         #expect(flags["--listen"]?.hasPrefix("0.0.0.0") == true)
         let tokens = env.first { $0["name"] as? String == "ID3METER_API_TOKENS" }
