@@ -59,7 +59,21 @@ final class TestCollector: @unchecked Sendable {
 }
 
 extension MeterRecord {
-    struct Decoded: Decodable, Equatable { var payload: String?; var pts: Int64?; var channel: String? }
+    struct Decoded: Decodable, Equatable {
+        var payload: String?
+        var pts: Int64?
+        var channel: String?
+        var type: String?
+        var tagID: String?
+        var meter: String?
+        var mediaSequence: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case payload, pts, channel, type, meter
+            case tagID = "tag_id"
+            case mediaSequence = "media_sequence"
+        }
+    }
     struct Batch: Decodable { var batch: String; var records: [Decoded] }
 }
 

@@ -259,7 +259,9 @@ struct LivePageTests {
         let config = folder.appendingPathComponent("lineup.yaml")
         // Alerting after 8 s, channel a alerts during its gap.
         try Data("defaults: {alert_after: 8}\nchannels:\n  - {name: a, url: \"\(server.url("a"))\"}\n  - {name: b, url: \"\(server.url("b"))\"}\n".utf8).write(to: config)
-        let (process, _, err) = try Command.launch(["serve", config.path, "--listen", "127.0.0.1:0"])
+        // One of two copies of the whole line-up, named: the page says so.
+        let (process, _, err) = try Command.launch(["serve", config.path, "--listen", "127.0.0.1:0", "--shard", "0/1", "--copies", "2",
+                                                    "--meter", "meter-b"])
         defer { if process.isRunning { process.terminate() } }
         let api = try #require(ServeCommandTests.apiAddress(from: err).address)
 
@@ -289,6 +291,8 @@ struct LivePageTests {
                 throw error
             }
             #expect(try browser.evaluate("window.sameDocument === true", session: session) as? Bool == true, "updated in place, not reloaded")
+            let status = try browser.evaluate("document.querySelector('p.updated').textContent", session: session) as? String ?? ""
+            #expect(status.contains("2 channels, shard 0/1, one of 2 copies (meter-b). Refreshes every 5 s."), "\(status)")
             try browser.waitUntil("window.alertsSeen.has('a: no tags')", session: session, timeout: 30)
 
             let rows = try browser.evaluate("[...document.querySelectorAll('table.summary tbody tr')].map(tr => tr.dataset.channel + ' ' + tr.cells[1].textContent)", session: session) as? [String]

@@ -343,7 +343,7 @@ enum TimelineScript {
       });
       updates += 1;
       document.body.setAttribute("data-updates", String(updates));
-      status.textContent = `Updated ${lineup.generated}; ${lineup.channels.length} channel${lineup.channels.length === 1 ? "" : "s"}${lineup.shard ? ", shard " + lineup.shard : ""}. Refreshes every ${interval / 1000} s.`;
+      status.textContent = `Updated ${lineup.generated}; ${lineup.channels.length} channel${lineup.channels.length === 1 ? "" : "s"}${lineup.shard ? ", shard " + lineup.shard : ""}${lineup.copies > 1 ? (lineup.copy != null ? `, copy ${lineup.copy + 1} of ${lineup.copies}` : `, one of ${lineup.copies} copies`) : ""}${lineup.meter ? " (" + lineup.meter + ")" : ""}. Refreshes every ${interval / 1000} s.`;
     };
     const poll = () => fetch(url, { cache: "no-store" })
       .then(response => { if (!response.ok) throw new Error("HTTP " + response.status); return response.json(); })

@@ -88,10 +88,11 @@ final class LineupServer: @unchecked Sendable {
     private(set) var server: LocalHTTPServer!
 
     /// `hostile` answers a channel's requests first, where it returns a response (a trickle, say).
-    init(_ channels: [String: LiveChannel],
+    /// Two servers of the same channels on two `host`s are two CDNs of one line-up.
+    init(_ channels: [String: LiveChannel], host: String = "127.0.0.1",
          hostile: @escaping @Sendable (_ channel: String, LocalHTTPServer.Request) -> LocalHTTPServer.Response? = { _, _ in nil }) throws {
         self.channels = channels
-        server = try LocalHTTPServer { [channels, killed] request in
+        server = try LocalHTTPServer(host: host) { [channels, killed] request in
             let parts = request.path.split(separator: "/", maxSplits: 1).map(String.init)
             guard parts.count == 2, let channel = channels[parts[0]], !killed.contains(parts[0]) else {
                 return .notFound
