@@ -18,6 +18,28 @@ struct TagIdentityTests {
             == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
+    /// Every length across the padding's edges (55, 56, 63, 64 bytes and the second block's),
+    /// contiguous or not, against Python's hashlib.
+    @Test func sha256AgreesWithHashlibAtEveryPaddingEdge() throws {
+        let script = "import hashlib\nfor n in range(200): print(hashlib.sha256(bytes((i * 7 + 3) % 256 for i in range(n))).hexdigest())"
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", script]
+        let output = Pipe()
+        python.standardOutput = output
+        try python.run()
+        let expected = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        python.waitUntilExit()
+        #expect(expected.count == 200)
+        let hex = { (bytes: [UInt8]) in bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+        for (length, digest) in expected.enumerated() {
+            let lazy = (0..<length).lazy.map { UInt8(($0 * 7 + 3) % 256) }
+            #expect(hex(SHA256.digest(Array(lazy))) == digest, "\(length) bytes")
+            #expect(hex(SHA256.digest(lazy)) == digest, "\(length) bytes, not contiguous")
+            #expect(TagIdentity.of(utf8: Array(lazy)) == String(digest.prefix(32)))
+        }
+    }
+
     /// The two variants of the HLS sample carry the same tags (one of them encrypted): their
     /// records give each tag one id, every tag a different one, each what hashlib gives.
     @Test func theSameTagHasOneIDInEveryVariant() throws {
