@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes docs/LIBRARY.md's Swift blocks as two programs the package builds (Examples/LibraryDocs):
 the blocks that import only ID3MeterCore into Core/main.swift, the others into Library/main.swift,
-each after a preamble that gives the names a block takes as given (`pieces`, `url`).
+each after a preamble that gives the names a block takes as given (`segments`, `url`).
 LibraryDocsTests fails when the programs and the document differ: run `make library-docs`."""
 import pathlib
 import re
@@ -17,10 +17,12 @@ if len(core) != 1 or not library:
 
 core_text = header + """import FoundationEssentials
 
-// The bytes of the files named on the command line, in pieces as a store would hand them over.
-let pieces: [[UInt8]] = CommandLine.arguments.dropFirst().flatMap { path -> [[UInt8]] in
+// The files named on the command line as stored segments, in order: each its name and its
+// bytes in 64 KB pieces, as a store would hand them over.
+let segments: [(name: String, pieces: [[UInt8]])] = CommandLine.arguments.dropFirst().map { path in
     let bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data())
-    return stride(from: 0, to: bytes.count, by: 65_536).map { Array(bytes[$0..<min($0 + 65_536, bytes.count)]) }
+    let pieces = stride(from: 0, to: bytes.count, by: 65_536).map { Array(bytes[$0..<min($0 + 65_536, bytes.count)]) }
+    return (String(path.split(separator: "/").last ?? ""), pieces)
 }
 
 """ + core[0]

@@ -121,3 +121,25 @@ struct SessionMetadataTests {
         #expect(parsed as? [String: String] == ["type": "content", "adModel": hostile], "a quote cannot add or replace a key")
     }
 }
+
+/// The channel name a session takes from its input when none is given.
+@Suite("Channel names from inputs")
+struct ChannelNameTests {
+    @Test(arguments: [
+        ("https://cdn.example.com/live/news/master.m3u8?token=abc", "news"),
+        ("https://cdn.example.com/vod/sport.m3u8", "sport"),
+        ("https://cdn.example.com/news/index.mpd", "news"),
+        ("/recordings/evening-news.ts", "evening-news"),
+        ("udp://127.0.0.1:5999", "127.0.0.1:5999"),
+        ("udp://@239.1.1.1:5000", "239.1.1.1:5000"),
+        ("udp://239.1.1.1:5000/", "239.1.1.1:5000"),
+        ("rtp://[::1]:5004", "[::1]:5004"),
+        ("srt://ingest.example.com:9000?streamid=news-hd&latency=200", "news-hd"),
+        ("srt://ingest.example.com:9000?streamid=#!::r=live/news,m=request", "live/news"),
+        ("srt://user@ingest.example.com:9000", "ingest.example.com:9000"),
+        ("", "defaultChannelName"),
+    ])
+    func aNameThatSaysWhichStream(input: String, name: String) {
+        #expect(MeteringSession.channelName(for: input) == name)
+    }
+}

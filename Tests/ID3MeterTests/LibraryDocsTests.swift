@@ -66,6 +66,28 @@ struct LibraryDocsTests {
         let expected = try Samples.expected("spec/standard-60.expected.jsonl").filter(\.nielsen)
         let printed = result.stdout.split(separator: "\n").filter { $0.contains("www.nielsen.com/") }
         #expect(!expected.isEmpty && printed.count == expected.count, "\(result.stdout)")
-        #expect(zip(printed, expected).allSatisfy { line, frame in line.hasPrefix("\(frame.pts) \(frame.owner ?? "")") }, "\(printed.prefix(2))")
+        #expect(zip(printed, expected).allSatisfy { line, frame in line.hasPrefix("\(frame.pts) standard-60.ts \(frame.owner ?? "")") },
+                "\(printed.prefix(2))")
+    }
+
+    /// The same block, given a stream's segments one by one (the quirks sample: a tag cut
+    /// between seg0.ts and seg1.ts), joins the cut tag: every Nielsen tag the writer planted,
+    /// each with the segment it began in, and nothing malformed.
+    @Test func theCoreBlockJoinsATagCutBetweenStoredSegments() throws {
+        let program = Command.binary.deletingLastPathComponent().appendingPathComponent("library-docs-core")
+        let result = try Command.run(["seg0.ts", "seg1.ts", "seg2.ts"].map { Samples.path("quirks/hls/\($0)") }, binary: program)
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = try Samples.expected("quirks/hls/expected.jsonl").filter(\.nielsen)
+        let printed = result.stdout.split(separator: "\n").filter { $0.contains("www.nielsen.com/") }
+        #expect(expected.count == 5 && printed.count == expected.count, "\(result.stdout)")
+        for (line, frame) in zip(printed, expected) {
+            #expect(line.hasPrefix("\(frame.pts) \(frame.segment ?? "?") \(frame.owner ?? "")"), "\(line)")
+        }
+        #expect(!result.stdout.contains("bad ID3") && !result.stdout.contains("inside"), "\(result.stdout)")
+        // Each segment alone (a program run per segment) breaks the cut tags: the sample has them.
+        let alone = try ["seg0.ts", "seg1.ts", "seg2.ts"].map { try Command.run([Samples.path("quirks/hls/\($0)")], binary: program).stdout }
+            .joined()
+        #expect(alone.split(separator: "\n").filter { $0.contains("www.nielsen.com/") }.count < expected.count)
+        #expect(alone.contains("bad ID3") && alone.contains("ends inside the timed-ID3 PES"), "\(alone)")
     }
 }

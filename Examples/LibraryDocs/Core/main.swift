@@ -2,22 +2,31 @@
 // run `make library-docs`.
 import FoundationEssentials
 
-// The bytes of the files named on the command line, in pieces as a store would hand them over.
-let pieces: [[UInt8]] = CommandLine.arguments.dropFirst().flatMap { path -> [[UInt8]] in
+// The files named on the command line as stored segments, in order: each its name and its
+// bytes in 64 KB pieces, as a store would hand them over.
+let segments: [(name: String, pieces: [[UInt8]])] = CommandLine.arguments.dropFirst().map { path in
     let bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data())
-    return stride(from: 0, to: bytes.count, by: 65_536).map { Array(bytes[$0..<min($0 + 65_536, bytes.count)]) }
+    let pieces = stride(from: 0, to: bytes.count, by: 65_536).map { Array(bytes[$0..<min($0 + 65_536, bytes.count)]) }
+    return (String(path.split(separator: "/").last ?? ""), pieces)
 }
 
 import ID3MeterCore
 
-var extractor = MediaExtractor(origin: TagOrigin(source: "store://channel-7/seg1042.ts"))
-for piece in pieces { extractor.feed(piece) { handle($0) } }   // [UInt8] or UnsafeBufferPointer
+var extractor = SegmentedExtractor(source: "store://channel-7")
+for (number, segment) in segments.enumerated() {   // stored segments in order: a name and its bytes in pieces
+    let place = TagOrigin.Segment(uri: segment.name, mediaSequence: 1_042 + number)
+    extractor.begin(TagOrigin(source: "store://channel-7", segment: place)) { handle($0) }
+    for piece in segment.pieces { extractor.feed(piece) { handle($0) } }   // [UInt8] or UnsafeBufferPointer
+    extractor.end { handle($0) }           // or extractor.append(bytes, origin: ...) for a whole segment
+}
 extractor.finish { handle($0) }
 
 func handle(_ event: MediaEvent) {
     switch event {
     case .tag(let timed):          // an ID3 tag at its PTS (90 kHz), with its Nielsen PRIV frames parsed
-        timed.nielsenTags.forEach { print(timed.pts ?? -1, $0.payload, $0.isValid ? "valid" : "\($0.issues)") }
+        for tag in timed.nielsenTags {
+            print(timed.pts ?? -1, timed.origin.segment?.uri ?? "-", tag.payload, tag.isValid ? "valid" : "\(tag.issues)")
+        }
     case .malformed(let error, let pts, _): print("bad ID3 at", pts ?? -1, error.reason)
     case .failure(let failure), .warning(let failure): print(failure)   // names the input and the reason
     case .mediaTime: break          // the program's audio PTS, first and last: the QA report's media span

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// The extractor for a presentation's segments (an HLS media playlist's, in order): each
 /// segment's form is told from its first bytes, as `MediaExtractor` tells an input's; packed
 /// audio and fMP4 segments are read each on its own, and MPEG-TS keeps its state from one
@@ -6,10 +8,15 @@
 /// the same resource, which holds the rest of it.
 ///
 /// Bytes in, events out, like every extractor, but a segment at a time: `begin` a segment,
-/// `feed` its bytes as they arrive, `end` it; `finish` when no segment follows. Not a
-/// `TagExtractor`: bytes fed outside a segment have no origin. A segment read again from its
-/// start (a retry) begins again from a copy of the extractor taken after `begin`.
-package struct SegmentedExtractor {
+/// `feed` its bytes as they arrive, `end` it (or `append` a whole segment); `finish` when no
+/// segment follows, or before one that does not follow (a discontinuity). Each tag's origin is
+/// the segment its PES began in. Not a `TagExtractor`: bytes fed outside a segment have no
+/// origin. A segment read again from its start (a retry) begins again from a copy of the
+/// extractor taken after `begin`.
+///
+/// For a backend that stores segments one by one: fed to one `MediaExtractor` each, a tag cut
+/// by a boundary is two broken halves; fed here, it is one tag.
+public struct SegmentedExtractor: Sendable {
     /// What a segment's bytes showed, once it has ended.
     package struct SegmentEnd {
         /// The segment's origin, its first PTS found (MPEG-TS).
@@ -48,7 +55,7 @@ package struct SegmentedExtractor {
 
     /// An extractor for the segments of `source`, the input as the user named it, reading
     /// `programs` of MPEG-TS segments.
-    package init(source: String, programs: ProgramSelection = .all) {
+    public init(source: String, programs: ProgramSelection = .all) {
         self.source = source
         self.programs = programs
         transportStream = TransportStreamExtractor(origin: TagOrigin(source: source), programs: programs)
@@ -64,8 +71,35 @@ package struct SegmentedExtractor {
                           carried: takeCutPacket(continuing: uri, at: range?.offset, emit: emit))
     }
 
+    /// A segment starts, straight after the previous one: `origin` is where its tags were
+    /// found (its `segment` names it), `initSegment` its fMP4 initialization segment if it has
+    /// one. Events of the segment before it that were waiting on this one's bytes may come.
+    public mutating func begin(_ origin: TagOrigin, initSegment: [UInt8]? = nil, emit: (MediaEvent) -> Void) {
+        begin(origin, range: nil, initSegment: initSegment, emit: emit)
+    }
+
+    /// The segment's bytes ended: what they complete is handed out; a TS tag its end cuts waits
+    /// for the next segment.
+    public mutating func end(emit: (MediaEvent) -> Void) {
+        _ = end(keepingCut: false, emit: emit)
+    }
+
+    /// A whole stored segment: `begin`, `feed` and `end` in one.
+    public mutating func append(_ segment: some ContiguousBytes, origin: TagOrigin, initSegment: [UInt8]? = nil,
+                                emit: (MediaEvent) -> Void) {
+        begin(origin, initSegment: initSegment, emit: emit)
+        feed(segment, emit: emit)
+        end(emit: emit)
+    }
+
+    /// The segment's next bytes, in order, where they lie (`[UInt8]`, `Data`, a raw buffer);
+    /// between `begin` and `end` only.
+    public mutating func feed(_ bytes: some ContiguousBytes, emit: (MediaEvent) -> Void) {
+        bytes.withUnsafeBytes { raw in raw.withMemoryRebound(to: UInt8.self) { feed($0, emit: emit) } }
+    }
+
     /// The segment's next bytes, in order; between `begin` and `end` only.
-    package mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
+    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void) {
         // Taken out, not copied: a copy left in `current` would make every append copy the prefix.
         guard var segment = current.take() else { return }
         defer { current = segment }
@@ -95,7 +129,7 @@ package struct SegmentedExtractor {
     }
 
     /// No segment follows (or the next does not continue these): what still waits is read.
-    package mutating func finish(emit: (MediaEvent) -> Void) {
+    public mutating func finish(emit: (MediaEvent) -> Void) {
         _ = takeCutPacket(continuing: nil, at: nil, emit: emit)
         transportStream.finish(emit: emit)
         transportStream = TransportStreamExtractor(origin: TagOrigin(source: source), programs: programs)

@@ -1,10 +1,13 @@
+import FoundationEssentials
+
 /// Reads one carrier's ID3 tags from its bytes as they arrive, as Media3's `Extractor` and
 /// hls.js's demuxers do: bytes go in, in pieces of any size, events come out. Any chunking
 /// gives the same events, and memory does not grow with the input's size: only what the next
 /// step needs (a tag, a frame header, a box, a TS packet) is held.
 ///
 /// `MediaForm.sniff` tells which extractor a input needs; `MediaExtractor` does both.
-public protocol TagExtractor {
+/// Extractors are values and `Sendable`: one can be handed to another task between pieces.
+public protocol TagExtractor: Sendable {
     /// The next bytes of the input, in order; events for whatever they complete are emitted now.
     mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void)
     /// The end of the input: what is still held is read as it is.
@@ -12,9 +15,10 @@ public protocol TagExtractor {
 }
 
 extension TagExtractor {
-    /// Feeds bytes the caller holds.
-    public mutating func feed(_ bytes: [UInt8], emit: (MediaEvent) -> Void) {
-        bytes.withUnsafeBufferPointer { feed($0, emit: emit) }
+    /// Feeds bytes the caller holds, where they lie: `[UInt8]`, `Data`, an `ArraySlice`, a raw
+    /// buffer (a NIO `ByteBuffer`'s readable bytes through `withUnsafeReadableBytes`).
+    public mutating func feed(_ bytes: some ContiguousBytes, emit: (MediaEvent) -> Void) {
+        bytes.withUnsafeBytes { raw in raw.withMemoryRebound(to: UInt8.self) { feed($0, emit: emit) } }
     }
 }
 

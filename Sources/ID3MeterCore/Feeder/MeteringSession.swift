@@ -41,9 +41,24 @@ public struct MeteringSession: Sendable {
     }
 
     /// A channel name from a stream's URL: the playlist's name, or its folder's when the
-    /// name is a generic one like `index` or `master`.
+    /// name is a generic one like `index` or `master`. A live transport stream's URL
+    /// (`udp://239.1.1.1:5000`, `srt://host:9000?streamid=news`) names no file: its SRT stream
+    /// id (the `r=` resource of an access-control id), or else its address.
     public static func channelName(for input: String) -> String {
-        let components = input.split(separator: "?").first.map { $0.split(separator: "/") } ?? []
+        let parts = input.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let address = parts.first ?? ""
+        if let scheme = address.firstRange(of: "://") {
+            let authority = address[scheme.upperBound...].prefix { $0 != "/" }
+            let path = address[scheme.upperBound...].dropFirst(authority.count)
+            if path.allSatisfy({ $0 == "/" }) {
+                let query = parts.count > 1 ? parts[1] : ""
+                if let id = streamID(in: query) { return id }
+                // `udp://@239.1.1.1:5000` (a multicast join) and `srt://user@host`: the host and port.
+                let host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+                if !host.isEmpty { return String(host) }
+            }
+        }
+        let components = address.split(separator: "/")
         let stem = components.last.map { String($0.split(separator: ".").first ?? $0) } ?? ""
         let generic = ["index", "master", "playlist", "prog_index", "live", "stream", "main"]
         if generic.contains(stem.lowercased()), components.count >= 2 {
@@ -51,6 +66,16 @@ public struct MeteringSession: Sendable {
             if !folder.hasSuffix(":") { return folder }
         }
         return stem.isEmpty ? "defaultChannelName" : stem
+    }
+
+    /// An SRT URL's `streamid`: its `r=` resource when it is in the access-control form
+    /// (`#!::r=live/news,m=request`), else the whole id; `nil` when there is none.
+    private static func streamID(in query: Substring) -> String? {
+        guard let pair = query.split(separator: "&").first(where: { $0.hasPrefix("streamid=") }) else { return nil }
+        let id = pair.dropFirst("streamid=".count)
+        guard id.hasPrefix("#!::") else { return id.isEmpty ? nil : String(id) }
+        let resource = id.dropFirst(4).split(separator: ",").first { $0.hasPrefix("r=") }?.dropFirst(2)
+        return resource.flatMap { $0.isEmpty ? nil : String($0) } ?? String(id)
     }
 }
 
