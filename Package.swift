@@ -41,7 +41,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        // Built anyway for Hummingbird: serve's signals and shutdown.
+        // Built anyway for Hummingbird: serve's signals and shutdown, and the library's Services.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
@@ -72,6 +72,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["IO"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["IO"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["IO"])),
+                // The connections, a stream's metering and the outputs are Services a backend
+                // composes in its own ServiceGroup.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["IO"])),
             ]
         ),
         // The QA report and tag timelines in words and pages, for `scan` and `serve`: the core
@@ -134,6 +137,18 @@ let package = Package(
             name: "custom-engine-example",
             dependencies: ["ID3Meter"],
             path: "Examples/CustomEngine"
+        ),
+        // A follower a backend runs in its own ServiceGroup, on its own HTTPClient and Logger.
+        .executableTarget(
+            name: "service-follower-example",
+            dependencies: [
+                "ID3Meter",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["IO"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["IO"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["IO"])),
+            ],
+            path: "Examples/ServiceFollower"
         ),
         .executableTarget(
             name: "stored-segments-example",

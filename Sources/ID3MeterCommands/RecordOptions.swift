@@ -136,9 +136,8 @@ struct RecordOptions: ParsableArguments {
     }
 }
 
-/// The outputs a run writes its records to, as a service. Until its group shuts down, the
-/// collector sends its spool and every output tries again, once a second, what it holds; then
-/// every output is flushed and the collector sends or spools what is left before `run` returns.
+/// The outputs a run writes its records to, as a service (`OutputService`), and what `--state`
+/// recovered from them.
 struct RecordOutputs: Service {
     var set: OutputSet
     var collector: CollectorOutput?
@@ -146,16 +145,6 @@ struct RecordOutputs: Service {
     var recovered: ResumePoints?
 
     func run() async {
-        await withTaskGroup(of: Void.self) { group in
-            if let collector { group.addTask { await collector.run() } }
-            try? await cancelWhenGracefulShutdown { [set] in
-                while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(1))
-                    await set.retry()
-                }
-            }
-            // The collector's `finish`, among the others, ends its `run`.
-            await set.finish()
-        }
+        await OutputService(set, collectors: collector.map { [$0] } ?? []).run()
     }
 }

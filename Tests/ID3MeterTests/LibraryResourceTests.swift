@@ -90,6 +90,47 @@ struct LibraryResourceTests {
         #expect(after.threads == before.threads && after.sockets == 0, "\(before) -> \(after)")
     }
 
+    /// The follower a backend writes (Examples/ServiceFollower): its own event loops and
+    /// `HTTPClient` carry the library's connections, its `Logger` gets the metering's lines, and
+    /// the connections and the metering run as Services in its `ServiceGroup`. Ended gracefully
+    /// or by cancellation: the engine's session ended, no event-loop thread left (none of the
+    /// process's shared ones was ever started), and the server sees every connection closed
+    /// while the process still runs.
+    @Test(arguments: ["graceful", "cancel"])
+    func aFollowerInItsOwnServiceGroupLeavesNothingRunning(ending: String) async throws {
+        let server = try LiveServer(preroll: 3) { LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 3, startDate: $0) }
+        defer { server.stop() }
+        let program = Command.binary.deletingLastPathComponent().appendingPathComponent("service-follower-example")
+        let process = Process()
+        process.executableURL = program
+        process.arguments = [server.url("master.m3u8"), "3", ending, "hold"]
+        let input = Pipe()
+        process.standardInput = input
+        let (out, err) = try Relay.run(process)
+        Command.watch(process, after: 60)
+        // Its log (stderr, a line at a time) says when the metering has ended; its stdout comes
+        // at exit.
+        var log = ""
+        while !log.contains("metering ended"), case let chunk = err.fileHandleForReading.availableData, !chunk.isEmpty {
+            log += String(decoding: chunk, as: UTF8.self)
+        }
+        // Still running, everything shut down: the server's side of every connection is closed.
+        let deadline = Date().addingTimeInterval(10)
+        while server.server.openConnections > 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let open = server.server.openConnections
+        #expect(process.isRunning, "it waits for a line before exiting")
+        try? input.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        log += String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(log)")
+        #expect(lines.contains { $0.hasPrefix("tags: ") && (Int($0.dropFirst(6)) ?? 0) >= 3 }, "\(lines)")
+        #expect(lines.contains("ended: true"), "\(lines)")
+        #expect(lines.contains("event-loop threads: 1 while metering, 0 after"), "\(lines)")
+        #expect(open == 0, "\(open) connections still open at the server")
+        #expect(log.contains("metering") && log.contains("input=\(server.url("master.m3u8"))") && log.contains("metering ended"), "\(log)")
+    }
+
     /// Connections dropped without `shutdown()` (async-http-client traps in a debug build on a
     /// client released running) are shut down as they go: no crash, and their threads end.
     @Test func connectionsReleasedWithoutShutdownEndTheirThreads() async throws {

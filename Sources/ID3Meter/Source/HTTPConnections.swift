@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import Dispatch
+import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 
 /// The HTTP(S) connections fetches go through: a pool of kept-alive connections on event-loop
@@ -10,9 +12,17 @@ import Synchronization
 /// A `Fetcher` without one shares the process's (one per idle timeout, never shut down: right
 /// for a command that exits). A program that goes on after its fetches makes its own, hands it
 /// to its fetchers, and shuts it down when they are done: its sockets close and its threads end.
+/// Threads it made are ended by `shutdown()`; a caller's event loops (`eventLoopGroup:`,
+/// `client:`) are the caller's to end, after it. As a `Service` in a `ServiceGroup`, it shuts
+/// down when the group does.
 public final class HTTPConnections: Sendable {
     private let configuration: HTTPClient.Configuration
-    private let group: MultiThreadedEventLoopGroup?
+    /// The event loops the clients run on: `nil` for the process's shared ones.
+    private let loops: (any EventLoopGroup)?
+    /// Whether `loops` were made here, and so are ended by `shutdown()`.
+    private let ownsLoops: Bool
+    /// Every request's logger (async-http-client's own tracing of connections and requests).
+    let logger: Logger
     /// A client per route (whom it trusts, which proxy), made at its first fetch: connections no
     /// fetch used cost no thread (a scan of local files).
     private let state = Mutex<(clients: [Route: HTTPClient], shutDown: Bool)>(([:], false))
@@ -28,11 +38,30 @@ public final class HTTPConnections: Sendable {
     /// event-loop threads of their own, or (`nil`) on the process's shared ones (NIO's, which
     /// an HTTP server in the same process uses too): `shutdown()` then closes the connections and
     /// leaves those threads be.
-    public convenience init(ioTimeout: Double = 10, threads: Int? = 1) {
-        self.init(ioTimeout: ioTimeout, group: threads.map { MultiThreadedEventLoopGroup(numberOfThreads: min(max($0, 1), 64)) })
+    public convenience init(ioTimeout: Double = 10, threads: Int? = 1, logger: Logger = HTTPConnections.silent) {
+        self.init(ioTimeout: ioTimeout, loops: threads.map { MultiThreadedEventLoopGroup(numberOfThreads: min(max($0, 1), 64)) },
+                  ownsLoops: true, logger: logger)
     }
 
-    private init(ioTimeout: Double, group: MultiThreadedEventLoopGroup?) {
+    /// Connections on the caller's event loops (a server's, a client's), which `shutdown()`
+    /// leaves running: the caller ends them, after it.
+    public convenience init(eventLoopGroup: any EventLoopGroup, ioTimeout: Double = 10, logger: Logger = HTTPConnections.silent) {
+        self.init(ioTimeout: ioTimeout, loops: eventLoopGroup, ownsLoops: false, logger: logger)
+    }
+
+    /// Connections on the event loops of the caller's `client`, which stays the caller's (to
+    /// shut down, after these). Its own pool is not used: it follows redirects by its own
+    /// settings, and every hop of a stream's redirects must be checked against the fetcher's
+    /// rules (the host rule, the schemes, the headers kept from another host).
+    public convenience init(client: HTTPClient, ioTimeout: Double = 10, logger: Logger = HTTPConnections.silent) {
+        self.init(eventLoopGroup: client.eventLoopGroup, ioTimeout: ioTimeout, logger: logger)
+    }
+
+    /// A logger that writes nothing: the default, as async-http-client's.
+    public static let silent = Logger(label: "id3-meter.http", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private init(ioTimeout: Double, loops: (any EventLoopGroup)?, ownsLoops: Bool, logger: Logger) {
+        self.logger = logger
         let nanoseconds = Self.nanoseconds(ioTimeout)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
@@ -41,7 +70,8 @@ public final class HTTPConnections: Sendable {
         // A refused connection is reported at once; `Fetcher.RetryPolicy` decides what is tried again.
         configuration.connectionPool.retryConnectionEstablishment = false
         self.configuration = configuration
-        self.group = group
+        self.loops = loops
+        self.ownsLoops = ownsLoops
     }
 
     /// The client of the direct route with the system's trust; `nil` after `shutdown()`.
@@ -57,18 +87,18 @@ public final class HTTPConnections: Sendable {
             configuration.proxy = .server(host: proxy.host, port: proxy.port,
                                           authorization: proxy.user.map { .basic(username: $0, password: proxy.password ?? "") })
         }
-        let group = self.group
+        let loops = self.loops
         return state.withLock { state in
             guard !state.shutDown else { return nil }
             if let client = state.clients[route] { return client }
-            let client = HTTPClient(eventLoopGroup: group ?? HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            let client = HTTPClient(eventLoopGroup: loops ?? HTTPClient.defaultEventLoopGroup, configuration: configuration)
             state.clients[route] = client
             return client
         }
     }
 
-    /// Closes every connection, then ends the threads. A fetch through these connections after
-    /// this fails.
+    /// Closes every connection, then ends the threads it made. A fetch through these
+    /// connections after this fails.
     public func shutdown() async {
         let clients: [HTTPClient]? = state.withLock { state in
             guard !state.shutDown else { return nil }
@@ -77,7 +107,7 @@ public final class HTTPConnections: Sendable {
         }
         guard let clients else { return }
         for client in clients { try? await client.shutdown() }
-        try? await group?.shutdownGracefully()
+        if ownsLoops { try? await loops?.shutdownGracefully() }
     }
 
     /// Released without `shutdown()`: async-http-client and NIO trap in debug builds on a client
@@ -85,7 +115,7 @@ public final class HTTPConnections: Sendable {
     deinit {
         let (clients, shutDown) = state.withLock { (Array($0.clients.values), $0.shutDown) }
         guard !shutDown else { return }
-        let group = group
+        let group = ownsLoops ? loops : nil
         guard !clients.isEmpty else {
             group?.shutdownGracefully(queue: .global()) { _ in }
             return
@@ -108,9 +138,18 @@ public final class HTTPConnections: Sendable {
         shared.withLock { connections in
             let key = nanoseconds(ioTimeout)
             if let existing = connections[key] { return existing }
-            let made = HTTPConnections(ioTimeout: ioTimeout, group: nil)
+            let made = HTTPConnections(ioTimeout: ioTimeout, loops: nil, ownsLoops: false, logger: silent)
             connections[key] = made
             return made
         }
+    }
+}
+
+extension HTTPConnections: Service {
+    /// Waits for the group's graceful shutdown (or cancellation), then shuts down: put it
+    /// before the services that fetch through it, so that it ends after them.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await shutdown()
     }
 }

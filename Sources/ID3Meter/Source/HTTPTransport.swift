@@ -60,7 +60,7 @@ struct HTTPTransport: Sendable {
             }
             let response: HTTPClientResponse
             do {
-                response = try await client.execute(request, deadline: Self.nioDeadline(deadline))
+                response = try await client.execute(request, deadline: Self.nioDeadline(deadline), logger: connections.logger)
             } catch {
                 if let failure = await TLSDiagnosis.failure(error, url: target, direct: route.proxy == nil) { throw .tls(failure) }
                 throw Self.failure(error, deadline: seconds, ioTimeout: ioTimeout)
