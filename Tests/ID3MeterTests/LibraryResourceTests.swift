@@ -131,6 +131,34 @@ struct LibraryResourceTests {
         #expect(log.contains("metering") && log.contains("input=\(server.url("master.m3u8"))") && log.contains("metering ended"), "\(log)")
     }
 
+    /// Threads of the blocking pool (NIO's thread pools name theirs "TP-#...").
+    static func poolThreads() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.count { ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "").hasPrefix("TP-#") }
+    }
+
+    /// A read through libav (a tcp stream nobody answers) starts the blocking pool's threads;
+    /// `BlockingPool.shutdown()` ends them, and the next read starts them again.
+    @Test func theBlockingPoolStopsWhenItsOwnerSaysAndStartsAgain() async throws {
+        await BlockingPool.shutdown()
+        let before = Self.poolThreads()
+        func readOnce() async -> Int {
+            var failures = 0
+            for await event in TagSource(input: "tcp://127.0.0.1:9", clock: ContinuousClock()) {
+                if case .failure = event { failures += 1 }
+            }
+            return failures
+        }
+        #expect(await readOnce() == 1)
+        #expect(Self.poolThreads() == before + BlockingPool.threads, "\(Self.poolThreads()) threads, \(before) before")
+        await BlockingPool.shutdown()
+        let deadline = Date().addingTimeInterval(10)
+        while Self.poolThreads() > before && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(Self.poolThreads() == before)
+        #expect(await readOnce() == 1, "a read after the shutdown starts the pool again")
+        #expect(Self.poolThreads() == before + BlockingPool.threads)
+    }
+
     /// Connections dropped without `shutdown()` (async-http-client traps in a debug build on a
     /// client released running) are shut down as they go: no crash, and their threads end.
     @Test func connectionsReleasedWithoutShutdownEndTheirThreads() async throws {
