@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ID3MeterCore
 
 /// docs/LIBRARY.md's code is compiled (the package builds its blocks as two programs, in Swift 6
 /// language mode) and the core one runs on real bytes.
@@ -51,6 +52,48 @@ struct LibraryDocsTests {
             #expect(fetched.isSuperset(of: ["async-http-client", "swift-nio"]), "\(fetched.sorted())")
             #expect(fetched.isDisjoint(with: ["hummingbird", "Yams", "swift-prometheus", "swift-argument-parser"]), "\(fetched.sorted())")
         }
+    }
+
+    /// The version LIBRARY.md's manifest asks for, when this clone has its tag (a clone without
+    /// tags cannot resolve a version, and says so by skipping).
+    static let tagged: Bool = {
+        let tags = try? Command.run(["-C", Samples.root.path, "tag", "--list", ID3MeterVersion.current],
+                                    binary: URL(fileURLWithPath: "/usr/bin/git"))
+        return tags?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == ID3MeterVersion.current
+    }()
+
+    /// LIBRARY.md's Package.swift, its URL pointed at this repository, with the core block as its
+    /// program: it resolves the version by its tag, fetches swift-log alone, builds, and reads the
+    /// quirks sample's segments as the block says.
+    @Test(.enabled(if: tagged, "this clone has no tag \(ID3MeterVersion.current): git fetch --tags"))
+    func theDocumentedManifestResolvesBuildsAndRuns() throws {
+        let document = try String(contentsOf: Samples.root.appendingPathComponent("docs/LIBRARY.md"), encoding: .utf8)
+        let blocks = document.matches(of: /(?ms)^```swift\n(.*?)^```/).map { String($0.output.1) }
+        let manifest = try #require(blocks.first { $0.hasPrefix("// swift-tools-version") })
+        let program = try #require(blocks.first { $0.contains("import ID3MeterCore") })
+        #expect(manifest.contains("from: \"\(ID3MeterVersion.current)\""), "the manifest asks for this version")
+        let url = try #require(manifest.firstMatch(of: /\.package\(url: "([^"]+)"/)?.output.1)
+        let consumer = FileManager.default.temporaryDirectory.appendingPathComponent("id3-meter-manifest-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: consumer) }
+        // A folder named as the URL's last component, so that the identity is the documented one.
+        let repository = consumer.appendingPathComponent("repositories/id3-meter.git")
+        try FileManager.default.createDirectory(at: repository.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let clone = try Command.run(["clone", "--quiet", "--bare", Samples.root.path, repository.path], binary: URL(fileURLWithPath: "/usr/bin/git"))
+        #expect(clone.status == 0, "\(clone.stderr)")
+        let package = consumer.appendingPathComponent("package")
+        try FileManager.default.createDirectory(at: package.appendingPathComponent("Sources/StoredSegments"), withIntermediateDirectories: true)
+        try manifest.replacingOccurrences(of: String(url), with: repository.absoluteString)
+            .write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        try program.write(to: package.appendingPathComponent("Sources/StoredSegments/main.swift"), atomically: true, encoding: .utf8)
+        let built = try Command.run(["swift", "build"], in: package, binary: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(built.status == 0, "\(built.stderr)")
+        let fetched = Set((try? FileManager.default.contentsOfDirectory(atPath: package.appendingPathComponent(".build/checkouts").path)) ?? [])
+        #expect(fetched == ["id3-meter", "swift-log"], "\(fetched)")
+        let resolved = try String(contentsOf: package.appendingPathComponent("Package.resolved"), encoding: .utf8)
+        #expect(resolved.contains("\"version\" : \"\(ID3MeterVersion.current)\""), "\(resolved)")
+        let run = try Command.run(["seg0.ts", "seg1.ts", "seg2.ts"].map { Samples.path("quirks/hls/\($0)") },
+                                  binary: package.appendingPathComponent(".build/debug/StoredSegments"))
+        #expect(run.stdout.split(separator: "\n").filter { $0.contains("www.nielsen.com/") }.count == 5, "\(run.stdout)\(run.stderr)")
     }
 
     /// What any Swift program on Linux links besides the Swift libraries.
