@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
 
-.PHONY: all build run test verify samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node promtool tls-tools timeline-script library-docs screenshots clean install
+.PHONY: all build run test verify api-check samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node promtool tls-tools timeline-script library-docs screenshots clean install
 
 all: build
 
@@ -92,6 +92,11 @@ test: deps python chromium node tls-tools promtool
 	@ID3METER_RELEASE_BINARY=$(CURDIR)/.build/release/id3-meter scripts/test-suite.sh $(TEST_LOG) $(TEST_BUDGET) \
 	  --no-parallel --disable-xctest
 	scripts/verify.sh
+	scripts/api-check.sh
+
+# The library's public API against the last version's tag (scripts/api-check.sh).
+api-check: deps
+	scripts/api-check.sh
 
 # The README's screenshots, taken by the browser tests of the code as it is.
 screenshots: deps chromium
