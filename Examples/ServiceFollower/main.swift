@@ -64,7 +64,7 @@ let client = HTTPClient(eventLoopGroup: loops)
 let connections = HTTPConnections(client: client, logger: logger)
 let engine = CountingEngine(wanted: wanted)
 let meter = StreamMeter(input: input, session: MeteringSession(channelName: "follower"),
-                        scanner: Scanner(fetcher: Fetcher(connections: connections)))
+                        scanner: TagScanner(fetcher: Fetcher(connections: connections)))
 // The connections first: a group shuts its services down in reverse order, so they end last.
 let group = ServiceGroup(services: [connections, MeteringService(meter, engine: engine, logger: logger)], logger: logger)
 

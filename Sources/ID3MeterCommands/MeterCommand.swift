@@ -129,7 +129,7 @@ struct MeterCommand: AsyncParsableCommand {
                                            outputs: [records.set], logger: logger)
         let meter = StreamMeter(input: input, session: MeteringSession(channelName: channel ?? MeteringSession.channelName(for: input),
                                                                        adModel: adModel),
-                                scanner: Scanner(variant: fetch.variant, programs: fetch.programs, fetcher: fetch.fetcher(through: connections)),
+                                scanner: TagScanner(variant: fetch.variant, programs: fetch.programs, fetcher: fetch.fetcher(through: connections)),
                                 liveStart: liveStart,
                                 frameRateOption: fps, pace: speed.pace, stopAfter: stopAfter,
                                 resume: resumePoint(records.recovered))

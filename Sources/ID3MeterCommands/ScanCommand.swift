@@ -150,7 +150,7 @@ struct ScanCommand: AsyncParsableCommand {
             unlink(probe)
         }
         let progress = ScanProgress()
-        var scanner = Scanner(variant: fetch.variant, fetcher: fetch.fetcher(through: connections), progress: progress)
+        var scanner = TagScanner(variant: fetch.variant, fetcher: fetch.fetcher(through: connections), progress: progress)
         scanner.programs = fetch.programs
         let recordFormat = report == "-" ? nil : format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .jsonl)
         let display = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress: progress)

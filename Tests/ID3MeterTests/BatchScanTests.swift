@@ -22,13 +22,13 @@ struct BatchScanTests {
 
     @Test func inputsListedOnStandardInput() async throws {
         let listed = "# a comment\n\n" + Self.inputs.prefix(3).joined(separator: "\n") + "\n"
-        let expansion = await InputExpansion.expand(["-", Self.inputs[3]], scanner: Scanner()) { listed }
+        let expansion = await InputExpansion.expand(["-", Self.inputs[3]], scanner: TagScanner()) { listed }
         #expect(expansion.inputs == Array(Self.inputs.prefix(4)))
         #expect(expansion.failures.isEmpty)
     }
 
     @Test func quotedGlobs() async throws {
-        let expansion = await InputExpansion.expand([Samples.path("spec/*.ts"), Samples.path("nothing/*.ts")], scanner: Scanner())
+        let expansion = await InputExpansion.expand([Samples.path("spec/*.ts"), Samples.path("nothing/*.ts")], scanner: TagScanner())
         #expect(expansion.inputs == ["standard-60.ts", "unsync-60.ts", "v23-184.ts"].map { Samples.path("spec/\($0)") })
         #expect(expansion.failures.map(\.source) == [Samples.path("nothing/*.ts")])
         #expect(expansion.failures.allSatisfy { if case .noMatch = $0.kind { true } else { false } })
@@ -44,7 +44,7 @@ struct BatchScanTests {
     @Test func oneBadInputNeverStopsTheBatch() async throws {
         let inputs = [Self.inputs[0], "/nonexistent.ts", Self.inputs[1]]
         var results: [(Int, [MediaEvent])] = []
-        await BatchScan(scanner: Scanner(), jobs: 2).run(inputs) { _, _ in EventCollector() } deliver: { results.append(($0, $1)) }
+        await BatchScan(scanner: TagScanner(), jobs: 2).run(inputs) { _, _ in EventCollector() } deliver: { results.append(($0, $1)) }
         #expect(results.map(\.0) == [0, 1, 2])
         #expect(results[1].1.failures.map(\.source) == ["/nonexistent.ts"])
         #expect(results[0].1.tags.count == 9)

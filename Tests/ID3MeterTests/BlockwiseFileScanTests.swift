@@ -141,12 +141,12 @@ struct BlockwiseFileScanTests {
         try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0 >= BlockwiseFileScan.minimumSize)
         // What the batch asks before it reads an input in blocks (and collects each block's
         // events where it was read): only a big local MPEG-TS file, only with threads to spare.
-        #expect(Scanner().readingBlocks(with: 2).readsInBlocks(path))
-        #expect(!Scanner().readsInBlocks(path))
-        #expect(!Scanner().readingBlocks(with: 2).readsInBlocks(Samples.path("ts/nielsen.ts")))
+        #expect(TagScanner().readingBlocks(with: 2).readsInBlocks(path))
+        #expect(!TagScanner().readsInBlocks(path))
+        #expect(!TagScanner().readingBlocks(with: 2).readsInBlocks(Samples.path("ts/nielsen.ts")))
         let notTransportStream = folder.appendingPathComponent("zeros.ts").path
         try Data(count: BlockwiseFileScan.minimumSize + 1).write(to: URL(fileURLWithPath: notTransportStream))
-        #expect(!Scanner().readingBlocks(with: 2).readsInBlocks(notTransportStream))
+        #expect(!TagScanner().readingBlocks(with: 2).readsInBlocks(notTransportStream))
         let reports = (1...2).map { folder.appendingPathComponent("report-\($0).json").path }
         let onePass = try await offThePool { try Command.run(["scan", "--jobs", "1", "--format", "jsonl", "--report", reports[0], path]) }
         let inBlocks = try await offThePool { try Command.run(["scan", "--jobs", "2", "--format", "jsonl", "--report", reports[1], path]) }

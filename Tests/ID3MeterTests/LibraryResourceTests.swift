@@ -71,7 +71,7 @@ struct LibraryResourceTests {
         let connections = HTTPConnections(ioTimeout: 5, threads: 2)
         var tags = 0
         var during = (threads: 0, sockets: 0)
-        for await event in TagSource(input: server.url("master.m3u8"), scanner: Scanner(fetcher: Fetcher(connections: connections)),
+        for await event in TagSource(input: server.url("master.m3u8"), scanner: TagScanner(fetcher: Fetcher(connections: connections)),
                                      liveStart: 2, clock: ContinuousClock()) {
             guard case .tag = event else { continue }
             tags += 1

@@ -53,7 +53,7 @@ struct HTTPConnectionTests {
                        Fetcher.Header(name: "User-Agent", value: "backend/1.0")]
         let fetcher = Fetcher(ioTimeout: 5, headers: headers)
         var segments = 0
-        for await event in TagSource(input: server.url("master.m3u8"), scanner: Scanner(fetcher: fetcher), liveStart: 2,
+        for await event in TagSource(input: server.url("master.m3u8"), scanner: TagScanner(fetcher: fetcher), liveStart: 2,
                                      clock: ContinuousClock()) {
             if case .segment = event { segments += 1 }
         }

@@ -68,7 +68,7 @@ struct MediaFormTests {
                                ("spec/standard-60.ts", "d.ts"), ("spec/standard-60.ts", "e.txt")] {
             try FileManager.default.copyItem(atPath: Samples.path(sample), toPath: folder.appendingPathComponent(name).path)
         }
-        let expansion = await InputExpansion.expand([folder.path], scanner: Scanner())
+        let expansion = await InputExpansion.expand([folder.path], scanner: TagScanner())
         #expect(expansion.inputs.map { ($0 as NSString).lastPathComponent } == ["a.adts", "b.eac3", "c.cmfv", "d.ts"])
         #expect(await Samples.scan(expansion.inputs[0]).frames().count == (try Samples.expected("packed/aac/expected.jsonl")).filter { $0.segment == "seg1.aac" }.count)
     }

@@ -82,7 +82,7 @@ struct NetworkFaultTests {
         var events: [MediaEvent] = []
         // The default retries (4 tries over 3.5 s) outlast the 2 s outage, as they are meant to: a
         // segment fetched while the server is down is not lost, whenever the outage falls.
-        let source = TagSource(input: first.url("master.m3u8"), scanner: Scanner(fetcher: Fetcher()),
+        let source = TagSource(input: first.url("master.m3u8"), scanner: TagScanner(fetcher: Fetcher()),
                                liveStart: 1, clock: ContinuousClock())
         for await event in source { events.append(event) }
         defer { restarted.withLock { $0?.stop() } }
@@ -131,7 +131,7 @@ struct NetworkFaultTests {
         var limits = Fetcher.Limits()
         limits.maximumConsecutiveLostSegments = 3
         var failures: [InputFailure.Kind] = []
-        for await event in TagSource(input: server.url("live.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: .none, limits: limits)),
+        for await event in TagSource(input: server.url("live.m3u8"), scanner: TagScanner(fetcher: Fetcher(retry: .none, limits: limits)),
                                      liveStart: 5, clock: ContinuousClock()) {
             if case .failure(let failure) = event { failures.append(failure.kind) }
             if failures.count == 6 { break }  // the five segments, and the one line at three
@@ -153,7 +153,7 @@ struct NetworkFaultTests {
         }
         defer { server.stop() }
         var events: [MediaEvent] = []
-        for await event in TagSource(input: server.url("live.m3u8"), scanner: Scanner(fetcher: Fetcher(retry: Samples.quickRetry)),
+        for await event in TagSource(input: server.url("live.m3u8"), scanner: TagScanner(fetcher: Fetcher(retry: Samples.quickRetry)),
                                      liveStart: 5, clock: ContinuousClock()) { events.append(event) }
         #expect(events.segments.map(\.mediaSequence) == Array(0..<4))
         let failures = events.compactMap { if case .failure(let failure) = $0 { failure.kind } else { nil } }

@@ -240,7 +240,7 @@ struct PlayerSessionRuleTests {
         try Data("not a stream".utf8).write(to: folder.appendingPathComponent("notes"))
         let events = await Samples.scan(folder.appendingPathComponent("playlist").path)
         #expect(PlayerSessionTests.sends(events) == (try PlayerSessionTests.planted()))
-        let expanded = await InputExpansion.expand([folder.path], scanner: Scanner())
+        let expanded = await InputExpansion.expand([folder.path], scanner: TagScanner())
         #expect(expanded.inputs == [folder.appendingPathComponent("playlist").standardizedFileURL.path])
     }
 

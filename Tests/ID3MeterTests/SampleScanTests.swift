@@ -81,7 +81,7 @@ struct SampleScanTests {
     }
 
     @Test func foldersYieldEachTagOnce() async throws {
-        let expansion = await InputExpansion.expand([Samples.folder.path], scanner: Scanner())
+        let expansion = await InputExpansion.expand([Samples.folder.path], scanner: TagScanner())
         let names = expansion.inputs.map { $0.replacingOccurrences(of: Samples.folder.path + "/", with: "") }
         // Playlists referred to by others (the renditions' masters) are read through them, not again;
         // spec/standard-60.ts is read through byterange/ts.m3u8, whose sub-ranges cover it.

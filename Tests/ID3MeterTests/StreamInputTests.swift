@@ -14,7 +14,7 @@ struct StreamInputTests {
     func scanWhileSending(_ receiveURL: String, delay: Double, send: @escaping @Sendable () throws -> Void) async throws -> [MediaEvent] {
         let sender = Task { try await offThePool { Thread.sleep(forTimeInterval: delay); try send() } }
         var events: [MediaEvent] = []
-        await Scanner(fetcher: Fetcher(ioTimeout: 1.5, retry: .none)).scan(receiveURL) { events.append($0) }
+        await TagScanner(fetcher: Fetcher(ioTimeout: 1.5, retry: .none)).scan(receiveURL) { events.append($0) }
         try await sender.value
         return events
     }
@@ -57,7 +57,7 @@ struct StreamInputTests {
         let server = try LocalHTTPServer { _ in .notFound }   // connects, then says nothing
         defer { server.stop() }
         var events: [MediaEvent] = []
-        await Scanner(fetcher: Fetcher(ioTimeout: .nan, retry: .none)).scan("tcp://127.0.0.1:\(server.port)") { events.append($0) }
+        await TagScanner(fetcher: Fetcher(ioTimeout: .nan, retry: .none)).scan("tcp://127.0.0.1:\(server.port)") { events.append($0) }
         #expect(events.failures.count == 1, "\(events.failures)")
         guard case .cannotOpen? = events.failures.first?.kind else { Issue.record("\(events.failures)"); return }
     }
@@ -87,7 +87,7 @@ struct StreamInputTests {
             done.signal()
         }
         try await Task.sleep(for: .seconds(1))
-        await Scanner(fetcher: Fetcher(ioTimeout: 3, retry: .none)).scan("srt://127.0.0.1:\(port)?mode=caller") { received.append($0) }
+        await TagScanner(fetcher: Fetcher(ioTimeout: 3, retry: .none)).scan("srt://127.0.0.1:\(port)?mode=caller") { received.append($0) }
         done.wait()
         let expected = try Samples.expected("spec/standard-60.expected.jsonl")
         #expect(received.events.frames() == expected.map(FoundFrame.init), "\(received.events.failures)")

@@ -7,7 +7,7 @@ let url = CommandLine.arguments.dropFirst().first ?? "samples/hls/master.m3u8"
 do {
 
     let fetcher = Fetcher(headers: [Fetcher.Header(name: "Authorization", value: "Bearer ...")])
-    for await event in TagSource(input: "https://host/live/master.m3u8", scanner: Scanner(fetcher: fetcher),
+    for await event in TagSource(input: "https://host/live/master.m3u8", scanner: TagScanner(fetcher: fetcher),
                                  clock: ContinuousClock()) {
         switch event {
         case .opened(let info): print("live:", info.isLive, "FRAME-RATE:", info.variantFrameRate ?? 0)
@@ -31,7 +31,7 @@ do {
 
 do {
     let connections = HTTPConnections(ioTimeout: 10, threads: 1)
-    let scanner = Scanner(fetcher: Fetcher(connections: connections))
+    let scanner = TagScanner(fetcher: Fetcher(connections: connections))
     for await event in TagSource(input: "https://host/live/master.m3u8", scanner: scanner, clock: ContinuousClock()) {
         if case .tag(let timed) = event { print(timed.pts ?? -1) }
     }

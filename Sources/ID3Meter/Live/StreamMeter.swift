@@ -13,7 +13,7 @@ public struct StreamMeter: Sendable {
     public var input: String
     public var session: MeteringSession
     /// Chooses the variant and fetches, with its limits, retries and headers.
-    public var scanner: Scanner
+    public var scanner: TagScanner
     /// Segments back from a live playlist's end to join at.
     public var liveStart: Int
     /// The frame rate when the stream declares none (`--fps`).
@@ -25,7 +25,7 @@ public struct StreamMeter: Sendable {
     /// the playlist still lists it, and delivers nothing up to it again.
     public var resume: ResumePoint?
 
-    public init(input: String, session: MeteringSession, scanner: Scanner = Scanner(), liveStart: Int = 3,
+    public init(input: String, session: MeteringSession, scanner: TagScanner = TagScanner(), liveStart: Int = 3,
                 frameRateOption: Double? = nil, pace: Pace = .realTime(speed: 1), stopAfter: Duration? = nil,
                 resume: ResumePoint? = nil) {
         self.input = input
@@ -42,28 +42,26 @@ public struct StreamMeter: Sendable {
     /// its frame clock does, the engine called as they are pulled, until the stream ends,
     /// `stopAfter` has played, or the pulling task is cancelled. A resumed run says where it
     /// picked up with a `.read(.resumed)` event.
-    public func events(engine: any MeteringEngine) -> any AsyncSequence<MeteringEvent, Never> {
+    public func events(engine: any MeteringEngine) -> some AsyncSequence<MeteringEvent, Never> & Sendable {
         let resuming = resume.map { ResumingEngine(engine, resumingAfter: $0) }
         let engine = resuming ?? engine
         let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, resumeAt: resume?.mediaSequence,
                                clock: ContinuousClock())
-        switch pace {
-        case .realTime(let speed):
-            let feeder = Feeder(clock: ContinuousClock(), speed: speed, frameRateOption: frameRateOption, stopAfter: stopAfter)
-            return Self.resumable(session.events(source, feeder: feeder, engine: engine), resuming)
-        case .noWaiting:
-            let feeder = Feeder(clock: InstantClock(), frameRateOption: frameRateOption, stopAfter: stopAfter)
-            return Self.resumable(session.events(source, feeder: feeder, engine: engine), resuming)
-        }
+        // Both are made (values, nothing runs until pulled); the pace picks one.
+        let speed = if case .realTime(let speed) = pace { speed } else { 1.0 }
+        let waiting = Feeder(clock: ContinuousClock(), speed: speed, frameRateOption: frameRateOption, stopAfter: stopAfter)
+        let instant = Feeder(clock: InstantClock(), frameRateOption: frameRateOption, stopAfter: stopAfter)
+        let realTime = Self.resumable(session.events(source, feeder: waiting, engine: engine), resuming)
+        let noWaiting = Self.resumable(session.events(source, feeder: instant, engine: engine), resuming)
+        return EitherSequence(choice: pace == .noWaiting ? .second(noWaiting) : .first(realTime))
     }
 
     /// A resumed run's checkpoint forgotten when the stream's sequence numbers went back: as
     /// the event is pulled, before any tag after it is delivered.
-    private static func resumable<Played: AsyncSequence>(_ played: Played, _ resuming: ResumingEngine?)
-        -> any AsyncSequence<MeteringEvent, Never> where Played.Element == MeteringEvent, Played.Failure == Never {
-        guard let resuming else { return played }
-        return played.map { event in
-            if case .read(.resumed(.sequenceWentBack)) = event { resuming.forgetCheckpoint() }
+    private static func resumable<Played: AsyncSequence & Sendable>(_ played: Played, _ resuming: ResumingEngine?)
+        -> AsyncMapSequence<Played, MeteringEvent> where Played.Element == MeteringEvent, Played.Failure == Never {
+        played.map { @Sendable event in
+            if case .read(.resumed(.sequenceWentBack)) = event { resuming?.forgetCheckpoint() }
             return event
         }
     }

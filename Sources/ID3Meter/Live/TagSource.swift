@@ -7,7 +7,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     /// A playlist, file, URL or stream, as `id3-meter` takes it.
     public var input: String
     /// Chooses the variant and fetches, with its limits, retries and headers.
-    public var scanner: Scanner
+    public var scanner: TagScanner
     /// How many segments back from a live playlist's end to start, as players join (3 by default).
     public var liveStart: Int
     /// The media sequence to start at when the playlist still lists it (a checkpoint's).
@@ -15,13 +15,17 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
     public var clock: C
 
     /// A source of `input`'s events; `clock` times live playlist reloads and retries.
-    public init(input: String, scanner: Scanner = Scanner(), liveStart: Int = 3, resumeAt: Int? = nil, clock: C) {
+    public init(input: String, scanner: TagScanner = TagScanner(), liveStart: Int = 3, resumeAt: Int? = nil, clock: C) {
         self.input = input
         self.scanner = scanner
         self.liveStart = liveStart
         self.resumeAt = resumeAt
         self.clock = clock
     }
+
+    /// Its element and failure: events, never a thrown error (what fails is a `.failure` event).
+    public typealias Element = MediaEvent
+    public typealias Failure = Never
 
     public func makeAsyncIterator() -> AsyncStream<MediaEvent>.Iterator {
         let (stream, continuation) = AsyncStream.makeStream(of: MediaEvent.self)
@@ -73,7 +77,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
     /// Any other input (a file, an HTTP resource, a udp/srt stream): each tag is buffered as it
     /// is read, its own PTS placing it; the source is open once its first bytes are probed.
-    private func produceInput(_ yield: ProblemThrottle, scanner: Scanner) async {
+    private func produceInput(_ yield: ProblemThrottle, scanner: TagScanner) async {
         let interrupt = scanner.fetcher.interrupt
         await scanner.scan(input, as: .media, opened: { prefix in
             // Bytes of no known form are refused by the scan; only MPEG-TS has a video rate worth probing.
@@ -82,5 +86,12 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             let videoRate = streams.first { $0.isVideo }?.frameRate?.framesPerSecond
             yield(.opened(SourceInfo(variantFrameRate: nil, videoFrameRate: videoRate, isLive: false)))
         }, emit: { yield($0) }, afterEachChunk: {})
+    }
+}
+
+extension TagSource where C == ContinuousClock {
+    /// A source of `input`'s events in real time (`ContinuousClock`), as a player reads it.
+    public init(input: String, scanner: TagScanner = TagScanner(), liveStart: Int = 3, resumeAt: Int? = nil) {
+        self.init(input: input, scanner: scanner, liveStart: liveStart, resumeAt: resumeAt, clock: ContinuousClock())
     }
 }

@@ -17,11 +17,11 @@ package protocol ScanCollector: SendableMetatype {
 /// blocks, each block's events collected by the thread that read it (`BlockwiseFileScan`);
 /// any other input's events are collected in a task beside the one reading it.
 package struct BatchScan: Sendable {
-    package var scanner: Scanner
+    package var scanner: TagScanner
     package var jobs: Int
     package var ordered: Bool
 
-    package init(scanner: Scanner, jobs: Int, ordered: Bool = true) {
+    package init(scanner: TagScanner, jobs: Int, ordered: Bool = true) {
         self.scanner = scanner
         self.jobs = max(jobs, 1)
         self.ordered = ordered
@@ -70,7 +70,7 @@ package struct BatchScan: Sendable {
     }
 
     /// `input` read, and its events collected, in this task (or the threads it reads blocks on).
-    private static func scan<Collector: ScanCollector>(_ input: String, with scanner: Scanner, collector: Collector) async
+    private static func scan<Collector: ScanCollector>(_ input: String, with scanner: TagScanner, collector: Collector) async
         -> Collector.Outcome {
         var consumer = collector
         await scanner.scan(input) { consumer.add($0) }
@@ -78,7 +78,7 @@ package struct BatchScan: Sendable {
     }
 
     /// `input` read in this task, its events collected in a task beside it.
-    private static func scan<Collector: ScanCollector>(_ input: String, with scanner: Scanner,
+    private static func scan<Collector: ScanCollector>(_ input: String, with scanner: TagScanner,
                                                       collectingAside collector: @escaping @Sendable () -> Collector) async
         -> Collector.Outcome {
         let handoff = EventHandoff()

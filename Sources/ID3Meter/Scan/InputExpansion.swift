@@ -15,7 +15,7 @@ package enum InputExpansion {
     /// must not make a folder scan enumerate billions).
     static let maximumSegmentsNamed = 100_000
 
-    package static func expand(_ arguments: [String], scanner: Scanner,
+    package static func expand(_ arguments: [String], scanner: TagScanner,
                               standardInput: () -> String = readStandardInput) async -> (inputs: [String], failures: [InputFailure]) {
         var inputs: [String] = []
         var failures: [InputFailure] = []
@@ -61,7 +61,7 @@ package enum InputExpansion {
         return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
     }
 
-    private static func folderInputs(_ folder: String, scanner: Scanner) async -> [String] {
+    private static func folderInputs(_ folder: String, scanner: TagScanner) async -> [String] {
         let root = URL(fileURLWithPath: folder)
         let found = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }

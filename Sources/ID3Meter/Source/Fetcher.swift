@@ -46,7 +46,7 @@ public struct Fetcher: Sendable {
     public var connections: HTTPConnections?
 
     /// The cookies of the player session this fetcher reads for: every copy of it shares them.
-    /// `nil` keeps none; `Scanner` and `TagSource` give each input a jar of its own (`session()`).
+    /// `nil` keeps none; `TagScanner` and `TagSource` give each input a jar of its own (`session()`).
     public var cookies: CookieJar?
 
     /// Whom HTTPS connections trust, and the client certificate they present (`--ca-file`,

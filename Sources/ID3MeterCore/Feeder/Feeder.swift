@@ -230,7 +230,9 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
 }
 
 extension Duration {
-    public var seconds: Double {
+    /// The package's own: a public extension on a standard-library type could collide with a
+    /// client's or another library's.
+    package var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }

@@ -107,7 +107,7 @@ public final class ChannelRun: Sendable {
             var opened = false
             var delivered = 0
             let meter = StreamMeter(input: config.url, session: MeteringSession(channelName: config.name, adModel: config.adModel),
-                                    scanner: Scanner(variant: config.variant, programs: config.program.map { .only($0) } ?? .all, fetcher: fetcher),
+                                    scanner: TagScanner(variant: config.variant, programs: config.program.map { .only($0) } ?? .all, fetcher: fetcher),
                                     liveStart: config.liveStart,
                                     frameRateOption: config.fps, resume: resume)
             for await event in meter.events(engine: engine) {

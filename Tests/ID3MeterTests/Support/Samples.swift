@@ -21,7 +21,7 @@ enum Samples {
     static func scan(_ input: String, variant: VariantChoice = .lowestBandwidth, programs: ProgramSelection = .all,
                      fetcher: Fetcher = Fetcher(retry: quickRetry)) async -> [MediaEvent] {
         var events: [MediaEvent] = []
-        await Scanner(variant: variant, programs: programs, fetcher: fetcher).scan(input) { events.append($0) }
+        await TagScanner(variant: variant, programs: programs, fetcher: fetcher).scan(input) { events.append($0) }
         return events
     }
 

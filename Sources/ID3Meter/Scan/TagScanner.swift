@@ -3,7 +3,7 @@ import Foundation
 /// Reads every ID3 tag from one input, in stream order: MPEG-TS, packed audio or fragmented MP4
 /// from a file or over HTTP, MPEG-TS from a stream libavformat opens (udp, srt, rtp, tcp), or an
 /// HLS playlist segment by segment (one variant of a master playlist).
-public struct Scanner: Sendable {
+public struct TagScanner: Sendable {
     /// Which variant of a master playlist is read.
     public var variant: VariantChoice
     /// Which programs of a multi-program transport stream are read (every one by default).
@@ -16,7 +16,7 @@ public struct Scanner: Sendable {
     package var blockWorkers = 0
 
     /// This scanner, reading big local MPEG-TS files in blocks on `workers` threads.
-    package func readingBlocks(with workers: Int) -> Scanner {
+    package func readingBlocks(with workers: Int) -> TagScanner {
         var scanner = self
         scanner.blockWorkers = workers
         return scanner
