@@ -29,7 +29,7 @@ let input = CommandLine.arguments.dropFirst().first ?? "samples/hls/master.m3u8"
 // follows its tags.
 var nielsenInSegment = 0
 // Connections of its own, shut down at the end: the program leaves no socket or thread behind.
-let connections = HTTPConnections(ioTimeout: 10)
+let connections = HTTPConnections(ioTimeout: .seconds(10))
 let scanner = TagScanner(fetcher: Fetcher(connections: connections))
 for await event in TagSource(input: input, scanner: scanner, clock: ContinuousClock()) {
     switch event {

@@ -102,7 +102,7 @@ struct FetchOptions: ParsableArguments {
     /// throws: a command leaves no socket or event-loop thread behind, however it ends.
     func withConnections<T>(_ body: (HTTPConnections) async throws -> T) async throws -> T {
         // On the process's event loops, which serve's API server shares: no threads of their own.
-        let connections = HTTPConnections(ioTimeout: timeout, threads: nil)
+        let connections = HTTPConnections(ioTimeout: .seconds(timeout), threads: nil)
         do {
             let result = try await body(connections)
             await connections.shutdown()
@@ -120,9 +120,9 @@ struct FetchOptions: ParsableArguments {
         limits.maximumPlaylistBytes = maxPlaylistSize.bytes
         limits.maximumInitBytes = maxInitSize.bytes
         limits.maximumKeyBytes = maxKeySize.bytes
-        limits.fetchDeadline = fetchDeadline
+        limits.fetchDeadline = fetchDeadline.map { .seconds($0) }
         limits.maximumConsecutiveLostSegments = maxLostSegments
-        var fetcher = Fetcher(ioTimeout: timeout, limits: limits, headers: headerLines.compactMap(Fetcher.Header.init), connections: connections)
+        var fetcher = Fetcher(ioTimeout: .seconds(timeout), limits: limits, headers: headerLines.compactMap(Fetcher.Header.init), connections: connections)
         fetcher.tls = tls
         fetcher.proxy = proxySettings
         return fetcher

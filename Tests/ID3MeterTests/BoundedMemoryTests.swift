@@ -139,7 +139,7 @@ struct BoundedMemoryTests {
         let text = "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n\(server.url("seg.ts"))\n#EXT-X-ENDLIST\n"
         guard case .media(let playlist) = try PlaylistParser.parse(text, location: server.url("p.m3u8")) else { throw CancellationError() }
         let reader = SegmentReader(source: "p", playlist: server.url("p.m3u8"), targetDuration: 10,
-                                   fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry))
+                                   fetcher: Fetcher(ioTimeout: .seconds(5), retry: Samples.quickRetry))
         var tags = 0
         var failures: [String] = []
         _ = await reader.read(playlist.segments[0]) { event in

@@ -51,7 +51,7 @@ struct ChannelChecksTests {
             channels:
               - {name: bare, url: "\(server.url("validator/no_descriptor.ts"))"}
             """, file: "lineup.yaml")
-        let lineup = Lineup(fetcher: Fetcher(ioTimeout: 5, retry: Samples.quickRetry), output: OutputSet([collected]),
+        let lineup = Lineup(fetcher: Fetcher(ioTimeout: .seconds(5), retry: Samples.quickRetry), output: OutputSet([collected]),
                             logger: Logger(label: "checks-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
         await lineup.apply(config)
         let deadline = ContinuousClock.now + .seconds(30)

@@ -178,7 +178,7 @@ struct CollectorContractTests {
         let spool = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: spool) }
         var settings = Self.settings
-        settings.requestTimeout = 0.5
+        settings.requestTimeout = .seconds(0.5)
         settings.finishTimeout = .seconds(10)
         let output = try CollectorOutput(collector: collector.url, spoolDirectory: spool, settings: settings)
         for index in 0..<5 { output.write(Self.record(index)) }

@@ -57,7 +57,7 @@ struct HostileStreamTests {
             for name in playlists.keys.sorted() + ["redirect.ts"] {
                 let started = Date()
                 let url = server.url(name)
-                let events = await Samples.scan(url, fetcher: Fetcher(ioTimeout: 2, retry: .none))
+                let events = await Samples.scan(url, fetcher: Fetcher(ioTimeout: .seconds(2), retry: .none))
                 let context = Comment(rawValue: "\(reference) as \(name)")
                 #expect(Date().timeIntervalSince(started) < 8, context)
                 #expect(Self.payloads(events).isDisjoint(with: planted), context)

@@ -68,7 +68,7 @@ struct LibraryResourceTests {
         let server = try LiveServer(preroll: 3) { LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 3, startDate: $0) }
         defer { server.stop() }
         let before = (threads: Self.eventLoopThreads(), sockets: server.server.openConnections)
-        let connections = HTTPConnections(ioTimeout: 5, threads: 2)
+        let connections = HTTPConnections(ioTimeout: .seconds(5), threads: 2)
         var tags = 0
         var during = (threads: 0, sockets: 0)
         for await event in TagSource(input: server.url("master.m3u8"), scanner: TagScanner(fetcher: Fetcher(connections: connections)),
@@ -166,7 +166,7 @@ struct LibraryResourceTests {
         defer { server.stop() }
         let before = Self.eventLoopThreads()
         do {
-            let connections = HTTPConnections(ioTimeout: 5, threads: 2)
+            let connections = HTTPConnections(ioTimeout: .seconds(5), threads: 2)
             let bytes = try await Fetcher(connections: connections).fetch(server.url("hls/master.m3u8"), as: .playlist)
             #expect(!bytes.isEmpty)
             #expect(Self.eventLoopThreads() == before + 2)

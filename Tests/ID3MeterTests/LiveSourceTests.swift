@@ -51,7 +51,7 @@ struct HTTPConnectionTests {
         defer { server.stop() }
         let headers = [Fetcher.Header(name: "X-Token", value: "t0k3n"), Fetcher.Header(name: "Cookie", value: "session=42"),
                        Fetcher.Header(name: "User-Agent", value: "backend/1.0")]
-        let fetcher = Fetcher(ioTimeout: 5, headers: headers)
+        let fetcher = Fetcher(ioTimeout: .seconds(5), headers: headers)
         var segments = 0
         for await event in TagSource(input: server.url("master.m3u8"), scanner: TagScanner(fetcher: fetcher), liveStart: 2,
                                      clock: ContinuousClock()) {
@@ -77,7 +77,7 @@ struct HTTPConnectionTests {
         let other = "http://\(host):\(target.port)/spec/hls/index.m3u8"
         let origin = try LocalHTTPServer { _ in LocalHTTPServer.Response(status: 302, headers: ["Location": other]) }
         defer { origin.stop() }
-        let fetcher = Fetcher(ioTimeout: 5, headers: [Fetcher.Header(name: "X-Channel", value: "7"), Fetcher.Header(name: "Authorization", value: "Bearer x")])
+        let fetcher = Fetcher(ioTimeout: .seconds(5), headers: [Fetcher.Header(name: "X-Channel", value: "7"), Fetcher.Header(name: "Authorization", value: "Bearer x")])
         let playlist = try await fetcher.fetch(origin.url("index.m3u8"), as: .playlist)
         #expect(String(decoding: playlist, as: UTF8.self).hasPrefix("#EXTM3U"))
         #expect(origin.requests.first?.headers["authorization"] == "Bearer x")

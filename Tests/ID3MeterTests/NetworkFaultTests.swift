@@ -50,7 +50,7 @@ struct NetworkFaultTests {
         }
         defer { server.stop() }
         let started = Date()
-        let events = await Samples.scan(server.url("spec/hls/index.m3u8"), fetcher: Fetcher(ioTimeout: 0.5, retry: Samples.quickRetry))
+        let events = await Samples.scan(server.url("spec/hls/index.m3u8"), fetcher: Fetcher(ioTimeout: .seconds(0.5), retry: Samples.quickRetry))
         #expect(Date().timeIntervalSince(started) < 2.5, "the stall was cut off by the timeout, not waited out")
         #expect(events.failures.isEmpty)
         #expect(events.frames(segmentNames: true) == (try Self.expected("spec/hls/expected.jsonl")))
@@ -99,7 +99,7 @@ struct NetworkFaultTests {
         defer { server.stop() }
         let url = server.url("spec/standard-60.ts").replacingOccurrences(of: "http://", with: "https://")
         let started = Date()
-        let events = await Samples.scan(url, fetcher: Fetcher(ioTimeout: 2, retry: .none))
+        let events = await Samples.scan(url, fetcher: Fetcher(ioTimeout: .seconds(2), retry: .none))
         #expect(Date().timeIntervalSince(started) < 5)
         let failure = try #require(events.failures.first)
         guard case .cannotOpen = failure.kind, case .connection? = failure.fetchFailure?.error else { Issue.record("\(failure)"); return }
@@ -112,7 +112,7 @@ struct NetworkFaultTests {
             LocalHTTPServer.Response(status: 302, headers: ["Location": "/\(request.path)"])
         }
         defer { server.stop() }
-        let events = await Samples.scan(server.url("loop.ts"), fetcher: Fetcher(ioTimeout: 2, retry: .none))
+        let events = await Samples.scan(server.url("loop.ts"), fetcher: Fetcher(ioTimeout: .seconds(2), retry: .none))
         guard case .redirect(let why)? = events.failures.first?.fetchFailure?.error else { Issue.record("\(events.failures)"); return }
         #expect(why.contains("redirected more than 8 times"), "\(why)")
         #expect(server.requests.count > 8)

@@ -159,7 +159,7 @@ struct PrivateOriginTests {
         let certificates = try Self.certificates()
         defer { try? FileManager.default.removeItem(at: certificates) }
         let origin = try Self.origin(certificates, "good", clientCA: true), proxy = try Server(["proxy"])
-        var fetcher = Fetcher(ioTimeout: 5, retry: Samples.quickRetry)
+        var fetcher = Fetcher(ioTimeout: .seconds(5), retry: Samples.quickRetry)
         fetcher.proxy = Fetcher.Proxy(server: try #require(Fetcher.Proxy.Server("127.0.0.1:\(proxy.port)")), environment: [:])
         let config = try LineupConfig.parse("""
             defaults: {alert_after: 60, vod: true, ca_file: "\(certificates.appendingPathComponent("ca.pem").path)"}

@@ -39,7 +39,7 @@ struct RunningLineup {
     }
 
     /// Starts the channels of `config`.
-    init(config: LineupConfig, fetcher: Fetcher = Fetcher(ioTimeout: 5, retry: Samples.quickRetry)) async throws {
+    init(config: LineupConfig, fetcher: Fetcher = Fetcher(ioTimeout: .seconds(5), retry: Samples.quickRetry)) async throws {
         lineup = Lineup(fetcher: fetcher, output: OutputSet([collected]),
                         logger: Logger(label: "serve-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
         await lineup.apply(config)

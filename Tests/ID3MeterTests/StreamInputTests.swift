@@ -14,7 +14,7 @@ struct StreamInputTests {
     func scanWhileSending(_ receiveURL: String, delay: Double, send: @escaping @Sendable () throws -> Void) async throws -> [MediaEvent] {
         let sender = Task { try await offThePool { Thread.sleep(forTimeInterval: delay); try send() } }
         var events: [MediaEvent] = []
-        await TagScanner(fetcher: Fetcher(ioTimeout: 1.5, retry: .none)).scan(receiveURL) { events.append($0) }
+        await TagScanner(fetcher: Fetcher(ioTimeout: .seconds(1.5), retry: .none)).scan(receiveURL) { events.append($0) }
         try await sender.value
         return events
     }
@@ -51,13 +51,13 @@ struct StreamInputTests {
         #expect(events.failures.count == 1, "only the silence at the end: \(events.failures)")
     }
 
-    /// A library caller's timeout of no value (NaN) neither traps nor waits for ever: the
+    /// A library caller's timeout of nothing (zero) neither traps nor waits for ever: the
     /// silent stream is given up at once, and said.
-    @Test func aTimeoutOfNoValueEndsASilentStream() async throws {
+    @Test func aTimeoutOfNothingEndsASilentStream() async throws {
         let server = try LocalHTTPServer { _ in .notFound }   // connects, then says nothing
         defer { server.stop() }
         var events: [MediaEvent] = []
-        await TagScanner(fetcher: Fetcher(ioTimeout: .nan, retry: .none)).scan("tcp://127.0.0.1:\(server.port)") { events.append($0) }
+        await TagScanner(fetcher: Fetcher(ioTimeout: .zero, retry: .none)).scan("tcp://127.0.0.1:\(server.port)") { events.append($0) }
         #expect(events.failures.count == 1, "\(events.failures)")
         guard case .cannotOpen? = events.failures.first?.kind else { Issue.record("\(events.failures)"); return }
     }
@@ -87,7 +87,7 @@ struct StreamInputTests {
             done.signal()
         }
         try await Task.sleep(for: .seconds(1))
-        await TagScanner(fetcher: Fetcher(ioTimeout: 3, retry: .none)).scan("srt://127.0.0.1:\(port)?mode=caller") { received.append($0) }
+        await TagScanner(fetcher: Fetcher(ioTimeout: .seconds(3), retry: .none)).scan("srt://127.0.0.1:\(port)?mode=caller") { received.append($0) }
         done.wait()
         let expected = try Samples.expected("spec/standard-60.expected.jsonl")
         #expect(received.events.frames() == expected.map(FoundFrame.init), "\(received.events.failures)")

@@ -35,7 +35,7 @@ struct UntrustedValueTests {
         }
         defer { server.stop() }
         do {
-            _ = try await Fetcher(ioTimeout: 2).fetch(server.url("x.ts"), as: .segment)
+            _ = try await Fetcher(ioTimeout: .seconds(2)).fetch(server.url("x.ts"), as: .segment)
             Issue.record("the redirect was followed")
         } catch {
             guard case .redirect(let reason) = error.error else { Issue.record("\(error)"); return }

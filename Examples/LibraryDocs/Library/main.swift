@@ -30,7 +30,7 @@ do {
 }
 
 do {
-    let connections = HTTPConnections(ioTimeout: 10, threads: 1)
+    let connections = HTTPConnections(ioTimeout: .seconds(10), threads: 1)
     let scanner = TagScanner(fetcher: Fetcher(connections: connections))
     for await event in TagSource(input: "https://host/live/master.m3u8", scanner: scanner, clock: ContinuousClock()) {
         if case .tag(let timed) = event { print(timed.pts ?? -1) }

@@ -22,7 +22,7 @@ public final class CollectorOutput: MeterOutput, Sendable {
         public var maximumRetryDelay: Duration = .seconds(30)
 
         var backoff: Backoff { Backoff(first: firstRetryDelay, maximum: maximumRetryDelay) }
-        public var requestTimeout: Double = 10
+        public var requestTimeout: Duration = .seconds(10)
         /// How long `finish()` keeps trying before it leaves the rest in the spool.
         public var finishTimeout: Duration = .seconds(5)
         /// Bytes the spool's files may take (`--spool-max-size`); records past it are held in
@@ -173,7 +173,7 @@ public final class CollectorOutput: MeterOutput, Sendable {
         let headers = [Fetcher.Header(name: "Content-Type", value: "application/json"), Fetcher.Header(name: "Idempotency-Key", value: id)]
         do {
             let answer = try await HTTPTransport.post(Array(body.utf8), to: collector.absoluteString, headers: headers,
-                                                      timeout: settings.requestTimeout)
+                                                      timeout: settings.requestTimeout.seconds)
             switch answer.status {
             case 200..<300:
                 return .delivered

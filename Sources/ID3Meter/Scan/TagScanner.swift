@@ -126,7 +126,7 @@ public struct TagScanner: Sendable {
     /// a thread of the pool no longer than that; its events are made here.
     private func scanStream(_ input: String, opened: (([UInt8]) -> Void)?, emit: (MediaEvent) -> Void,
                             afterEachChunk: () async -> Void) async {
-        let (interrupt, ioTimeout) = (fetcher.interrupt, fetcher.ioTimeout)
+        let (interrupt, ioTimeout) = (fetcher.interrupt, fetcher.ioTimeout.seconds)
         await withTaskCancellationHandler {
             let stream: StreamReading
             do throws(FetchError) {

@@ -8,12 +8,12 @@ public struct Fetcher: Sendable {
     /// How often a failed network fetch is tried again, and how long to wait between tries.
     public struct RetryPolicy: Sendable {
         public var attempts: Int
-        public var firstDelay: Double
-        public var maximumDelay: Double
+        public var firstDelay: Duration
+        public var maximumDelay: Duration
 
-        /// `attempts` tries in all, waiting `firstDelay` seconds after the first failure, doubling up
+        /// `attempts` tries in all, waiting `firstDelay` after the first failure, doubling up
         /// to `maximumDelay`.
-        public init(attempts: Int = 4, firstDelay: Double = 0.5, maximumDelay: Double = 4) {
+        public init(attempts: Int = 4, firstDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(4)) {
             self.attempts = attempts
             self.firstDelay = firstDelay
             self.maximumDelay = maximumDelay
@@ -23,12 +23,12 @@ public struct Fetcher: Sendable {
         public static let none = RetryPolicy(attempts: 1)
 
         var backoff: Backoff {
-            Backoff(first: .seconds(HTTPTransport.bounded(firstDelay)), maximum: .seconds(HTTPTransport.bounded(maximumDelay)))
+            Backoff(first: .seconds(HTTPTransport.bounded(firstDelay.seconds)), maximum: .seconds(HTTPTransport.bounded(maximumDelay.seconds)))
         }
     }
 
-    /// Seconds without a byte before a read gives up (`--timeout`).
-    public var ioTimeout: Double
+    /// How long without a byte before a read gives up (`--timeout`).
+    public var ioTimeout: Duration
     /// Cancels what libavformat is reading for this fetcher (udp, srt, probes): a blocking read
     /// does not see its task's cancellation, so the task's owner cancels this too.
     package var interrupt = Interrupt()
@@ -56,7 +56,7 @@ public struct Fetcher: Sendable {
     public var proxy: Proxy?
 
     /// The defaults are the command line's: 10 s without a byte, four tries, the size limits of `Fetcher.Limits`.
-    public init(ioTimeout: Double = 10, retry: RetryPolicy = RetryPolicy(),
+    public init(ioTimeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy(),
                 limits: Fetcher.Limits = Fetcher.Limits(), headers: [Fetcher.Header] = [], connections: HTTPConnections? = nil) {
         self.connections = connections
         self.ioTimeout = ioTimeout
@@ -109,7 +109,7 @@ public struct Fetcher: Sendable {
     private static let chunkSize = 256 << 10
 
     private var transport: HTTPTransport {
-        HTTPTransport(ioTimeout: ioTimeout, headers: headers, hostRule: hostRule, connections: connections ?? .shared(ioTimeout: ioTimeout),
+        HTTPTransport(ioTimeout: ioTimeout.seconds, headers: headers, hostRule: hostRule, connections: connections ?? .shared(ioTimeout: ioTimeout.seconds),
                       cookies: cookies, tls: tls, proxy: proxy)
     }
 
@@ -176,7 +176,7 @@ public struct Fetcher: Sendable {
     /// this way (a playlist may refer to nothing but http(s) and local files).
     private func readStream(_ location: String, range: ByteRange?, limit: Int, resource: Fetcher.Limits.Resource, deadline: Double?,
                             afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
-        let (interrupt, ioTimeout) = (self.interrupt, self.ioTimeout)
+        let (interrupt, ioTimeout) = (self.interrupt, self.ioTimeout.seconds)
         let stream = try await BlockingPool.run { () throws(FetchError) in
             let stream = StreamReading(try ByteStream(url: location, interrupt: interrupt, ioTimeout: ioTimeout, deadline: deadline,
                                                       range: range))

@@ -25,7 +25,7 @@ extension Fetcher {
         public var maximumKeyBytes = 64 << 10
         public var maximumInitBytes = 16 << 20
         /// A fixed overall time for each fetch; `nil`: three target durations, at least `minimumDeadline`.
-        public var fetchDeadline: Double?
+        public var fetchDeadline: Duration?
         /// Lost segments in a row after which a VOD playlist is given up (a live one is followed on, with a warning).
         public var maximumConsecutiveLostSegments = 10
 
@@ -49,7 +49,7 @@ extension Fetcher {
         /// three target durations, as a player that must not fall behind the live edge allows.
         public func deadline(for resource: Resource, targetDuration: Double?) -> Double? {
             guard resource != .input else { return nil }
-            return fetchDeadline ?? max(3 * (targetDuration ?? 0), Self.minimumDeadline)
+            return fetchDeadline?.seconds ?? max(3 * (targetDuration ?? 0), Self.minimumDeadline)
         }
     }
 }

@@ -38,14 +38,14 @@ public final class HTTPConnections: Sendable {
     /// event-loop threads of their own, or (`nil`) on the process's shared ones (NIO's, which
     /// an HTTP server in the same process uses too): `shutdown()` then closes the connections and
     /// leaves those threads be.
-    public convenience init(ioTimeout: Double = 10, threads: Int? = 1, logger: Logger = HTTPConnections.silent) {
+    public convenience init(ioTimeout: Duration = .seconds(10), threads: Int? = 1, logger: Logger = HTTPConnections.silent) {
         self.init(ioTimeout: ioTimeout, loops: threads.map { MultiThreadedEventLoopGroup(numberOfThreads: min(max($0, 1), 64)) },
                   ownsLoops: true, logger: logger)
     }
 
     /// Connections on the caller's event loops (a server's, a client's), which `shutdown()`
     /// leaves running: the caller ends them, after it.
-    public convenience init(eventLoopGroup: any EventLoopGroup, ioTimeout: Double = 10, logger: Logger = HTTPConnections.silent) {
+    public convenience init(eventLoopGroup: any EventLoopGroup, ioTimeout: Duration = .seconds(10), logger: Logger = HTTPConnections.silent) {
         self.init(ioTimeout: ioTimeout, loops: eventLoopGroup, ownsLoops: false, logger: logger)
     }
 
@@ -53,16 +53,16 @@ public final class HTTPConnections: Sendable {
     /// shut down, after these). Its own pool is not used: it follows redirects by its own
     /// settings, and every hop of a stream's redirects must be checked against the fetcher's
     /// rules (the host rule, the schemes, the headers kept from another host).
-    public convenience init(client: HTTPClient, ioTimeout: Double = 10, logger: Logger = HTTPConnections.silent) {
+    public convenience init(client: HTTPClient, ioTimeout: Duration = .seconds(10), logger: Logger = HTTPConnections.silent) {
         self.init(eventLoopGroup: client.eventLoopGroup, ioTimeout: ioTimeout, logger: logger)
     }
 
     /// A logger that writes nothing: the default, as async-http-client's.
     public static let silent = Logger(label: "id3-meter.http", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    private init(ioTimeout: Double, loops: (any EventLoopGroup)?, ownsLoops: Bool, logger: Logger) {
+    private init(ioTimeout: Duration, loops: (any EventLoopGroup)?, ownsLoops: Bool, logger: Logger) {
         self.logger = logger
-        let nanoseconds = Self.nanoseconds(ioTimeout)
+        let nanoseconds = Self.nanoseconds(ioTimeout.seconds)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .nanoseconds(nanoseconds), read: .nanoseconds(nanoseconds)))
@@ -138,7 +138,7 @@ public final class HTTPConnections: Sendable {
         shared.withLock { connections in
             let key = nanoseconds(ioTimeout)
             if let existing = connections[key] { return existing }
-            let made = HTTPConnections(ioTimeout: ioTimeout, loops: nil, ownsLoops: false, logger: silent)
+            let made = HTTPConnections(ioTimeout: .seconds(ioTimeout), loops: nil, ownsLoops: false, logger: silent)
             connections[key] = made
             return made
         }

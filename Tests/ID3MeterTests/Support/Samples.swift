@@ -16,7 +16,7 @@ enum Samples {
     }
 
     /// Network retries quick enough for tests.
-    static let quickRetry = Fetcher.RetryPolicy(attempts: 3, firstDelay: 0.05, maximumDelay: 0.2)
+    static let quickRetry = Fetcher.RetryPolicy(attempts: 3, firstDelay: .seconds(0.05), maximumDelay: .seconds(0.2))
 
     static func scan(_ input: String, variant: VariantChoice = .lowestBandwidth, programs: ProgramSelection = .all,
                      fetcher: Fetcher = Fetcher(retry: quickRetry)) async -> [MediaEvent] {
