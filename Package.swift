@@ -155,18 +155,17 @@ let package = Package(
             dependencies: ["ID3MeterCore"],
             path: "Examples/StoredSegments"
         ),
-        // docs/LIBRARY.md's blocks as programs (scripts/library-docs-examples.py): the document's
-        // code compiles, in Swift 6 language mode, or the build fails.
+        // docs/LIBRARY.md's blocks, each a program as written (scripts/library-docs-examples.py):
+        // the document's code compiles, in Swift 6 language mode, or the build fails.
         .executableTarget(
             name: "library-docs-core",
             dependencies: ["ID3MeterCore"],
             path: "Examples/LibraryDocs/Core"
         ),
-        .executableTarget(
-            name: "library-docs",
-            dependencies: ["ID3Meter"],
-            path: "Examples/LibraryDocs/Library"
-        ),
+        .executableTarget(name: "library-docs-1", dependencies: ["ID3Meter"], path: "Examples/LibraryDocs/Library1"),
+        .executableTarget(name: "library-docs-2", dependencies: ["ID3Meter"], path: "Examples/LibraryDocs/Library2"),
+        .executableTarget(name: "library-docs-3", dependencies: ["ID3Meter"], path: "Examples/LibraryDocs/Library3"),
+        .executableTarget(name: "library-docs-4", dependencies: ["ID3Meter"], path: "Examples/LibraryDocs/Library4"),
         .executableTarget(
             name: "id3-meter-fuzz",
             dependencies: ["ID3Meter", "ID3MeterCommands"]
