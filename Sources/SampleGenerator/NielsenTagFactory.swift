@@ -1,7 +1,7 @@
 import Foundation
 import ID3Meter
 
-/// Makes owner strings shaped like real Nielsen DTVR tags (DOMAIN.md): random bytes stand in
+/// Makes owner strings shaped like real Nielsen DTVR tags (docs/DTVR.md): random bytes stand in
 /// for the encrypted CIDs and watermark payload, so the shape is real and the content is not.
 public struct NielsenTagFactory {
     private var random: SeededRandom

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Nielsen tags")
 struct NielsenTagTests {
-    // The two tags quoted in DOMAIN.md, from Nielsen's documentation: an INFO tag (both CIDs
+    // The two tags from Nielsen's documentation (docs/DTVR.md describes their shape): an INFO tag (both CIDs
     // null, both offsets 0) and a DATA tag whose PC CID is still the placeholder.
     static let infoSample = "www.nielsen.com/X100zdCIGeIlgZnkYj6UvQ==/X100zdCIGeIlgZnkYj6UvQ==/AAAB2Jz2_k74GXSzx4npHuI_JwJd3QSUpW30rDkGTcbHEzIMWleCzM-uvNOP9fzJcQMWQLJqzXMCAxParOb5sGijSV9dNM3QiBniJYGZ5GI-lL1fXTTN0IgZ4iWBmeRiPpS9AAAAAAAAAAAAAAAAAAAAAFJWFM5SVhTONNU=/00000/00000/00"
     static let sample = CutHeaderRepairTests.owner

@@ -1,4 +1,4 @@
-/// The App SDK's states and the calls that move between them (DOMAIN.md). A call a state
+/// The App SDK's states and the calls that move between them (docs/DTVR.md). A call a state
 /// does not expect is ignored and logged, as the SDK does.
 package enum EngineState: String, Sendable {
     /// Before the app info is checked.

@@ -1,4 +1,4 @@
-/// The frame clock's rate, from the best declaration the stream makes (DOMAIN.md): the
+/// The frame clock's rate, from the best declaration the stream makes (docs/DTVR.md): the
 /// variant's FRAME-RATE, else the video stream's average frame rate, else the caller's option,
 /// else 30000/1001 with a warning.
 public struct FrameRateChoice: Sendable, Equatable {

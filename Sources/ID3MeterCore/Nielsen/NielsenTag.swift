@@ -2,7 +2,7 @@
 /// `www.nielsen.com`, which is exactly the string a player passes to `sendID3`.
 ///
 /// The shape is `www.nielsen.com/PC CID/FD CID/payload/PC offset/FD offset/breakout`
-/// (DOMAIN.md, after Nielsen's ID3 Tag Validator). A tag whose shape is off is kept and
+/// (docs/DTVR.md, after Nielsen's ID3 Tag Validator). A tag whose shape is off is kept and
 /// carries its issues: an encoder fault is worth reporting, never worth dropping.
 public struct NielsenTag: Sendable, Hashable {
     /// How a Nielsen PRIV owner starts: the test that makes a frame a Nielsen tag.
