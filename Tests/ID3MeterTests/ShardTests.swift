@@ -53,6 +53,26 @@ struct ShardTests {
         return path
     }
 
+    /// What a `serve` of the line-up at `path` with `arguments` shows: `GET /channels`, `GET
+    /// /metrics`, its log, and the answer to a PUT of `put` (a channel's name and JSON), if given.
+    static func serve(_ path: String, _ arguments: [String], environment: [String: String] = [:], put: (String, String)? = nil)
+        async throws -> (view: [String: Any], metrics: [String: Double], log: String, put: (status: Int, body: String)?) {
+        let (process, _, err) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0"] + arguments, environment: environment)
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let (address, log) = ServeCommandTests.apiAddress(from: err)
+        let api = try #require(address, "\(log)")
+        let channels = try await ServeCommandTests.request("GET", "\(api)/channels")
+        let view = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [String: Any])
+        let metrics = ServeCommandTests.samples(try await ServeCommandTests.request("GET", "\(api)/metrics").body)
+        guard let (name, body) = put else { return (view, metrics, log, nil) }
+        return (view, metrics, log, try await ServeCommandTests.request("PUT", "\(api)/channels/\(name)", body: body))
+    }
+
+    static func channelNames(_ view: [String: Any]) -> [String] { ((view["channels"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String } }
+
     /// Three `serve --shard I/3` processes on one config: each channel metered by exactly one.
     @Test func threeInstancesSplitALineupExactly() async throws {
         let folder = try Samples.temporaryFolder()
@@ -62,25 +82,15 @@ struct ShardTests {
         var held: [[String]] = []
         var puts: [(status: Int, body: String)] = []
         for index in 0..<3 {
-            let (process, _, err) = try Command.launch(["serve", path, "--shard", "\(index)/3", "--listen", "127.0.0.1:0"])
-            defer {
-                process.terminate()
-                process.waitUntilExit()
-            }
-            let (address, log) = ServeCommandTests.apiAddress(from: err)
-            let api = try #require(address, "\(log)")
-            let channels = try await ServeCommandTests.request("GET", "\(api)/channels")
-            let view = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [String: Any])
-            let listed = try #require(view["channels"] as? [[String: Any]])
-            held.append(listed.compactMap { $0["name"] as? String })
-            #expect(view["shard"] as? String == "\(index)/3")
-            let metrics = ServeCommandTests.samples(try await ServeCommandTests.request("GET", "\(api)/metrics").body)
-            #expect(metrics[#"id3meter_shard_info{shard="\#(index)",shards="3",copy="",meter="\#(ServeCommandTests.hostName)"}"#] == 1,
-                    "\(metrics.keys.filter { $0.contains("shard") })")
-            #expect(metrics["id3meter_copies"] == 1)
-            #expect(log.contains("(shard \(index)/3: \(held[index].count) of 30)"), "\(log)")
-            puts.append(try await ServeCommandTests.request("PUT", "\(api)/channels/extra",
-                                                            body: #"{"name": "extra", "url": "http://127.0.0.1:9/extra.m3u8"}"#))
+            let serve = try await Self.serve(path, ["--shard", "\(index)/3"],
+                                             put: ("extra", #"{"name": "extra", "url": "http://127.0.0.1:9/extra.m3u8"}"#))
+            held.append(Self.channelNames(serve.view))
+            #expect(serve.view["shard"] as? String == "\(index)/3")
+            #expect(serve.metrics[#"id3meter_shard_info{shard="\#(index)",shards="3",copy="",meter="\#(ServeCommandTests.hostName)"}"#] == 1,
+                    "\(serve.metrics.keys.filter { $0.contains("shard") })")
+            #expect(serve.metrics["id3meter_copies"] == 1)
+            #expect(serve.log.contains("(shard \(index)/3: \(held[index].count) of 30)"), "\(serve.log)")
+            puts.append(try #require(serve.put))
         }
         // A channel added over the API is metered by the one instance that would hold it; the
         // others refuse it and name that one.
@@ -101,21 +111,10 @@ struct ShardTests {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try Self.writeLineup(in: folder)
-        func view(_ arguments: [String], environment: [String: String] = [:]) async throws -> (view: [String: Any], metrics: [String: Double], log: String) {
-            let (process, _, err) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0"] + arguments, environment: environment)
-            defer {
-                process.terminate()
-                process.waitUntilExit()
-            }
-            let (address, log) = ServeCommandTests.apiAddress(from: err)
-            let api = try #require(address, "\(log)")
-            let channels = try await ServeCommandTests.request("GET", "\(api)/channels")
-            let view = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [String: Any])
-            return (view, ServeCommandTests.samples(try await ServeCommandTests.request("GET", "\(api)/metrics").body), log)
-        }
-        let pod = try await view(["--shard", "auto", "--meter", "id3-meter-4"], environment: ["ID3METER_SHARDS": "3", "ID3METER_COPIES": "2"])
-        let named = try await view(["--shard", "1/3"])
-        func names(_ view: [String: Any]) -> [String] { ((view["channels"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String } }
+        let pod = try await Self.serve(path, ["--shard", "auto", "--meter", "id3-meter-4"],
+                                       environment: ["ID3METER_SHARDS": "3", "ID3METER_COPIES": "2"])
+        let named = try await Self.serve(path, ["--shard", "1/3"])
+        let names = Self.channelNames
         #expect(!names(pod.view).isEmpty && names(pod.view) == names(named.view))
         #expect(pod.view["shard"] as? String == "1/3" && pod.view["copy"] as? Int == 1 && pod.view["copies"] as? Int == 2)
         #expect(pod.view["meter"] as? String == "id3-meter-4")
