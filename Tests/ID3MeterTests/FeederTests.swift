@@ -166,7 +166,7 @@ struct FeederTests {
         let consumer = Task {
             var lateness: [Double] = []
             for await event in Feeder(clock: clock).events(source, engine: engine) {
-                if case .delivered(let late) = event { lateness.append(late) }
+                if case .delivered(let late) = event { lateness.append(late.seconds) }
             }
             return lateness
         }

@@ -69,7 +69,7 @@ struct LiveDASHTests {
             switch event {
             case .read(.failure(let failure)): failures.append(failure)
             case .read(.opened(let info)): opened = info
-            case .delivered(let late): lateness.append(late)
+            case .delivered(let late): lateness.append(late.seconds)
             default: break
             }
         }

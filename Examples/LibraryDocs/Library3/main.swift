@@ -20,7 +20,7 @@ let metering = session.events(TagSource(input: url), feeder: Feeder(clock: Conti
 for await event in metering {
     switch event {
     case .read(.failure(let failure)): print(failure)
-    case .delivered(let lateness) where lateness > 0.1: print("late by", lateness, "s")
+    case .delivered(let lateness) where lateness > .milliseconds(100): print("late by", lateness)
     default: break
     }
 }

@@ -137,7 +137,7 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
         private mutating func buffer(_ chunk: MediaChunk) {
             if playout == nil { playout = makePlayout(nil) }
             let now = elapsed()
-            if let stalled = playout?.append(chunk, at: now), stalled > 0 { ready.append(.stalled(seconds: stalled)) }
+            if let stalled = playout?.append(chunk, at: now), stalled > 0 { ready.append(.stalled(for: .seconds(stalled))) }
         }
 
         /// The next input taken in: a source event, the source's end, or the clock's wake-up.
@@ -187,7 +187,7 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
                 let lateness = current.time(reaching: due.position).map { Swift.max(elapsed() - $0, 0) } ?? 0
                 for nielsen in due.tag.nielsenTags {
                     await run.engine.sendID3(nielsen.payload, context: TagContext(due.tag))
-                    ready.append(.delivered(lateness: lateness))
+                    ready.append(.delivered(lateness: .seconds(lateness)))
                 }
             }
             let stalled = current.isStalled(at: now)

@@ -6,11 +6,11 @@ public enum MeteringEvent: Sendable {
     case read(MediaEvent)
     /// The frame rate the clock runs at, and where it came from.
     case frameRate(FrameRateChoice)
-    /// A `sendID3` call, `lateness` seconds of the feeder's clock after the frame that brought its
-    /// tag due: the pacing error (a timer's wake-up delay, a busy process).
-    case delivered(lateness: Double)
-    /// The buffer ran dry for `seconds` of the feeder's clock (a live stall), and media came again.
-    case stalled(seconds: Double)
+    /// A `sendID3` call, `lateness` (of the feeder's clock) after the frame that brought its tag
+    /// due: the pacing error (a timer's wake-up delay, a busy process).
+    case delivered(lateness: Duration)
+    /// The buffer ran dry this long (of the feeder's clock: a live stall), and media came again.
+    case stalled(for: Duration)
 }
 
 extension AsyncSequence where Element == MeteringEvent, Failure == Never {

@@ -118,10 +118,10 @@ public final class ChannelRun: Sendable {
                     await observe(read, resumingFrom: resume)
                 case .delivered(let lateness):
                     delivered += 1
-                    metrics.pacing.record(lateness)
-                case .stalled(let seconds):
-                    metrics.stall.increment(by: seconds)
-                    state.withLock { $0.status.stallSeconds += seconds }
+                    metrics.pacing.record(lateness.seconds)
+                case .stalled(let stall):
+                    metrics.stall.increment(by: stall.seconds)
+                    state.withLock { $0.status.stallSeconds += stall.seconds }
                 case .frameRate(let choice):
                     log.log(.info, "channel \(config.name): frame clock at \(choice.framesPerSecond) fps (\(choice.origin))")
                 }
