@@ -45,6 +45,8 @@ struct DeployTests {
     /// a copy gone), evaluated by Prometheus's own engine.
     @Test func promtoolAcceptsTheRulesAndTheyFireWhenTheirTestsSay() throws {
         let folder = Samples.root.appendingPathComponent("deploy/prometheus")
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool"),
+                     "no /usr/bin/promtool: `make promtool` (or `make test`) installs Debian's prometheus")
         for arguments in [["check", "rules", "id3-meter-rules.yaml"], ["test", "rules", "id3-meter-rules.test.yaml"]] {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")

@@ -31,13 +31,11 @@ where First.Element == Second.Element, First.Failure == Never, Second.Failure ==
         mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
             switch state {
             case .first(var iterator):
-                let element = try? await iterator.next(isolation: actor)
-                state = .first(iterator)
-                return element ?? nil
+                defer { state = .first(iterator) }
+                return await iterator.next(isolation: actor)
             case .second(var iterator):
-                let element = try? await iterator.next(isolation: actor)
-                state = .second(iterator)
-                return element ?? nil
+                defer { state = .second(iterator) }
+                return await iterator.next(isolation: actor)
             }
         }
     }
