@@ -63,7 +63,9 @@ let outputs = OutputSet([try StreamOutput(appendingTo: file, rotation: StreamOut
 }
 let reference = await ReferenceEngine(appInfo: ReferenceEngine.AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "example", appVersion: "1.0"),
                                 outputs: [outputs])
-await session.run(TagSource(input: input, clock: ContinuousClock()), feeder: Feeder(clock: InstantClock()), engine: reference)
+for await case .read(.failure(let failure)) in session.events(TagSource(input: input), feeder: Feeder(clock: InstantClock()), engine: reference) {
+    print(failure)
+}
 await outputs.finish()
 print("\(await reference.delivered) deliveries recorded in \(file), \(outputs.recordsLost) lost")
 await connections.shutdown()

@@ -13,5 +13,8 @@ actor CountingOutput: MeterOutput {
 let counting = CountingOutput()
 let reference = await ReferenceEngine(appInfo: ReferenceEngine.AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "backend",
                                                         appVersion: "1.0"), outputs: [OutputSet([counting])])
-await MeteringSession(channelName: "my-channel").run(TagSource(input: url), feeder: Feeder(clock: InstantClock()), engine: reference)
+let session = MeteringSession(channelName: "my-channel")
+for await case .read(.failure(let failure)) in session.events(TagSource(input: url), feeder: Feeder(clock: InstantClock()), engine: reference) {
+    print(failure)
+}
 print(await counting.deliveries, "deliveries recorded")

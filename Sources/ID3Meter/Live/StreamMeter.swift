@@ -65,10 +65,4 @@ public struct StreamMeter: Sendable {
             return event
         }
     }
-
-    /// Meters to the end (see `events(engine:)`); returns the number of `sendID3` calls.
-    @discardableResult
-    public func run(engine: any MeteringEngine) async -> Int {
-        await events(engine: engine).deliveries()
-    }
 }

@@ -29,8 +29,12 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 
     public func makeAsyncIterator() -> AsyncStream<MediaEvent>.Iterator {
         let (stream, continuation) = AsyncStream.makeStream(of: MediaEvent.self)
-        let task = Task { [self] in
-            await produce { continuation.yield($0) }
+        // One player session (its cookies, its interrupt) for the whole of `input`: ending this
+        // iteration ends its reads, not those of another source made from the same scanner.
+        var scanner = self.scanner
+        scanner.fetcher = scanner.fetcher.session()
+        let task = Task { [self, scanner] in
+            await produce(scanner: scanner) { continuation.yield($0) }
             continuation.finish()
         }
         let interrupt = scanner.fetcher.interrupt
@@ -41,8 +45,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         return stream.makeAsyncIterator()
     }
 
-    /// One player session (its cookies) for the whole of `input`.
-    private func produce(_ yield: @escaping @Sendable (MediaEvent) -> Void) async {
+    private func produce(scanner: TagScanner, _ yield: @escaping @Sendable (MediaEvent) -> Void) async {
         let interrupt = scanner.fetcher.interrupt
         let throttle = ProblemThrottle(source: input) { event in
             yield(event)
@@ -53,8 +56,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                 withUnsafeCurrentTask { $0?.cancel() }
             }
         }
-        var scanner = self.scanner
-        scanner.fetcher = scanner.fetcher.session()
+        var scanner = scanner
         // A meter never reads several programs as one: two channels would be credited as one.
         if scanner.programs == .all { scanner.programs = .single }
         switch await InputKind.of(input, fetcher: scanner.fetcher) {

@@ -13,6 +13,8 @@ final class EventHandoff: Sendable {
     private struct State {
         var ready: [[MediaEvent]] = []
         var closed = false
+        /// The collector is gone: what the reader hands over is dropped, and it never waits.
+        var abandoned = false
         var waitingReader: CheckedContinuation<Void, Never>?
         var waitingCollector: CheckedContinuation<[MediaEvent]?, Never>?
     }
@@ -31,6 +33,12 @@ final class EventHandoff: Sendable {
             if filling.isEmpty { filling.reserveCapacity(EventHandoff.batchSize) }
             filling.append(event)
             if filling.count >= EventHandoff.batchSize { handoff.hand(take(), closing: false) }
+        }
+
+        /// Hands over what is filled, however little: for a consumer that must see a chunk's
+        /// events when the chunk is read (a live stream's, which may be all for a while).
+        mutating func flush() {
+            if !filling.isEmpty { handoff.hand(take(), closing: false) }
         }
 
         /// Returns once fewer than `batchesAhead` batches wait for the collector.
@@ -64,9 +72,25 @@ final class EventHandoff: Sendable {
         }
     }
 
+    /// From the collector, when it stops taking batches before the end (cancelled): a reader
+    /// waiting for room goes on (to see that it was cancelled), a collector waiting for a batch
+    /// gets the end, and nothing more is kept.
+    func abandon() {
+        let (reader, collector) = state.withLock { state in
+            state.abandoned = true
+            state.closed = true
+            state.ready = []
+            defer { (state.waitingReader, state.waitingCollector) = (nil, nil) }
+            return (state.waitingReader, state.waitingCollector)
+        }
+        reader?.resume()
+        collector?.resume(returning: nil)
+    }
+
     private func hand(_ batch: [MediaEvent], closing: Bool) {
         let collector = state.withLock { state -> CheckedContinuation<[MediaEvent]?, Never>? in
             if closing { state.closed = true }
+            if state.abandoned { return nil }
             guard let collector = state.waitingCollector else {
                 if !batch.isEmpty { state.ready.append(batch) }
                 return nil
@@ -82,7 +106,7 @@ final class EventHandoff: Sendable {
     private func room() async {
         await withCheckedContinuation { continuation in
             let full = state.withLock { state in
-                guard state.ready.count >= Self.batchesAhead else { return false }
+                guard state.ready.count >= Self.batchesAhead, !state.abandoned else { return false }
                 state.waitingReader = continuation
                 return true
             }

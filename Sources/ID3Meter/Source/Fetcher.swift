@@ -65,10 +65,12 @@ public struct Fetcher: Sendable {
         self.headers = headers
     }
 
-    /// This fetcher for a new player session: a cookie jar of its own, shared by its copies.
+    /// This fetcher for a new player session: a cookie jar of its own, shared by its copies, and
+    /// an interrupt of its own that this fetcher's cancels too.
     package func session() -> Fetcher {
         var fetcher = self
         fetcher.cookies = CookieJar()
+        fetcher.interrupt = interrupt.child()
         return fetcher
     }
 

@@ -30,7 +30,8 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
     /// The sequence ends when the source has ended and every tag is delivered, `stopAfter` has
     /// played, or the pulling task is cancelled; a consumer that stops pulling stops the feeder,
     /// and the reading of the source, where they are.
-    public func events<S: AsyncSequence & Sendable>(_ source: S, engine: any MeteringEngine)
+    /// `MeteringSession.events` is the public way in: a feeder alone calls neither `play` nor `end`.
+    package func events<S: AsyncSequence & Sendable>(_ source: S, engine: any MeteringEngine)
         -> some AsyncSequence<MeteringEvent, Never> & Sendable where S.Element == MediaEvent, S.Failure == Never {
         FeederEvents(feeder: self, source: source, engine: engine)
     }

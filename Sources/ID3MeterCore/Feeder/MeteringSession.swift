@@ -23,6 +23,9 @@ public struct MeteringSession: Sendable {
         return (try? encoder.encode(["type": "content", "adModel": adModel])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
+    /// The one way a stream is metered (`StreamMeter.events` is this, on a source and feeder it
+    /// makes from an input; `MeteringService` pulls those in a service group).
+    ///
     /// The session's events as it plays `source` through `feeder` against `engine`: `play` and
     /// `loadMetadata` at the first pull, then the feeder's events, then `end` once they end (the
     /// source's end, the feeder's stop, or the pulling task's cancellation). A consumer that
@@ -31,13 +34,6 @@ public struct MeteringSession: Sendable {
         -> some AsyncSequence<MeteringEvent, Never> & Sendable
     where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
         SessionEvents(session: self, played: feeder.events(source, engine: engine), engine: engine)
-    }
-
-    /// Runs the session to its end; returns the number of `sendID3` calls made.
-    @discardableResult
-    public func run<S: AsyncSequence & Sendable, C: Clock>(_ source: S, feeder: Feeder<C>, engine: any MeteringEngine) async -> Int
-    where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
-        await events(source, feeder: feeder, engine: engine).deliveries()
     }
 
     /// A channel name from a stream's URL: the playlist's name, or its folder's when the
