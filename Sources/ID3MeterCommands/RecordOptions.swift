@@ -121,7 +121,7 @@ struct RecordOptions: ParsableArguments {
                 output = try CollectorOutput(collector: url, spoolDirectory: spoolDirectory, settings: settings, onError: { Console.warning($0) },
                                              accepted: { await checkpoint?.collectorAccepted($0) })
             } catch {
-                Console.error("cannot use --spool \(spoolDirectory.path): \(error.localizedDescription)")
+                Console.error("cannot use --spool \(error.directory): \(error.reason)")
                 throw ExitCode.failure
             }
             outputs.append(output)
@@ -130,7 +130,7 @@ struct RecordOptions: ParsableArguments {
         // Last: it must see a record only once every other output has it.
         if let checkpoint { outputs.append(checkpoint) }
         let set = OutputSet(outputs, meter: meter ?? meterName) { notice in
-            notice.type == .loss ? Console.error(notice.message ?? "") : Console.warning(notice.message ?? "")
+            if case .loss(let loss) = notice.content { Console.error(loss.message) } else { Console.warning(notice.message ?? "") }
         }
         return RecordOutputs(set: set, collector: collectorOutput, recovered: recovered)
     }

@@ -5,23 +5,24 @@ import ID3Meter
 enum RecordText {
     static func line(_ record: MeterRecord) -> [UInt8] {
         let time = clockTime(record.sentAt)
-        let text = switch record.type {
-        case .event: "\(time)  event \(record.message ?? "")"
-        case .resume: "\(time)  resume \(record.message ?? "")"
-        case .alert:
-            "\(time)  alert \([record.channel, record.output, record.alert].compactMap { $0 }.joined(separator: " ")) "
-                + "\(record.active == true ? "starts" : "ends"): \(record.message ?? "")"
-        case .loss: "\(time)  loss \(record.message ?? "")"
-        case .warning: "\(time)  warning \(record.channel ?? "") \(record.message ?? "")"
-        case .configChange: "\(time)  config \(record.message ?? "")"
-        case .sendID3:
-            "\(time)  sendID3  \(place(record))\n              \(record.payload ?? "")"
+        let text = switch record.content {
+        case .event(let event): "\(time)  event \(event.message)"
+        case .resume(let resume): "\(time)  resume \(resume.message)"
+        case .alert(let alert):
+            "\(time)  alert \([record.channel, alert.output, alert.name].compactMap { $0 }.joined(separator: " ")) "
+                + "\(alert.active ? "starts" : "ends"): \(alert.message ?? "")"
+        case .loss(let loss): "\(time)  loss \(loss.message)"
+        case .warning(let warning): "\(time)  warning \(record.channel ?? "") \(warning.message)"
+        case .custom(let custom) where custom.type == "config_change": "\(time)  config \(custom.message ?? "")"
+        case .custom(let custom): "\(time)  \(custom.type) \(custom.message ?? "")"
+        case .delivery(let delivery):
+            "\(time)  sendID3  \(place(delivery))\n              \(delivery.payload)"
         }
         return Array(text.utf8)
     }
 
-    private static func place(_ record: MeterRecord) -> String {
-        [record.mediaSequence.map { "seq \($0)" }, record.segment.map(Location.name), record.pts.map { "pts \($0)" }]
+    private static func place(_ delivery: MeterRecord.Delivery) -> String {
+        [delivery.mediaSequence.map { "seq \($0)" }, delivery.segment.map(Location.name), delivery.pts.map { "pts \($0)" }]
             .compactMap { $0 }.joined(separator: "  ")
     }
 

@@ -62,7 +62,7 @@ struct ChannelChecksTests {
         }
         #expect(status?.failingChecks == ["pmt_descriptor"])
         #expect(status?.alerts == [], "tags still come: no tag-loss alert")
-        let alert = collected.all.first { $0.type == .alert && $0.alert == "failing_checks" }
+        let alert = collected.all.alerts.first { $0.name == "failing_checks" }
         #expect(alert?.active == true && alert?.channel == "bare" && alert?.message == "failing the QA checks pmt_descriptor")
         let metrics = ServeCommandTests.samples(registry.emitToString())
         #expect(metrics[#"id3meter_channel_failing_checks{channel="bare"}"#] == 1)

@@ -235,9 +235,9 @@ struct CollectorContractTests {
         let health = try #require(output.health)
         #expect(health.failure?.contains("--spool-max-size") == true)
         let notices = output.takeNotices()
-        #expect(notices.first?.alert == "output_write_failing" && notices.first?.active == true)
-        let loss = try #require(notices.first { $0.type == .loss })
-        let lost = try #require(loss.lostRecords)
+        #expect(notices.first?.alert?.name == "output_write_failing" && notices.first?.alert?.active == true)
+        let loss = try #require(notices.losses.first)
+        let lost = loss.records
         #expect(lost == health.recordsLost && lost > 0)
         await output.finish()
         let onDisk: Int = 60 - lost - health.recordsHeld
@@ -247,7 +247,7 @@ struct CollectorContractTests {
         #expect(collector.payloads == spooled + newest, "the spooled records, then the newest held in memory; the oldest held were dropped")
         let first: Double = 1_000 + Double(onDisk)
         let last: Double = first + Double(lost - 1)
-        #expect(loss.lostFrom == first && loss.lostTo == last)
+        #expect(loss.from == first && loss.to == last)
     }
 
     /// `id3-meter spool drop` deletes the dead letters and says how many records are gone for good.

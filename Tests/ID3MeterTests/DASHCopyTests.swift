@@ -85,11 +85,11 @@ struct DASHCopyTests {
         let metrics = running.metrics
         await running.lineup.removeAll()
         #expect(ended, "\(statuses)")
-        #expect(running.records("d", .sendID3).map { Command.Send(pts: $0.pts, payload: $0.payload) }
+        #expect(running.deliveries("d").map { Command.Send(pts: $0.pts, payload: $0.payload) }
             == (try DASHSampleTests.planted("timeline")).map { Command.Send(pts: $0.pts, payload: $0.owner) })
-        let said = running.records("d", .warning).compactMap(\.message).filter { $0.contains("redundant copy at") }
+        let said = running.records("d").warnings.filter { $0.contains("redundant copy at") }
         #expect(said.count == 1 && said.first?.contains(second.url("timeline/")) == true, "\(said)")
-        #expect(running.records("d", .alert).contains { $0.alert == "on_backup" && $0.active == true })
+        #expect(running.alerts("d").contains { $0.name == "on_backup" && $0.active })
         #expect(metrics[#"id3meter_path_switches_total{channel="d"}"#] == 1)
     }
 

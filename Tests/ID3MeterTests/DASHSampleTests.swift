@@ -195,7 +195,7 @@ struct DASHSampleTests {
         await running.lineup.removeAll()
         #expect(ended, "\(statuses)")
         for name in channels.keys {
-            #expect(running.records(name, .sendID3).map { Command.Send(pts: $0.pts, payload: $0.payload) }
+            #expect(running.deliveries(name).map { Command.Send(pts: $0.pts, payload: $0.payload) }
                 == (try Self.planted(name)).map { Command.Send(pts: $0.pts, payload: $0.owner) }, "serve \(name)")
         }
         let asked = server.requests.map(\.path)

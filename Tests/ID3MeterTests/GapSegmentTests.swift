@@ -91,13 +91,13 @@ struct GapSegmentTests {
 
         let join = try #require(channel.joinSegment(back: 3))
         #expect(join < 6, "joined before the gap")
-        let delivered = running.records("g", .sendID3).compactMap(\.payload)
+        let delivered = running.deliveries("g").compactMap(\.payload)
         #expect(!delivered.isEmpty && delivered == channel.owners(from: join))
 
-        let alerts = running.records("g", .alert).filter { $0.alert != "failing_checks" }
-        #expect(alerts.contains { $0.alert == "no_tags" && $0.active == true }, "\(alerts)")
-        #expect(!alerts.contains { $0.alert == "playlist_stale" }, "\(alerts)")
-        #expect(running.records("g", .loss).isEmpty)
+        let alerts = running.alerts("g").filter { $0.name != "failing_checks" }
+        #expect(alerts.contains { $0.name == "no_tags" && $0.active }, "\(alerts)")
+        #expect(!alerts.contains { $0.name == "playlist_stale" }, "\(alerts)")
+        #expect(running.records("g").losses.isEmpty)
 
         let asked = Set(server.server.requests.map(\.path))
         #expect((6..<10).allSatisfy { !asked.contains("g/seg\($0).ts") }, "\(asked.sorted())")

@@ -154,7 +154,7 @@ struct InterstitialTests {
         let (statuses, ended) = try await running.statuses { $0.allSatisfy { $0.state == .ended } }
         await running.lineup.removeAll()
         #expect(ended, "\(statuses)")
-        let delivered = running.records("c", .sendID3).map { Tag(pts: $0.pts, payload: $0.payload, interstitial: $0.interstitial) }
+        let delivered = running.deliveries("c").map { Tag(pts: $0.pts, payload: $0.payload, interstitial: $0.interstitial) }
         #expect(delivered == (try Self.expected("insert")))
     }
 

@@ -87,7 +87,7 @@ struct LowLatencyTests {
             return published > joined ? request.receivedAt.timeIntervalSince(published) : nil
         }
         return Run(playlistRequests: requests.filter { $0.path == "ll/live.m3u8" }, playlistBytes: bytes.load(ordering: .relaxed),
-                   delivered: running.records("ll", .sendID3).compactMap(\.payload), expected: channel.owners(from: join),
+                   delivered: running.deliveries("ll").compactMap(\.payload), expected: channel.owners(from: join),
                    segments: 76 - join, allPaths: requests.map(\.path), meanDelay: delays.reduce(0, +) / Double(max(delays.count, 1)))
     }
 

@@ -108,9 +108,9 @@ struct MultiProgramTests {
         let (statuses, ended) = try await running.statuses { $0.allSatisfy { $0.state == .ended } }
         await running.lineup.removeAll()
         #expect(ended, "\(statuses)")
-        #expect(running.records("two", .sendID3).map { Command.Send(pts: $0.pts, payload: $0.payload) } == expected.map(\.send))
-        #expect(running.records("two", .sendID3).allSatisfy { $0.program == 2 && $0.pid == 0x202 })
-        #expect(running.records("both", .sendID3).isEmpty)
+        #expect(running.deliveries("two").map { Command.Send(pts: $0.pts, payload: $0.payload) } == expected.map(\.send))
+        #expect(running.deliveries("two").allSatisfy { $0.program == 2 && $0.pid == 0x202 })
+        #expect(running.deliveries("both").isEmpty)
     }
 
     @Test func aChannelsProgramIsAProgramNumber() throws {

@@ -140,8 +140,8 @@ struct OutputFaultTests {
         #expect(loss.count == 40 - held && writer.health.recordsLost == 40 - held)
         #expect(loss.byChannel["even"]?.from == 1_000 && loss.byChannel["odd"]?.from == 1_001)
         let words = LineWriter.Change.records([], loss: loss, health: writer.health, at: Date())
-        #expect(words.count == 2 && words.allSatisfy { $0.type == .loss && $0.output == "test" })
-        #expect(words.first { $0.channel == "even" }?.lostRecords == loss.byChannel["even"]?.count)
+        #expect(words.count == 2 && words.losses.count == 2 && words.losses.allSatisfy { $0.output == "test" })
+        #expect(words.losses.first { $0.channel == "even" }?.records == loss.byChannel["even"]?.count)
         #expect(words.first?.message?.contains("No space left on device") == true, "\(words)")
 
         let folder = try Samples.temporaryFolder()
@@ -192,9 +192,9 @@ struct OutputFaultTests {
         let outputs = OutputSet([output])
         for index in 0..<6 { await outputs.write(Self.record(index)) }
         let warnings = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
-            .compactMap { try? JSONDecoder().decode(MeterRecord.self, from: Data($0.utf8)) }.filter { $0.type == .warning }
+            .compactMap { try? JSONDecoder().decode(MeterRecord.self, from: Data($0.utf8)) }.warnings
         #expect(warnings.count >= 1)
-        #expect(warnings.allSatisfy { $0.message?.contains("cannot remove the rotated file \(squatter.path)") == true }, "\(warnings)")
+        #expect(warnings.allSatisfy { $0.contains("cannot remove the rotated file \(squatter.path)") }, "\(warnings)")
         await outputs.finish()
     }
 
@@ -233,7 +233,10 @@ struct OutputFaultTests {
         let encoder = JSONEncoder()
         func line(_ index: Int) throws -> String {
             var record = Self.record(index)
-            record.mediaSequence = index
+            if case .delivery(var delivery) = record.content {
+                delivery.mediaSequence = index
+                record.content = .delivery(delivery)
+            }
             return String(decoding: try encoder.encode(record), as: UTF8.self) + "\n"
         }
         try (line(1) + line(2)).write(toFile: path, atomically: false, encoding: .utf8)

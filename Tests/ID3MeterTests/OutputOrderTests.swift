@@ -10,7 +10,7 @@ actor SlowOutput: MeterOutput {
     private(set) var payloads: [String] = []
     func write(_ record: MeterRecord) async {
         for _ in 0..<5 { await Task.yield() }
-        payloads.append(record.payload ?? "")
+        payloads.append(record.delivery?.payload ?? "")
     }
     func finish() {}
 }
@@ -24,7 +24,7 @@ final class OrderWatch: MeterOutput {
     func write(_ record: MeterRecord) async {
         let held = await before.payloads
         state.withLock { state in
-            state.seen.append(record.payload ?? "")
+            state.seen.append(record.delivery?.payload ?? "")
             // The output before may not hold a record this one has not been given.
             if held != state.seen { state.ahead += 1 }
         }

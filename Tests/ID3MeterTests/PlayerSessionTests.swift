@@ -165,7 +165,7 @@ struct PlayerSessionTests {
         await running.lineup.removeAll()
         #expect(ended, "\(statuses)")
         for name in channels.keys.sorted() {
-            #expect(running.records(name, .sendID3).map { Command.Send(pts: $0.pts, payload: $0.payload) } == (try Self.planted()),
+            #expect(running.deliveries(name).map { Command.Send(pts: $0.pts, payload: $0.payload) } == (try Self.planted()),
                     "serve \(name)")
         }
         #expect(cdn.problems.all == [])

@@ -175,8 +175,8 @@ struct PrivateOriginTests {
         _ = origin.stop()
         #expect(ended, "\(statuses)")
         #expect(log.split(separator: "\n").contains("CONNECT 127.0.0.1:\(origin.port)"), "\(log)")
-        #expect(running.records("private", .sendID3).map { Command.Send(pts: $0.pts, payload: $0.payload) } == (try Self.planted()))
-        #expect(running.records("without", .sendID3).isEmpty)
+        #expect(running.deliveries("private").map { Command.Send(pts: $0.pts, payload: $0.payload) } == (try Self.planted()))
+        #expect(running.deliveries("without").isEmpty)
         #expect(throws: ConfigError.self) {
             try config.channel(from: "{name: x, url: \"https://h/a.m3u8\", client_cert: /etc/passwd}", source: "PUT /channels/x")
         }

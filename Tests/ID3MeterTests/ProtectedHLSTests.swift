@@ -114,9 +114,9 @@ struct ProtectedHLSTests {
         for (name, url) in channels {
             let playlist = String(url.dropFirst(server.url("").count))
             let expected = try Self.planted(in: [playlist])
-            #expect(running.records(name, .sendID3).map { Command.Send(pts: $0.pts, payload: $0.payload) }
+            #expect(running.deliveries(name).map { Command.Send(pts: $0.pts, payload: $0.payload) }
                 == expected.map { Command.Send(pts: $0.pts, payload: $0.owner) }, "\(name)")
-            #expect(running.records(name, .warning).filter { $0.message?.contains("sample-encrypted") == true }.count == 1, "\(name)")
+            #expect(running.records(name).warnings.filter { $0.contains("sample-encrypted") }.count == 1, "\(name)")
         }
 
         let asked = server.requests.map(\.path)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ID3Meter
 @testable import ID3MeterCore
+@testable import ID3MeterServe
 
 /// docs/records.schema.json documents every field scan and meter records can have; real output
 /// of every record kind is checked against it by an independent validator (python3-jsonschema,
@@ -45,7 +46,7 @@ struct RecordSchemaTests {
         let now = Date()
         let point = ResumePoint(input: "http://h/live.m3u8", mediaSequence: 7, pts: 100, payload: "www.nielsen.com/x", sentAt: 0)
         for record in [MeterRecord.warning("the media sequence went back", channel: "news", at: now),
-                       .configChange("add", channel: "news", by: "ops", old: nil, new: "http://h/live.m3u8", at: now),
+                       ConfigChange(action: "add", channel: "news", by: "ops", old: nil, new: "http://h/live.m3u8").record(at: now),
                        .resume(.atLiveEdge(lost: 8...9, seconds: 12), from: point, at: now)] {
             await outputs.write(record)
         }

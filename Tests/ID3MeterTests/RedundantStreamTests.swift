@@ -103,12 +103,12 @@ struct RedundantStreamTests {
         #expect(down.withLock { $0 })
 
         let join = try #require(channel.joinSegment(back: 3))
-        let delivered = running.records("r", .sendID3).compactMap(\.payload)
+        let delivered = running.deliveries("r").compactMap(\.payload)
         #expect(!delivered.isEmpty && delivered == channel.owners(from: join), "\(delivered.count) of \(channel.owners(from: join).count)")
 
-        let switched = running.records("r", .warning).compactMap(\.message).filter { $0.contains("redundant copy at") }
+        let switched = running.records("r").warnings.filter { $0.contains("redundant copy at") }
         #expect(switched.count == 1 && switched.first?.contains(backup.url("live.m3u8")) == true, "\(switched)")
-        #expect(running.records("r", .alert).contains { $0.alert == "on_backup" && $0.active == true })
+        #expect(running.alerts("r").contains { $0.name == "on_backup" && $0.active })
         #expect(metrics[#"id3meter_path_switches_total{channel="r"}"#] == 1)
         // A segment failed on the first host and was read from the second.
         #expect((statuses.first?.segmentsFailed ?? 0) >= 1, "\(statuses)")
@@ -177,11 +177,11 @@ struct RedundantStreamTests {
         #expect(ended, "\(statuses)")
 
         let join = try #require(channel.joinSegment(back: 3))
-        let delivered = running.records("s", .sendID3).compactMap(\.payload)
+        let delivered = running.deliveries("s").compactMap(\.payload)
         #expect(!delivered.isEmpty && delivered == channel.owners(from: join))
-        let steered = running.records("s", .warning).compactMap(\.message).filter { $0.contains("put pathway B first") }
-        #expect(steered.count == 1, "\(running.records("s", .warning).compactMap(\.message))")
-        #expect(!running.records("s", .alert).contains { $0.alert == "on_backup" })
+        let steered = running.records("s").warnings.filter { $0.contains("put pathway B first") }
+        #expect(steered.count == 1, "\(running.records("s").warnings)")
+        #expect(!running.alerts("s").contains { $0.name == "on_backup" })
         // The steering server was told the pathway in use, before and after.
         let told = first.requests.filter { $0.path == "steer.json" }.compactMap { $0.query["_HLS_pathway"] }
         #expect(told.first == "A" && told.last == "B", "\(told)")

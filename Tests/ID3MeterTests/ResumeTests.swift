@@ -77,8 +77,9 @@ struct ResumePickUpTests {
 @Suite("Resume: the state folder", .serialized, .timeLimit(.minutes(2)))
 struct StateDirectoryTests {
     static func line(channel: String?, seq: Int, payload: String, at: Double) -> String {
-        var record = MeterRecord(type: .sendID3, sentAt: at, source: "http://h/\(channel ?? "x").m3u8", payload: payload, pts: Int64(seq * 10),
-                                 mediaSequence: seq)
+        let segment = TagOrigin.Segment(uri: "s\(seq).ts", mediaSequence: seq)
+        var record = MeterRecord.delivery(payload, context: TagContext(pts: Int64(seq * 10), origin: TagOrigin(source: "http://h/\(channel ?? "x").m3u8", segment: segment),
+                                                                      programDateTime: nil), at: Date(timeIntervalSince1970: at))
         record.channel = channel
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

@@ -45,9 +45,14 @@ struct RunningLineup {
         await lineup.apply(config)
     }
 
-    func records(_ channel: String, _ type: MeterRecord.Kind) -> [MeterRecord] {
-        collected.all.filter { $0.channel == channel && $0.type == type }
-    }
+    /// The deliveries of `channel`, in order.
+    func deliveries(_ channel: String) -> [Stamped<MeterRecord.Delivery>] { collected.all.of(channel).deliveries }
+
+    /// The records of `channel`, in order.
+    func records(_ channel: String) -> [MeterRecord] { collected.all.of(channel) }
+
+    /// The alerts of `channel`, in order.
+    func alerts(_ channel: String) -> [Stamped<MeterRecord.Alert>] { collected.all.of(channel).alerts }
 
     /// Waits, looking every 50 ms, until `done` holds of the statuses or 60 s pass; the last
     /// statuses seen, and whether `done` held.
@@ -86,9 +91,9 @@ struct ServeTests {
         await running.lineup.removeAll()
         #expect(ended, "\(statuses)")
 
-        func deliveries(_ channel: String) -> [MeterRecord] { running.records(channel, .sendID3) }
+        func deliveries(_ channel: String) -> [Stamped<MeterRecord.Delivery>] { running.deliveries(channel) }
         // Tag-loss alerts; these streams' tags come every 0.5 s, which the QA checks flag apart.
-        func alerts(_ channel: String) -> [MeterRecord] { running.records(channel, .alert).filter { $0.alert != "failing_checks" } }
+        func alerts(_ channel: String) -> [Stamped<MeterRecord.Alert>] { running.alerts(channel).filter { $0.name != "failing_checks" } }
         // Each channel gets exactly its own stream's tags from where it joined, once, in order.
         for name in ["a", "b", "gap"] {
             let live = try #require(server.channels[name])
@@ -97,7 +102,7 @@ struct ServeTests {
         }
         #expect(Set(deliveries("a").compactMap(\.payload)).isDisjoint(with: deliveries("b").compactMap(\.payload)))
         // Tags 0.5 s apart are past the Validator's tag-duration tolerance.
-        #expect(running.records("a", .alert).contains { $0.alert == "failing_checks" && $0.message == "failing the QA checks tag_duration" })
+        #expect(running.alerts("a").contains { $0.name == "failing_checks" && $0.message == "failing the QA checks tag_duration" })
 
         // No alert while tags flowed.
         let lastOfA = try #require(deliveries("a").last?.sentAt)
@@ -106,17 +111,17 @@ struct ServeTests {
         // The channel whose tags stopped for 4 s alerted 2 s after the last one (within a second)
         // and stopped alerting with the first tag back.
         let gapAlerts = alerts("gap")
-        let start = try #require(gapAlerts.first { $0.active == true })
-        #expect(start.alert == "no_tags")
+        let start = try #require(gapAlerts.first { $0.active })
+        #expect(start.name == "no_tags")
         let before = try #require(deliveries("gap").last { $0.sentAt < start.sentAt })
         #expect(start.sentAt - before.sentAt >= 2 && start.sentAt - before.sentAt <= 3, "\(start.sentAt - before.sentAt) s")
-        let end = try #require(gapAlerts.first { $0.active == false })
+        let end = try #require(gapAlerts.first { !$0.active })
         let back = try #require(deliveries("gap").first { $0.sentAt > start.sentAt })
-        #expect(end.alert == "no_tags" && abs(end.sentAt - back.sentAt) < 0.1)
+        #expect(end.name == "no_tags" && abs(end.sentAt - back.sentAt) < 0.1)
 
         // The channel that never answered alerted from the start, and is being tried again.
         #expect(deliveries("dead").isEmpty)
-        #expect(alerts("dead").first.map { $0.alert == "no_tags" && $0.active == true } == true)
+        #expect(alerts("dead").first.map { $0.name == "no_tags" && $0.active } == true)
         let dead = try #require(statuses.first { $0.name == "dead" })
         #expect(dead.state == .failed && dead.restarts >= 1 && dead.alerts == [.noTags], "\(dead)")
     }
@@ -129,29 +134,28 @@ extension ServeTests {
         let server = try LineupServer(["a": Self.channel(seed: 1), "k": Self.channel(seed: 4)])
         defer { server.stop() }
         let running = try await RunningLineup(["a", "k"], of: server)
-        func records(_ channel: String, _ type: MeterRecord.Kind) -> [MeterRecord] { running.records(channel, type) }
-        _ = try await running.statuses { _ in records("k", .sendID3).count >= 3 }
+        _ = try await running.statuses { _ in running.deliveries("k").count >= 3 }
         server.kill("k")
         let killedAt = Date().timeIntervalSince1970
-        func noTagsAlert() -> MeterRecord? { records("k", .alert).first { $0.alert == "no_tags" && $0.active == true } }
+        func noTagsAlert() -> Stamped<MeterRecord.Alert>? { running.alerts("k").first { $0.name == "no_tags" && $0.active } }
         _ = try await running.statuses { statuses in noTagsAlert() != nil && statuses.first { $0.name == "a" }?.state == .ended }
         let metrics = running.metrics
         await running.lineup.removeAll()
 
-        let lastOfK = try #require(records("k", .sendID3).last?.sentAt)
+        let lastOfK = try #require(running.deliveries("k").last?.sentAt)
         let alert = try #require(noTagsAlert())
         #expect(alert.sentAt - lastOfK >= 2 && alert.sentAt - lastOfK <= 3, "alerted \(alert.sentAt - lastOfK) s after k's last tag")
         // What k had buffered (three 1 s segments, its join) still played.
         #expect(lastOfK <= killedAt + 4)
         // Its playlist stopped too: stale after three target durations.
-        #expect(records("k", .alert).contains { $0.alert == "playlist_stale" && $0.active == true })
+        #expect(running.alerts("k").contains { $0.name == "playlist_stale" && $0.active })
 
         let a = try #require(server.channels["a"])
-        #expect(records("a", .sendID3).compactMap(\.payload) == a.owners(from: try #require(a.joinSegment(back: 3))))
+        #expect(running.deliveries("a").compactMap(\.payload) == a.owners(from: try #require(a.joinSegment(back: 3))))
         // Every delivery of a is in its pacing histogram, none late by a quarter of a second: a
         // bound loose enough for a loaded machine (`make bench-fleet` measures the real spread).
         let count = try #require(metrics[#"id3meter_pacing_error_seconds_count{channel="a"}"#])
-        #expect(count == Double(records("a", .sendID3).count))
+        #expect(count == Double(running.deliveries("a").count))
         #expect(metrics[#"id3meter_pacing_error_seconds_bucket{channel="a",le="0.25"}"#] == count, "\(metrics.filter { $0.key.contains("pacing") })")
     }
 }
@@ -174,11 +178,11 @@ extension ServeTests {
 
         let records = running.collected.all
         let a = try #require(server.channels["a"])
-        let sendsOfA = records.filter { $0.channel == "a" && $0.type == .sendID3 }
+        let sendsOfA = records.of("a").deliveries
         #expect(sendsOfA.compactMap(\.payload) == a.owners(from: try #require(a.joinSegment(back: 3))))
         #expect(metrics[#"id3meter_pacing_error_seconds_bucket{channel="a",le="0.25"}"#] == Double(sendsOfA.count))
-        #expect(!records.contains { $0.channel == "h" && $0.type == .sendID3 })
-        #expect(records.contains { $0.channel == "h" && $0.type == .alert && $0.alert == "no_tags" && $0.active == true })
+        #expect(records.of("h").deliveries.isEmpty)
+        #expect(records.of("h").alerts.contains { $0.name == "no_tags" && $0.active })
     }
 }
 

@@ -6,7 +6,7 @@ let url = CommandLine.arguments.dropFirst().first ?? "https://host/live/master.m
 
 actor CountingOutput: MeterOutput {
     private(set) var deliveries = 0
-    func write(_ record: MeterRecord) { if record.type == .sendID3 { deliveries += 1 } }
+    func write(_ record: MeterRecord) { if case .delivery = record.content { deliveries += 1 } }
     func finish() {}
 }
 

@@ -23,7 +23,7 @@ public struct MeteringService: Service {
         self.logger = logger
     }
 
-    public func run() async throws {
+    public func run() async {
         logger.info("metering", metadata: ["channel": "\(meter.session.channelName)"])
         let delivered = await cancelWhenGracefulShutdown { [meter, engine, logger] in
             var delivered = 0

@@ -52,7 +52,7 @@ public final class CollectorOutput: MeterOutput, Sendable {
     /// from them.
     public init(collector: URL, spoolDirectory: URL, settings: Settings = Settings(),
                 onError: @escaping @Sendable (String) -> Void = { _ in },
-                accepted: @escaping @Sendable (Substring) async -> Void = { _ in }) throws {
+                accepted: @escaping @Sendable (Substring) async -> Void = { _ in }) throws(SpoolError) {
         self.collector = collector
         self.settings = settings
         self.onError = onError

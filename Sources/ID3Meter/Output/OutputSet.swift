@@ -89,7 +89,9 @@ public actor OutputSet: MeterOutput {
     }
 
     private func say(_ notices: [MeterRecord]) {
-        let dropped = notices.reduce(0) { $0 + ($1.lostRecords ?? 0) }
+        let dropped = notices.reduce(0) { total, notice in
+            if case .loss(let loss) = notice.content { total + loss.records } else { total }
+        }
         if dropped > 0 { lost.withLock { $0 += dropped } }
         notices.forEach(notice)
     }

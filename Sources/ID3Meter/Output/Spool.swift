@@ -58,11 +58,15 @@ final class Spool {
     private var sequenceURL: URL { directory.appendingPathComponent("last-batch") }
     private var deadLetterFolder: URL { SpoolFolder(directory: directory).deadLetterFolder }
 
-    init(directory: URL, maximumBytes: UInt64? = nil, holdLimit: Int = 16 << 20) throws {
+    init(directory: URL, maximumBytes: UInt64? = nil, holdLimit: Int = 16 << 20) throws(CollectorOutput.SpoolError) {
         self.directory = directory
         self.maximumBytes = maximumBytes
         self.holdLimit = holdLimit
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CollectorOutput.SpoolError(directory: directory.path, reason: error.localizedDescription)
+        }
         let identifierFile = directory.appendingPathComponent("spool-id")
         if let existing = try? String(contentsOf: identifierFile, encoding: .utf8), !existing.isEmpty {
             identifier = existing
@@ -308,5 +312,15 @@ final class Spool {
             }
             health.recordsLost += 1
         }
+    }
+}
+
+extension CollectorOutput {
+    /// The spool's folder cannot be made (a path under a file, no permission, a read-only disk).
+    public struct SpoolError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var directory: String
+        /// The system's words.
+        public var reason: String
+        public var description: String { "cannot use the spool \(directory): \(reason)" }
     }
 }

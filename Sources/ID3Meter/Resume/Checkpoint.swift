@@ -29,19 +29,13 @@ extension ResumePoints {
         let decoder = JSONDecoder()
         var unreadable = 0
         for line in text.split(separator: "\n") where !line.allSatisfy(\.isWhitespace) {
-            guard var record = try? decoder.decode(MeterRecord.self, from: Data(line.utf8)) else {
+            guard let record = try? decoder.decode(MeterRecord.self, from: Data(line.utf8)) else {
                 unreadable += 1
                 continue
             }
-            // Written before the records took scan's field name: the same number, as `seq`.
-            if record.mediaSequence == nil { record.mediaSequence = try? decoder.decode(LegacySequence.self, from: Data(line.utf8)).seq }
             fold(record)
         }
         return unreadable
     }
 }
 
-/// A delivery record's media sequence as records written before 2026-11 named it.
-private struct LegacySequence: Decodable {
-    var seq: Int?
-}

@@ -29,7 +29,7 @@ package final class CheckpointOutput: MeterOutput, Sendable {
     }
 
     public func write(_ record: MeterRecord) {
-        guard record.type == .sendID3 else { return }
+        guard record.delivery != nil else { return }
         let due: Checkpoint? = folded.withLock { folded in
             folded.points.fold(record)
             folded.changed = true

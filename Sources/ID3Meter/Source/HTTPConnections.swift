@@ -148,7 +148,7 @@ public final class HTTPConnections: Sendable {
 extension HTTPConnections: Service {
     /// Waits for the group's graceful shutdown (or cancellation), then shuts down: put it
     /// before the services that fetch through it, so that it ends after them.
-    public func run() async throws {
+    public func run() async {
         try? await gracefulShutdown()
         await shutdown()
     }

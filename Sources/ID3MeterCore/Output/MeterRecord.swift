@@ -1,108 +1,206 @@
 import FoundationEssentials
 
-/// One line of the meter's output: a `sendID3` delivery, an engine event, an alert starting or
-/// ending (a channel's tag loss in `serve`, an output that cannot be written), where a restarted
-/// meter resumed (`--state`), or records an output had to drop. Decodable too: a restarted
-/// meter reads its records back to know what it delivered.
+/// One line of the meter's output: who wrote it and when, and what it is (`content`), one kind
+/// of record each: a `sendID3` delivery, an engine event, an alert starting or ending, where a
+/// restarted meter resumed, records an output had to drop, a warning, or a kind of the
+/// application's own (`serve`'s line-up changes). Decodable too: a restarted meter reads its
+/// records back to know what it delivered.
+///
+/// In JSON every kind is one flat object, its `type` naming the kind (docs/records.schema.json).
 public struct MeterRecord: Codable, Sendable, Equatable {
-    /// A delivery (`send_id3`), an engine event, an alert, a resumption, records lost by an
-    /// output, a warning about a channel's stream (`serve`: its sequence went back, say), or a
-    /// change of `serve`'s line-up (the audit trail).
-    public enum Kind: String, Codable, Sendable { case sendID3 = "send_id3", event, alert, resume, loss, warning, configChange = "config_change" }
-
-    public var type: Kind
-    /// Unix epoch seconds when the call was made.
+    /// Unix epoch seconds when the record was made.
     public var sentAt: Double
-    public var source: String?
-    public var payload: String?
-    /// For a delivery: the tag's identity, the same in every meter's record of it (`TagIdentity`).
-    public var tagID: String?
-    public var pts: Int64?
-    /// The segment's media sequence number (`media_sequence`, as in scan records; records
-    /// written before 2026-11 say `seq`, which reading them back still takes).
-    public var mediaSequence: Int?
-    public var discontinuitySequence: Int?
-    public var segment: String?
-    public var programDateTime: String?
-    /// For an engine event: its SDK code (`EngineEvent.code`) and its words.
-    public var event: Int?
-    public var message: String?
-    /// The line-up channel the record is of (`serve`).
+    /// The line-up channel the record is of (`serve`), or `nil` for a meter of one stream.
     public var channel: String?
-    /// The meter that wrote it (`serve`'s `--meter`, by default its host's name: a pod's), so
-    /// that the records of two meters of one channel can be told apart.
+    /// The meter that wrote it (`OutputSet`'s `meter`: `serve`'s `--meter`, by default its
+    /// host's name), so that the records of two meters of one channel can be told apart.
     public var meter: String?
-    /// For an alert: which (`TagLossWatch.Alert`), and whether it starts (true) or ends.
-    public var alert: String?
-    public var active: Bool?
-    /// For a resumption at the live edge: the media seconds never read.
-    public var lostSeconds: Double?
-    /// For a loss: how many records of `channel` one output dropped, and when the first and the
-    /// last of them were made (Unix seconds).
-    public var lostRecords: Int?
-    public var lostFrom: Double?
-    public var lostTo: Double?
-    /// For an output's alert or loss: which output (`stdout`, `--output FILE`, `collector`).
-    public var output: String?
-    /// For a line-up change: `add`, `replace`, `delete` or `reload`; who made it (an API token's
-    /// name, `SIGHUP`, or `local` for a tokenless loopback API); the channel's URL before and after.
-    public var action: String?
-    public var by: String?
-    public var oldURL: String?
-    public var newURL: String?
-    /// For a DASH segment's delivery: its Period, Representation and `$Time$`.
-    public var period: String?
-    public var representation: String?
-    public var segmentTime: Int?
-    /// For an MPEG-TS tag's delivery: its program_number and PID.
-    public var program: Int?
-    public var pid: Int?
-    /// For a delivery from an HLS interstitial's asset: the interstitial's ID.
-    public var interstitial: String?
+    public var content: Content
 
-    enum CodingKeys: String, CodingKey {
-        case type, sentAt = "sent_at", source, payload, tagID = "tag_id", pts, mediaSequence = "media_sequence", discontinuitySequence = "discontinuity_sequence"
-        case segment, programDateTime = "program_date_time", event, message, channel, meter, alert, active
-        case lostSeconds = "lost_seconds", lostRecords = "lost_records", lostFrom = "lost_from", lostTo = "lost_to", output
-        case action, by, oldURL = "old_url", newURL = "new_url"
-        case period, representation, segmentTime = "segment_time", program, pid, interstitial
+    /// What a record is. Later versions may add kinds: a `switch` over it needs a `default:`
+    /// to keep compiling (or match the kinds it cares about with `if case`).
+    public enum Content: Sendable, Equatable {
+        case delivery(Delivery)
+        case event(Event)
+        case alert(Alert)
+        case resume(Resume)
+        case loss(Loss)
+        case warning(Warning)
+        /// A kind the library does not make: the application's own (`serve`'s `config_change`),
+        /// or one written by a later version, read back.
+        case custom(Custom)
+    }
+
+    public init(sentAt: Double, channel: String? = nil, meter: String? = nil, _ content: Content) {
+        self.sentAt = sentAt
+        self.channel = channel
+        self.meter = meter
+        self.content = content
+    }
+
+    /// A `sendID3` call: the payload and where its tag was read.
+    public struct Delivery: Sendable, Equatable {
+        public var payload: String
+        /// The tag's identity, the same in every meter's record of it (`TagIdentity`).
+        public var tagID: String
+        /// The input the tag was read from.
+        public var source: String
+        public var pts: Int64?
+        /// The segment's media sequence number (`media_sequence`, as in scan records; records
+        /// written before 2026-11 say `seq`, which reading them back still takes).
+        public var mediaSequence: Int?
+        public var discontinuitySequence: Int?
+        public var segment: String?
+        public var programDateTime: String?
+        /// For a DASH segment: its Period, Representation and `$Time$`.
+        public var period: String?
+        public var representation: String?
+        public var segmentTime: Int?
+        /// For an MPEG-TS tag: its program_number and PID.
+        public var program: Int?
+        public var pid: Int?
+        /// For a tag from an HLS interstitial's asset: the interstitial's ID.
+        public var interstitial: String?
+
+        /// The delivery of `payload`, placed by its tag's context.
+        public init(_ payload: String, context: TagContext) {
+            self.payload = payload
+            tagID = TagIdentity.of(payload: payload)
+            source = context.origin.source
+            pts = context.pts
+            let segment = context.origin.segment
+            (mediaSequence, discontinuitySequence) = (segment?.mediaSequence, segment?.discontinuitySequence)
+            self.segment = segment?.uri
+            programDateTime = context.programDateTime.map(ProgramDateTime.format)
+            (period, representation, segmentTime) = (segment?.dash?.period, segment?.dash?.representation, segment?.dash?.time)
+            (program, pid) = (context.transportStream?.program, context.transportStream?.pid)
+            interstitial = segment?.interstitial?.id
+        }
+
+        init(payload: String, tagID: String, source: String) {
+            (self.payload, self.tagID, self.source) = (payload, tagID, source)
+        }
+    }
+
+    /// An engine event (`EngineEvent`): its SDK code and its words.
+    public struct Event: Sendable, Equatable {
+        public var code: Int
+        public var message: String
+
+        public init(code: Int, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// An alert starting (`active`) or ending: a channel's (`no_tags`, `playlist_stale`...), or
+    /// an output's (`output_write_failing`, with `output` naming it).
+    public struct Alert: Sendable, Equatable {
+        public var name: String
+        public var active: Bool
+        public var message: String?
+        public var output: String?
+
+        public init(name: String, active: Bool, message: String?, output: String? = nil) {
+            self.name = name
+            self.active = active
+            self.message = message
+            self.output = output
+        }
+    }
+
+    /// Where a meter restarted from a checkpoint picked up on `source`.
+    public struct Resume: Sendable, Equatable {
+        public var source: String
+        /// The segment it resumed at, or the playlist's when its sequence went back.
+        public var mediaSequence: Int?
+        /// At the live edge: the media seconds never read.
+        public var lostSeconds: Double?
+        public var message: String
+    }
+
+    /// Records of the channel that `output` had to drop: how many, and when the first and the
+    /// last of them were made (Unix seconds).
+    public struct Loss: Sendable, Equatable {
+        public var output: String
+        public var records: Int
+        public var from: Double
+        public var to: Double
+        public var message: String
+    }
+
+    /// Something about a channel's stream or the run, in words (`serve`: its sequence went
+    /// back; an output's notes).
+    public struct Warning: Sendable, Equatable {
+        public var message: String
+
+        public init(_ message: String) { self.message = message }
+    }
+
+    /// A record of a kind the library does not make: its `type`, its words and its other
+    /// fields, all strings. A `type` of the library's own kinds is read back as that kind.
+    public struct Custom: Sendable, Equatable {
+        public var type: String
+        public var message: String?
+        public var fields: [String: String]
+
+        public init(type: String, message: String?, fields: [String: String]) {
+            self.type = type
+            self.message = message
+            self.fields = fields
+        }
+    }
+
+    /// The kind's name, as JSON's `type` says it: `send_id3`, `event`, `alert`, `resume`,
+    /// `loss`, `warning`, or a custom record's own.
+    public var type: String {
+        switch content {
+        case .delivery: "send_id3"
+        case .event: "event"
+        case .alert: "alert"
+        case .resume: "resume"
+        case .loss: "loss"
+        case .warning: "warning"
+        case .custom(let custom): custom.type
+        }
+    }
+
+    /// The record in words, for a log line; a delivery has none.
+    public var message: String? {
+        switch content {
+        case .delivery: nil
+        case .event(let event): event.message
+        case .alert(let alert): alert.message
+        case .resume(let resume): resume.message
+        case .loss(let loss): loss.message
+        case .warning(let warning): warning.message
+        case .custom(let custom): custom.message
+        }
+    }
+
+    /// The delivery this record is, if it is one.
+    public var delivery: Delivery? {
+        if case .delivery(let delivery) = content { delivery } else { nil }
+    }
+
+    /// The alert this record is, if it is one.
+    public var alert: Alert? {
+        if case .alert(let alert) = content { alert } else { nil }
     }
 
     /// The record of a `sendID3(payload)` call made at `date`, placed by the tag's context.
     public static func delivery(_ payload: String, context: TagContext, at date: Date) -> MeterRecord {
-        var record = MeterRecord(type: .sendID3, sentAt: date.timeIntervalSince1970, source: context.origin.source, payload: payload,
-                                 tagID: TagIdentity.of(payload: payload), pts: context.pts, mediaSequence: context.origin.segment?.mediaSequence,
-                                 discontinuitySequence: context.origin.segment?.discontinuitySequence,
-                                 segment: context.origin.segment?.uri, programDateTime: context.programDateTime.map(ProgramDateTime.format))
-        if let place = context.origin.segment?.dash {
-            (record.period, record.representation, record.segmentTime) = (place.period, place.representation, place.time)
-        }
-        (record.program, record.pid) = (context.transportStream?.program, context.transportStream?.pid)
-        record.interstitial = context.origin.segment?.interstitial?.id
-        return record
+        MeterRecord(sentAt: date.timeIntervalSince1970, .delivery(Delivery(payload, context: context)))
     }
 
     /// The record of an engine event reported at `date`.
     package static func event(_ event: EngineEvent, at date: Date) -> MeterRecord {
-        MeterRecord(type: .event, sentAt: date.timeIntervalSince1970, event: event.code, message: event.description)
-    }
-
-    /// A change of the line-up (`serve`'s audit trail): `action` on `channel` by `caller`, its URL before and after.
-    public static func configChange(_ action: String, channel: String?, by caller: String, old: String?, new: String?,
-                                    at date: Date) -> MeterRecord {
-        var record = MeterRecord(type: .configChange, sentAt: date.timeIntervalSince1970, channel: channel)
-        record.action = action
-        record.by = caller
-        record.oldURL = old
-        record.newURL = new
-        let what = [channel.map { "channel \($0)" }, old.map { "from \($0)" }, new.map { "to \($0)" }].compactMap { $0 }
-        record.message = "\(action) \(what.joined(separator: " ")) by \(caller)"
-        return record
+        MeterRecord(sentAt: date.timeIntervalSince1970, .event(Event(code: event.code, message: event.description)))
     }
 
     /// A warning about `channel`'s stream, or about the run when `nil`, in words.
     public static func warning(_ message: String, channel: String?, at date: Date) -> MeterRecord {
-        MeterRecord(type: .warning, sentAt: date.timeIntervalSince1970, message: message, channel: channel)
+        MeterRecord(sentAt: date.timeIntervalSince1970, channel: channel, .warning(Warning(message)))
     }
 
     /// The record of `change` on `channel`, at `date`, with `message` saying why in words.
@@ -112,30 +210,29 @@ public struct MeterRecord: Codable, Sendable, Equatable {
 
     /// The record of the alert `name` starting (`active`) or ending on `channel`.
     public static func alert(_ name: String, active: Bool, channel: String, message: String, at date: Date) -> MeterRecord {
-        MeterRecord(type: .alert, sentAt: date.timeIntervalSince1970, message: message, channel: channel, alert: name, active: active)
+        MeterRecord(sentAt: date.timeIntervalSince1970, channel: channel, .alert(Alert(name: name, active: active, message: message)))
     }
 }
 
 extension MeterRecord {
     /// The record of where a meter restarted from `point` picked up on `source`.
     public static func resume(_ resumption: Resumption, from point: ResumePoint, at date: Date) -> MeterRecord {
-        var record = MeterRecord(type: .resume, sentAt: date.timeIntervalSince1970, source: point.input)
-        switch resumption {
+        let resume = switch resumption {
         case .atSegment(let sequence):
-            record.mediaSequence = sequence
-            record.message = "resumed at segment \(sequence), after the tag delivered at \(Self.clock(point.sentAt))"
+            Resume(source: point.input, mediaSequence: sequence,
+                   message: "resumed at segment \(sequence), after the tag delivered at \(Self.clock(point.sentAt))")
         case .atLiveEdge(let lost, let seconds):
-            record.lostSeconds = seconds
-            let segments = lost.map { " (segments \($0.lowerBound)...\($0.upperBound), and the rest of \(point.mediaSequence))" }
-                ?? " (the rest of segment \(point.mediaSequence))"
-            record.message = "segment \(point.mediaSequence) of the last delivered tag has left the live window; joined at the live edge, "
-                + "about \(FixedPoint.string(seconds, places: 1)) s lost\(segments)"
+            Resume(source: point.input, lostSeconds: seconds,
+                   message: "segment \(point.mediaSequence) of the last delivered tag has left the live window; joined at the live edge, "
+                       + "about \(FixedPoint.string(seconds, places: 1)) s lost"
+                       + (lost.map { " (segments \($0.lowerBound)...\($0.upperBound), and the rest of \(point.mediaSequence))" }
+                           ?? " (the rest of segment \(point.mediaSequence))"))
         case .sequenceWentBack(let sequence):
-            record.mediaSequence = sequence
-            record.message = "the playlist's media sequence (\(sequence)) is behind the checkpoint's (\(point.mediaSequence)); "
-                + "joined at the live edge, the loss unknown"
+            Resume(source: point.input, mediaSequence: sequence,
+                   message: "the playlist's media sequence (\(sequence)) is behind the checkpoint's (\(point.mediaSequence)); "
+                       + "joined at the live edge, the loss unknown")
         }
-        return record
+        return MeterRecord(sentAt: date.timeIntervalSince1970, .resume(resume))
     }
 
     private static func clock(_ epoch: Double) -> String {

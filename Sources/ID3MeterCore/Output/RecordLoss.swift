@@ -33,16 +33,11 @@ package struct RecordLoss: Sendable, Equatable {
     /// One `loss` record per channel, by `output`, for `why` ("could not be stored (...)").
     public func records(output: String, why: String, at date: Date) -> [MeterRecord] {
         byChannel.sorted { $0.key < $1.key }.map { channel, span in
-            var record = MeterRecord(type: .loss, sentAt: date.timeIntervalSince1970)
-            record.channel = channel.isEmpty ? nil : channel
-            record.output = output
-            record.lostRecords = span.count
-            record.lostFrom = span.from
-            record.lostTo = span.to
             let whose = channel.isEmpty ? "" : " of channel \(channel)"
-            record.message = "\(span.count) record\(span.count == 1 ? "" : "s")\(whose), made from \(Self.clock(span.from)) "
+            let message = "\(span.count) record\(span.count == 1 ? "" : "s")\(whose), made from \(Self.clock(span.from)) "
                 + "to \(Self.clock(span.to)), \(why) and \(span.count == 1 ? "was" : "were") dropped from \(output)"
-            return record
+            return MeterRecord(sentAt: date.timeIntervalSince1970, channel: channel.isEmpty ? nil : channel,
+                               .loss(MeterRecord.Loss(output: output, records: span.count, from: span.from, to: span.to, message: message)))
         }
     }
 
@@ -55,13 +50,10 @@ extension MeterRecord {
     /// An output's alert: `output` cannot be written (`failure` says why), or can again (`nil`).
     /// `meanwhile` says what happens until it can ("records are held in memory until it can").
     public static func outputAlert(_ output: String, failure: String?, held: Int, meanwhile: String, at date: Date) -> MeterRecord {
-        var record = MeterRecord(type: .alert, sentAt: date.timeIntervalSince1970)
-        record.alert = "output_write_failing"
-        record.output = output
-        record.active = failure != nil
-        record.message = failure.map { "\(output) cannot be written (\($0)); \(meanwhile)" }
+        let message = failure.map { "\(output) cannot be written (\($0)); \(meanwhile)" }
             ?? (held == 0 ? "\(output) is written again"
                 : "\(output) is written again; the \(held) record\(held == 1 ? "" : "s") held meanwhile \(held == 1 ? "is" : "are") in it")
-        return record
+        return MeterRecord(sentAt: date.timeIntervalSince1970,
+                           .alert(Alert(name: "output_write_failing", active: failure != nil, message: message, output: output)))
     }
 }

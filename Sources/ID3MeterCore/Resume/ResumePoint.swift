@@ -29,11 +29,9 @@ public struct ResumePoint: Codable, Sendable, Equatable {
     /// The point a delivery record leaves; `nil` for any other record, or a delivery from an
     /// input without media sequence numbers (only playlists can be resumed).
     public init?(_ record: MeterRecord) {
-        guard record.type == .sendID3, let input = record.source, let payload = record.payload, let seq = record.mediaSequence else {
-            return nil
-        }
-        self.init(input: input, mediaSequence: seq, discontinuitySequence: record.discontinuitySequence ?? 0, pts: record.pts,
-                  payload: payload, sentAt: record.sentAt)
+        guard let delivery = record.delivery, let sequence = delivery.mediaSequence else { return nil }
+        self.init(input: delivery.source, mediaSequence: sequence, discontinuitySequence: delivery.discontinuitySequence ?? 0,
+                  pts: delivery.pts, payload: delivery.payload, sentAt: record.sentAt)
     }
 }
 

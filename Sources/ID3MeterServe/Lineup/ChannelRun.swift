@@ -233,8 +233,8 @@ public final class ChannelRun: Sendable {
     }
 
     /// A delivery the engine made: the watch and the counts hear of it before the record goes out.
-    fileprivate func delivered(_ record: MeterRecord) async {
-        guard let payload = record.payload, let tag = NielsenTag(owner: payload) else { return }
+    fileprivate func delivered(_ delivery: MeterRecord.Delivery, in record: MeterRecord) async {
+        guard let tag = NielsenTag(owner: delivery.payload) else { return }
         let at = now
         state.withLock { state in
             state.lastDelivery = ResumePoint(record) ?? state.lastDelivery
@@ -309,7 +309,7 @@ private final class ChannelOutput: MeterOutput {
     init(run: ChannelRun) { self.run = run }
 
     func write(_ record: MeterRecord) async {
-        if record.type == .sendID3 { await run?.delivered(record) }
+        if let delivery = record.delivery { await run?.delivered(delivery, in: record) }
         await run?.write(record)
     }
 

@@ -137,9 +137,9 @@ public actor Lineup: Service {
     /// The audit trail: says `action` on `channel` by `caller` in a log line and a
     /// `config_change` record, and counts it (`id3meter_config_changes_total`).
     public func audit(_ action: String, channel: String?, by caller: String, old: String?, new: String?) async {
-        let record = MeterRecord.configChange(action, channel: channel, by: caller, old: old, new: new, at: Date())
-        logger.notice("config change: \(record.message ?? "")")
-        await output.write(record)
+        let change = ConfigChange(action: action, channel: channel, by: caller, old: old, new: new)
+        logger.notice("config change: \(change.message)")
+        await output.write(change.record(at: Date()))
         Counter(label: "id3meter_config_changes_total", dimensions: [("action", action)], factory: metrics).increment()
     }
 
