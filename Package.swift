@@ -138,18 +138,6 @@ let package = Package(
             dependencies: ["ID3Meter"],
             path: "Examples/CustomEngine"
         ),
-        // A follower a backend runs in its own ServiceGroup, on its own HTTPClient and Logger.
-        .executableTarget(
-            name: "service-follower-example",
-            dependencies: [
-                "ID3Meter",
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["IO"])),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["IO"])),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["IO"])),
-            ],
-            path: "Examples/ServiceFollower"
-        ),
         .executableTarget(
             name: "stored-segments-example",
             dependencies: ["ID3MeterCore"],

@@ -1,7 +1,9 @@
 // A backend following a live stream inside its own ServiceGroup, through its own HTTPClient,
 // logging on its own Logger, then shutting everything down.
 //
-//   swift run service-follower-example URL [TAGS] [graceful|cancel] [hold]
+//   swift run --package-path Examples/ServiceFollower ServiceFollower URL [TAGS] [graceful|cancel] [hold]
+//
+// A package of its own, as a backend's is (Examples/ServiceFollower/Package.swift).
 //
 // It meters until its engine has TAGS tags (default 3), then ends the group, gracefully or by
 // cancelling its task; then it shuts down its client and its event loops, and says how many
