@@ -31,26 +31,35 @@ var nielsenInSegment = 0
 // Connections of its own, shut down at the end: the program leaves no socket or thread behind.
 let connections = HTTPConnections(ioTimeout: .seconds(10))
 let scanner = TagScanner(fetcher: Fetcher(connections: connections))
-for await event in TagSource(input: input, scanner: scanner, clock: ContinuousClock()) {
-    switch event {
-    case .tag(let timed):
-        nielsenInSegment += timed.nielsenTags.count
-    case .segment(let segment):
-        print("\(segment.uri): \(nielsenInSegment) Nielsen tag(s)")
-        nielsenInSegment = 0
-    case .failure(let failure):
-        print("error: \(failure)")
-    case .opened, .malformed, .warning, .resumed, .mediaTime:
-        break
+// A failure the reading goes on after is an event; the one that ends it is thrown.
+do throws(InputFailure) {
+    for try await event in TagSource(input: input, scanner: scanner) {
+        switch event {
+        case .tag(let timed):
+            nielsenInSegment += timed.nielsenTags.count
+        case .segment(let segment):
+            print("\(segment.uri): \(nielsenInSegment) Nielsen tag(s)")
+            nielsenInSegment = 0
+        case .failure(let failure):
+            print("error: \(failure)")
+        case .opened, .malformed, .warning, .resumed, .mediaTime:
+            break
+        }
     }
+} catch {
+    print("error: \(error) (\(error.code.rawValue))")
 }
 
 // 2. The same source played in real time, four times faster, into our engine.
 let session = MeteringSession(channelName: MeteringSession.channelName(for: input))
 let feeder = Feeder(clock: ContinuousClock(), speed: 4)
 let printing = PrintingEngine()
-for await event in session.events(TagSource(input: input, clock: ContinuousClock()), feeder: feeder, engine: printing) {
-    if case .read(.failure(let failure)) = event { print("error: \(failure)") }
+do throws(InputFailure) {
+    for try await event in session.events(TagSource(input: input), feeder: feeder, engine: printing) {
+        if case .read(.failure(let failure)) = event { print("error: \(failure)") }
+    }
+} catch {
+    print("error: \(error)")
 }
 print("\(await printing.tags) tags played")
 
@@ -63,8 +72,12 @@ let outputs = OutputSet([try StreamOutput(appendingTo: file, rotation: StreamOut
 }
 let reference = await ReferenceEngine(appInfo: ReferenceEngine.AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "example", appVersion: "1.0"),
                                 outputs: [outputs])
-for await case .read(.failure(let failure)) in session.events(TagSource(input: input), feeder: Feeder(clock: InstantClock()), engine: reference) {
-    print(failure)
+do {
+    for try await case .read(.failure(let failure)) in session.events(TagSource(input: input), feeder: Feeder(clock: InstantClock()), engine: reference) {
+        print("error: \(failure)")
+    }
+} catch {
+    print("error: \(error)")
 }
 await outputs.finish()
 print("\(await reference.delivered) deliveries recorded in \(file), \(outputs.recordsLost) lost")

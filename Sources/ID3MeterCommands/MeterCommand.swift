@@ -138,7 +138,8 @@ struct MeterCommand: AsyncParsableCommand {
         // The records outlive the metering: the stream's end, or SIGINT or SIGTERM, shuts the
         // group down in reverse, the engine's session ended before the outputs flush.
         let metering = MeteringService { [logger] in
-            for await event in meter.events(engine: engine) {
+            // The failure that ended the reading is said and counted as the others are.
+            for await event in meter.events(engine: engine).caught({ .read(.failure($0)) }) {
                 switch event {
                 case .frameRate(let choice):
                     let line = "frame clock at \(String(format: "%.3f", choice.framesPerSecond)) fps (\(choice.origin == .option ? "--fps" : "\(choice.origin)"))"

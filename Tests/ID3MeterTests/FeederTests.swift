@@ -115,7 +115,7 @@ struct FeederTests {
         let engine = ClockedEngine(clock: clock)
         let segment = PlayoutTests.segment(sequence: 0, startPTS: 0, tagOffsets: [1, 2])
         let unended = PlayoutTests.segment(sequence: 1, startPTS: 6 * 90_000, tagOffsets: [1])
-        let calls = await Feeder(clock: clock).events(Self.source(Self.events(segment) + [.tag(unended.tags[0])]), engine: engine).deliveries()
+        let calls = await Feeder(clock: clock).events(Self.source(Self.events(segment) + [.tag(unended.tags[0])]), engine: engine).deliveries().calls
         #expect(calls == 3)
         #expect(engine.sends.map(\.payload) == ["www.nielsen.com/0/0", "www.nielsen.com/0/1", "www.nielsen.com/1/0"])
         #expect(engine.sends.map(\.at).matches([1.0, 2.0, 7.0], within: 1.0 / 25 + 1e-9), "\(engine.sends)")

@@ -73,7 +73,7 @@ struct LibraryResourceTests {
         var tags = 0
         var during = (threads: 0, sockets: 0)
         for await event in TagSource(input: server.url("master.m3u8"), scanner: TagScanner(fetcher: Fetcher(connections: connections)),
-                                     liveStart: 2, clock: ContinuousClock()) {
+                                     liveStart: 2, clock: ContinuousClock()).caught({ .failure($0) }) {
             guard case .tag = event else { continue }
             tags += 1
             during = (Self.eventLoopThreads(), server.server.openConnections)
@@ -100,7 +100,8 @@ struct LibraryResourceTests {
         let package = Samples.root.appendingPathComponent("Examples/ServiceFollower").path
         guard let built = try? Command.run(["swift", "build", "--package-path", package, "--scratch-path", scratch.path],
                                            binary: URL(fileURLWithPath: "/usr/bin/env")) else { return (nil, "swift build did not start") }
-        return (built.status == 0 ? scratch.appendingPathComponent("debug/ServiceFollower") : nil, built.stdout.suffix(3_000) + built.stderr)
+        let errors = (built.stdout + built.stderr).split(separator: "\n").filter { $0.contains("error:") }.joined(separator: "\n")
+        return (built.status == 0 ? scratch.appendingPathComponent("debug/ServiceFollower") : nil, errors + "\n" + built.stderr.suffix(2_000))
     }()
 
     /// The follower a backend writes (Examples/ServiceFollower): its own event loops and
@@ -162,7 +163,7 @@ struct LibraryResourceTests {
         let before = Self.poolThreads()
         func readOnce() async -> Int {
             var failures = 0
-            for await event in TagSource(input: "tcp://127.0.0.1:9", clock: ContinuousClock()) {
+            for await event in TagSource(input: "tcp://127.0.0.1:9", clock: ContinuousClock()).caught({ .failure($0) }) {
                 if case .failure = event { failures += 1 }
             }
             return failures

@@ -65,7 +65,7 @@ struct LiveDASHTests {
         var lateness: [Double] = []
         var opened: SourceInfo?
         let source = TagSource(input: server.url, clock: ContinuousClock())
-        for await event in Feeder(clock: ContinuousClock()).events(source, engine: engine) {
+        for await event in Feeder(clock: ContinuousClock()).events(source, engine: engine).caught({ .read(.failure($0)) }) {
             switch event {
             case .read(.failure(let failure)): failures.append(failure)
             case .read(.opened(let info)): opened = info
@@ -106,7 +106,7 @@ struct LiveDASHTests {
         }
         defer { server.stop() }
         var events: [MediaEvent] = []
-        for await event in TagSource(input: server.url, clock: ContinuousClock()) { events.append(event) }
+        for await event in TagSource(input: server.url, clock: ContinuousClock()).caught({ .failure($0) }) { events.append(event) }
         let stream = try #require(server.stream)
         let asked = server.segmentsAsked
         let join = try #require(asked.first)
@@ -140,7 +140,7 @@ struct LiveDASHTests {
         defer { plain.stop() }
         _ = try await offThePool { try Data(contentsOf: URL(string: server.url)!) }   // starts the stream's clock
         var events: [MediaEvent] = []
-        for await event in TagSource(input: plain.url("live.mpd"), clock: ContinuousClock()) { events.append(event) }
+        for await event in TagSource(input: plain.url("live.mpd"), clock: ContinuousClock()).caught({ .failure($0) }) { events.append(event) }
         let clock = events.warnings.compactMap { if case .serverClock(let reason) = $0.kind { reason } else { nil } }
         #expect(clock == ["the MPD has no UTCTiming"])
         #expect(events.failures.isEmpty, "\(events.failures)")
@@ -175,7 +175,7 @@ struct LiveDASHTests {
         }
         defer { server.stop() }
         var events: [MediaEvent] = []
-        for await event in TagSource(input: server.url, clock: ContinuousClock()) { events.append(event) }
+        for await event in TagSource(input: server.url, clock: ContinuousClock()).caught({ .failure($0) }) { events.append(event) }
         let stream = try #require(server.stream)
         let skipped = events.failures.compactMap { if case .segmentSkipped(let number, _) = $0.kind { number } else { nil } }
         #expect(skipped == [4])
@@ -191,7 +191,7 @@ struct LiveDASHTests {
             return stream
         }
         defer { server.stop() }
-        for await _ in TagSource(input: server.url, clock: ContinuousClock()) {}
+        for await _ in TagSource(input: server.url, clock: ContinuousClock()).caught({ .failure($0) }) {}
         // Six segments out (0-5, the edge at 6 s): those ending after 1.5 s are 1...5.
         #expect(server.segmentsAsked.first.map { (1...2).contains($0) } == true, "\(server.segmentsAsked)")
         #expect(server.segmentsAsked == Array((server.segmentsAsked.first ?? 0)..<8))
@@ -217,7 +217,7 @@ struct LiveDASHTests {
         defer { server.stop() }
         var events: [MediaEvent] = []
         let engine = ClockedEngine(clock: InstantClock())
-        for await event in Feeder(clock: ContinuousClock()).events(TagSource(input: server.url("manifest.mpd"), clock: ContinuousClock()), engine: engine) {
+        for await event in Feeder(clock: ContinuousClock()).events(TagSource(input: server.url("manifest.mpd"), clock: ContinuousClock()), engine: engine).caught({ .read(.failure($0)) }) {
             if case .read(let read) = event { events.append(read) }
         }
         let asked = server.requests.map(\.path).filter { $0.hasPrefix("chunk-1-") }
@@ -232,7 +232,7 @@ struct LiveDASHTests {
         let server = try LiveDASHServer(preroll: 5.5) { Self.stream($0, offset: 0, timeline: false, count: 7) }
         defer { server.stop() }
         var events: [MediaEvent] = []
-        for await event in TagSource(input: server.url, resumeAt: 1, clock: ContinuousClock()) { events.append(event) }
+        for await event in TagSource(input: server.url, resumeAt: 1, clock: ContinuousClock()).caught({ .failure($0) }) { events.append(event) }
         #expect(events.contains { if case .resumed(.atSegment(1)) = $0 { true } else { false } })
         #expect(events.segments.first?.mediaSequence == 1)
         // A segment asked for at the edge of its availability may be refused and asked again.

@@ -14,7 +14,7 @@ struct LiveSourceTests {
         let engine = ClockedEngine(clock: clock)
         var failures: [InputFailure] = []
         let source = TagSource(input: server.url("master.m3u8"), liveStart: 2, clock: ContinuousClock())
-        for await event in Feeder(clock: clock).events(source, engine: engine) {
+        for await event in Feeder(clock: clock).events(source, engine: engine).caught({ .read(.failure($0)) }) {
             if case .read(.failure(let failure)) = event { failures.append(failure) }
         }
         // Three segments were out when it joined (0, 1, 2): two back from the edge is segment 1.
@@ -34,7 +34,7 @@ struct LiveSourceTests {
         }
         defer { server.stop() }
         var events: [MediaEvent] = []
-        for await event in TagSource(input: server.url("live.m3u8"), liveStart: 2, clock: ContinuousClock()) { events.append(event) }
+        for await event in TagSource(input: server.url("live.m3u8"), liveStart: 2, clock: ContinuousClock()).caught({ .failure($0) }) { events.append(event) }
         let failures = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
         #expect(failures.count == 1)
         guard case .leftLiveWindow(let lost) = failures.first?.kind else { Issue.record("\(failures)"); return }
@@ -54,7 +54,7 @@ struct HTTPConnectionTests {
         let fetcher = Fetcher(ioTimeout: .seconds(5), headers: headers)
         var segments = 0
         for await event in TagSource(input: server.url("master.m3u8"), scanner: TagScanner(fetcher: fetcher), liveStart: 2,
-                                     clock: ContinuousClock()) {
+                                     clock: ContinuousClock()).caught({ .failure($0) }) {
             if case .segment = event { segments += 1 }
         }
         let requests = server.server.requests

@@ -84,7 +84,7 @@ struct NetworkFaultTests {
         // segment fetched while the server is down is not lost, whenever the outage falls.
         let source = TagSource(input: first.url("master.m3u8"), scanner: TagScanner(fetcher: Fetcher()),
                                liveStart: 1, clock: ContinuousClock())
-        for await event in source { events.append(event) }
+        for await event in source.caught({ .failure($0) }) { events.append(event) }
         defer { restarted.withLock { $0?.stop() } }
         let join = try #require(first.joinSegment(back: 1))
         let stream = try #require(first.liveStream)
@@ -132,7 +132,7 @@ struct NetworkFaultTests {
         limits.maximumConsecutiveLostSegments = 3
         var failures: [InputFailure.Kind] = []
         for await event in TagSource(input: server.url("live.m3u8"), scanner: TagScanner(fetcher: Fetcher(retry: .none, limits: limits)),
-                                     liveStart: 5, clock: ContinuousClock()) {
+                                     liveStart: 5, clock: ContinuousClock()).caught({ .failure($0) }) {
             if case .failure(let failure) = event { failures.append(failure.kind) }
             if failures.count == 6 { break }  // the five segments, and the one line at three
         }
@@ -154,7 +154,7 @@ struct NetworkFaultTests {
         defer { server.stop() }
         var events: [MediaEvent] = []
         for await event in TagSource(input: server.url("live.m3u8"), scanner: TagScanner(fetcher: Fetcher(retry: Samples.quickRetry)),
-                                     liveStart: 5, clock: ContinuousClock()) { events.append(event) }
+                                     liveStart: 5, clock: ContinuousClock()).caught({ .failure($0) }) { events.append(event) }
         #expect(events.segments.map(\.mediaSequence) == Array(0..<4))
         let failures = events.compactMap { if case .failure(let failure) = $0 { failure.kind } else { nil } }
         #expect(failures.count == 1, "\(failures)")

@@ -25,7 +25,7 @@ struct ResumePickUpTests {
         var resumed: [Resumption] = []
         let meter = StreamMeter(input: input, session: MeteringSession(channelName: "c"), pace: .noWaiting,
                                 resume: point(segment: segment, tag: tag, input: input))
-        for await event in meter.events(engine: engine) {
+        for await event in meter.events(engine: engine).caught({ .read(.failure($0)) }) {
             if case .read(.resumed(let resumption)) = event { resumed.append(resumption) }
         }
         return (engine.sends.map(\.payload), resumed, server.requests.map(\.path).filter { $0.hasSuffix(".ts") })

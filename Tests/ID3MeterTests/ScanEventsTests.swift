@@ -14,7 +14,7 @@ struct ScanEventsTests {
     func theSequenceHandsOutEveryPlantedFrame(input: String, truth: String) async throws {
         let expected = try Samples.expected(truth)
         var pulled: [MediaEvent] = []
-        for await event in TagScanner().events(Samples.path(input)) { pulled.append(event) }
+        for await event in TagScanner().events(Samples.path(input)).caught({ .failure($0) }) { pulled.append(event) }
         #expect(pulled.failures.isEmpty)
         #expect(pulled.frames(segmentNames: input.hasSuffix(".m3u8")) == expected.map(FoundFrame.init))
         let called = await Samples.scan(Samples.path(input))
@@ -44,7 +44,7 @@ struct ScanEventsTests {
         let server = try Self.quietServer()
         defer { server.stop() }
         var tags = 0
-        for await event in TagScanner(fetcher: Fetcher(ioTimeout: .seconds(60))).events(server.url("quiet.ts")) {
+        for await event in TagScanner(fetcher: Fetcher(ioTimeout: .seconds(60))).events(server.url("quiet.ts")).caught({ .failure($0) }) {
             if case .tag = event { tags += 1 }
             if tags == 2 { break }
         }
@@ -59,7 +59,7 @@ struct ScanEventsTests {
         let (tagsRead, tagsSeen) = AsyncStream.makeStream(of: Int.self)
         let pulling = Task {
             var events: [MediaEvent] = []
-            for await event in TagScanner(fetcher: Fetcher(ioTimeout: .seconds(60))).events(server.url("quiet.ts")) {
+            for await event in TagScanner(fetcher: Fetcher(ioTimeout: .seconds(60))).events(server.url("quiet.ts")).caught({ .failure($0) }) {
                 events.append(event)
                 tagsSeen.yield(events.frames().count)
             }
@@ -82,19 +82,19 @@ struct ScanEventsTests {
         let server = try Self.quietServer()
         defer { server.stop() }
         let scanner = TagScanner(fetcher: Fetcher(ioTimeout: .seconds(60)))
-        for await event in TagSource(input: server.url("quiet.ts"), scanner: scanner) {
+        for await event in TagSource(input: server.url("quiet.ts"), scanner: scanner).caught({ .failure($0) }) {
             if case .tag = event { break }
         }
-        for await event in scanner.events(server.url("quiet.ts")) {
+        for await event in scanner.events(server.url("quiet.ts")).caught({ .failure($0) }) {
             if case .tag = event { break }
         }
         let expected = try Samples.expected("ts/nielsen.expected.jsonl")
         var pulled: [MediaEvent] = []
-        for await event in TagSource(input: Samples.path("ts/nielsen.ts"), scanner: scanner) { pulled.append(event) }
+        for await event in TagSource(input: Samples.path("ts/nielsen.ts"), scanner: scanner).caught({ .failure($0) }) { pulled.append(event) }
         #expect(pulled.failures.isEmpty, "\(pulled.failures)")
         #expect(pulled.frames() == expected.map(FoundFrame.init))
         var scanned: [MediaEvent] = []
-        for await event in scanner.events(Samples.path("ts/nielsen.ts")) { scanned.append(event) }
+        for await event in scanner.events(Samples.path("ts/nielsen.ts")).caught({ .failure($0) }) { scanned.append(event) }
         #expect(scanned.failures.isEmpty, "\(scanned.failures)")
         #expect(scanned.frames() == expected.map(FoundFrame.init))
         #expect(await Self.closed(server))

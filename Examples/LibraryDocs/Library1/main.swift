@@ -3,22 +3,27 @@
 import ID3Meter
 
 let fetcher = Fetcher(headers: [Fetcher.Header(name: "Authorization", value: "Bearer ...")])
-for await event in TagSource(input: "https://host/live/master.m3u8", scanner: TagScanner(fetcher: fetcher)) {
-    switch event {
-    case .opened(let info): print("live:", info.isLive, "FRAME-RATE:", info.variantFrameRate ?? 0)
-    case .tag(let timed): timed.nielsenTags.forEach { print($0.payload, $0.isValid) }
-    case .segment(let segment):   // after its tags; an EXT-X-GAP one is media time, not fetched
-        print("segment", segment.mediaSequence, segment.isGap ? "declared missing" : "read")
-        // An MPD's segment (the input may be an .mpd just as well) says where it sits in it.
-        if let place = segment.dash { print("period", place.period, "representation", place.representation, "at", place.time) }
-    case .failure(let failure):
-        if case .http(let status, _)? = failure.fetchError { print("HTTP", status, "for", failure.segment ?? failure.source) }
-        print("error:", failure)   // names the input, segment and reason
-    case .warning(let warning):
-        // A redundant copy of the stream (another host or pathway) is read from now on.
-        if case .switchedPath(_, let to, let onBackup, let reason) = warning.kind { print("on", to, onBackup, reason) }
-        print("warning:", warning)
-    case .malformed(let error, _, _): print("bad ID3:", error)
-    case .resumed, .mediaTime: break
+do throws(InputFailure) {
+    for try await event in TagSource(input: "https://host/live/master.m3u8", scanner: TagScanner(fetcher: fetcher)) {
+        switch event {
+        case .opened(let info): print("live:", info.isLive, "FRAME-RATE:", info.variantFrameRate ?? 0)
+        case .tag(let timed): timed.nielsenTags.forEach { print($0.payload, $0.isValid) }
+        case .segment(let segment):   // after its tags; an EXT-X-GAP one is media time, not fetched
+            print("segment", segment.mediaSequence, segment.isGap ? "declared missing" : "read")
+            // An MPD's segment (the input may be an .mpd just as well) says where it sits in it.
+            if let place = segment.dash { print("period", place.period, "representation", place.representation, "at", place.time) }
+        case .failure(let failure):   // the reading goes on: a segment lost, damage
+            if case .http(let status, _)? = failure.fetchError { print("HTTP", status, "for", failure.segment ?? failure.source) }
+            print("error:", failure)   // names the input, segment and reason
+        case .warning(let warning):
+            // A redundant copy of the stream (another host or pathway) is read from now on.
+            if case .switchedPath(_, let to, let onBackup, let reason) = warning.kind { print("on", to, onBackup, reason) }
+            print("warning:", warning)
+        case .malformed(let error, _, _): print("bad ID3:", error)
+        case .resumed, .mediaTime: break
+        }
     }
+} catch {
+    // The reading ended by it: cannot be opened, no playlist, too many segments lost in a row.
+    print("ended:", error.code.rawValue, error)
 }

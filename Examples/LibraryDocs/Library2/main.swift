@@ -4,7 +4,11 @@ import ID3Meter
 
 let connections = HTTPConnections(ioTimeout: .seconds(10), threads: 1)
 let scanner = TagScanner(fetcher: Fetcher(connections: connections))
-for await event in TagSource(input: "https://host/live/master.m3u8", scanner: scanner) {
-    if case .tag(let timed) = event { print(timed.pts ?? -1) }
+do {
+    for try await event in TagSource(input: "https://host/live/master.m3u8", scanner: scanner) {
+        if case .tag(let timed) = event { print(timed.pts ?? -1) }
+    }
+} catch {
+    print(error)
 }
 await connections.shutdown()

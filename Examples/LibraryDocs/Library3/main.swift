@@ -17,11 +17,15 @@ actor MyEngine: MeteringEngine {
 let engine = MyEngine()
 let session = MeteringSession(channelName: "my-channel", adModel: "1")
 let metering = session.events(TagSource(input: url), feeder: Feeder(clock: ContinuousClock()), engine: engine)
-for await event in metering {
-    switch event {
-    case .read(.failure(let failure)): print(failure)
-    case .delivered(let lateness) where lateness > .milliseconds(100): print("late by", lateness)
-    default: break
+do throws(InputFailure) {
+    for try await event in metering {
+        switch event {
+        case .read(.failure(let failure)): print(failure)
+        case .delivered(let lateness) where lateness > .milliseconds(100): print("late by", lateness)
+        default: break
+        }
     }
+} catch {
+    print("the stream's reading ended:", error)   // after the tags read before it were delivered
 }
 print(await engine.sent, "tags sent")

@@ -14,7 +14,11 @@ let counting = CountingOutput()
 let reference = await ReferenceEngine(appInfo: ReferenceEngine.AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "backend",
                                                         appVersion: "1.0"), outputs: [OutputSet([counting])])
 let session = MeteringSession(channelName: "my-channel")
-for await case .read(.failure(let failure)) in session.events(TagSource(input: url), feeder: Feeder(clock: InstantClock()), engine: reference) {
-    print(failure)
+do {
+    for try await case .read(.failure(let failure)) in session.events(TagSource(input: url), feeder: Feeder(clock: InstantClock()), engine: reference) {
+        print(failure)
+    }
+} catch {
+    print(error)
 }
 print(await counting.deliveries, "deliveries recorded")

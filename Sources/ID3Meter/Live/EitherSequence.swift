@@ -2,9 +2,9 @@
 /// `StreamMeter` paces with a clock that waits or with one that does not, and hands out either
 /// as `some AsyncSequence` rather than an existential.
 struct EitherSequence<First: AsyncSequence & Sendable, Second: AsyncSequence & Sendable>: AsyncSequence, Sendable
-where First.Element == Second.Element, First.Failure == Never, Second.Failure == Never {
+where First.Element == Second.Element, First.Failure == Second.Failure {
     typealias Element = First.Element
-    typealias Failure = Never
+    typealias Failure = First.Failure
 
     enum Choice: Sendable {
         case first(First)
@@ -28,14 +28,14 @@ where First.Element == Second.Element, First.Failure == Never, Second.Failure ==
 
         var state: State
 
-        mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
+        mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
             switch state {
             case .first(var iterator):
                 defer { state = .first(iterator) }
-                return await iterator.next(isolation: actor)
+                return try await iterator.next(isolation: actor)
             case .second(var iterator):
                 defer { state = .second(iterator) }
-                return await iterator.next(isolation: actor)
+                return try await iterator.next(isolation: actor)
             }
         }
     }

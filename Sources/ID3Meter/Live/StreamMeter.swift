@@ -41,8 +41,9 @@ public struct StreamMeter: Sendable {
     /// The metering's events: the stream's events as the feeder takes them in (`.read`) and what
     /// its frame clock does, the engine called as they are pulled, until the stream ends,
     /// `stopAfter` has played, or the pulling task is cancelled. A resumed run says where it
-    /// picked up with a `.read(.resumed)` event.
-    public func events(engine: any MeteringEngine) -> some AsyncSequence<MeteringEvent, Never> & Sendable {
+    /// picked up with a `.read(.resumed)` event. The failure that ended the stream's reading is
+    /// thrown, after the tags read before it are delivered and the session ended.
+    public func events(engine: any MeteringEngine) -> some AsyncSequence<MeteringEvent, InputFailure> & Sendable {
         let resuming = resume.map { ResumingEngine(engine, resumingAfter: $0) }
         let engine = resuming ?? engine
         let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, resumeAt: resume?.mediaSequence,
@@ -59,7 +60,7 @@ public struct StreamMeter: Sendable {
     /// A resumed run's checkpoint forgotten when the stream's sequence numbers went back: as
     /// the event is pulled, before any tag after it is delivered.
     private static func resumable<Played: AsyncSequence & Sendable>(_ played: Played, _ resuming: ResumingEngine?)
-        -> AsyncMapSequence<Played, MeteringEvent> where Played.Element == MeteringEvent, Played.Failure == Never {
+        -> AsyncMapSequence<Played, MeteringEvent> where Played.Element == MeteringEvent {
         played.map { @Sendable event in
             if case .read(.resumed(.sequenceWentBack)) = event { resuming?.forgetCheckpoint() }
             return event

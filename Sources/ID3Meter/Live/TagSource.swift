@@ -23,11 +23,29 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
         self.clock = clock
     }
 
-    /// Its element and failure: events, never a thrown error (what fails is a `.failure` event).
+    /// Its element and failure: the input's events, and the failure that ended its reading,
+    /// thrown (it cannot be opened, is of no form read here, its playlist cannot be had, too
+    /// many segments were lost in a row). A failure the reading goes on after (a segment lost,
+    /// damage) is a `.failure` event; warnings and notes are `.warning` events.
     public typealias Element = MediaEvent
-    public typealias Failure = Never
+    public typealias Failure = InputFailure
 
-    public func makeAsyncIterator() -> AsyncStream<MediaEvent>.Iterator {
+    /// The events as the reading task hands them over, the failure that ended it thrown.
+    public struct Iterator: AsyncIteratorProtocol {
+        private var reading: ReadingIterator<AsyncStream<MediaEvent>.Iterator>
+
+        fileprivate init(_ events: AsyncStream<MediaEvent>.Iterator) { reading = ReadingIterator(events) }
+
+        public mutating func next() async throws(InputFailure) -> MediaEvent? {
+            try await reading.next(isolation: nil)
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(InputFailure) -> MediaEvent? {
+            try await reading.next(isolation: actor)
+        }
+    }
+
+    public func makeAsyncIterator() -> Iterator {
         let (stream, continuation) = AsyncStream.makeStream(of: MediaEvent.self)
         // One player session (its cookies, its interrupt) for the whole of `input`: ending this
         // iteration ends its reads, not those of another source made from the same scanner.
@@ -42,7 +60,7 @@ public struct TagSource<C: Clock>: AsyncSequence, Sendable where C.Duration == D
             task.cancel()
             interrupt.cancel()
         }
-        return stream.makeAsyncIterator()
+        return Iterator(stream.makeAsyncIterator())
     }
 
     private func produce(scanner: TagScanner, _ yield: @escaping @Sendable (MediaEvent) -> Void) async {

@@ -2,15 +2,18 @@ import Synchronization
 
 extension TagScanner {
     /// `input`'s events in stream order, pulled: what `scan(_:emit:)` hands a callback, as an
-    /// `AsyncSequence` that never throws (what fails is a `.failure` event). Nothing is read
+    /// `AsyncSequence` that throws the failure that ended the reading (`InputFailure`: it cannot
+    /// be opened or read on, its playlist cannot be had...), as `TagSource` does; a failure the
+    /// reading goes on after (a segment lost) is a `.failure` event. Nothing is read
     /// before the first pull; a chunk's events (a segment's, a network read's) are out as soon
     /// as it is read. The reading runs in a task of its own, at most a few chunks
     /// ahead of the consumer (then it waits, and with it the read: memory stays bounded
     /// however slow the consumer). Cancelling the pulling task, or leaving the loop, ends the
     /// reading where it is, its network and libavformat waits included.
     ///
-    /// `scan(_:emit:)` is the same reading with no task hop, for a consumer on a hot path.
-    public func events(_ input: String) -> some AsyncSequence<MediaEvent, Never> & Sendable {
+    /// `scan(_:emit:)` is the same reading with no task hop, for a consumer on a hot path; it
+    /// hands out every failure as an event, the one that ended the reading last.
+    public func events(_ input: String) -> some AsyncSequence<MediaEvent, InputFailure> & Sendable {
         ScanEvents(scanner: self, input: input)
     }
 }
@@ -19,9 +22,12 @@ private struct ScanEvents: AsyncSequence, Sendable {
     let scanner: TagScanner
     let input: String
 
-    func makeAsyncIterator() -> Iterator { Iterator(reading: Reading(scanner: scanner, input: input)) }
+    typealias Failure = InputFailure
 
-    struct Iterator: AsyncIteratorProtocol {
+    func makeAsyncIterator() -> ReadingIterator<Batches> { ReadingIterator(Batches(reading: Reading(scanner: scanner, input: input))) }
+
+    /// The events of the handed-over batches, one at a time.
+    struct Batches: AsyncIteratorProtocol {
         let reading: Reading
         var batch: [MediaEvent] = []
         var index = 0

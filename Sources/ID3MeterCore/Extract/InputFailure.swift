@@ -96,6 +96,18 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         /// The server's clock (a DASH `UTCTiming`) could not be had: this machine's is used.
         case serverClock(String)
 
+        /// A kind that ends the reading of its input when nothing follows it: the input cannot be
+        /// opened or read on, it is no form the meter reads, its playlist or MPD cannot be had, too
+        /// many segments in a row were lost, or several programs carry tags and none was chosen.
+        /// (A segment of a playlist may fail with one of these and the walk go on: then it was
+        /// not the end, and it is an event like any other.)
+        public var endsReading: Bool {
+            switch self {
+            case .cannotOpen, .empty, .unknownForm, .notTransportStream, .readFailed, .playlist, .gaveUp, .severalPrograms: true
+            default: false
+            }
+        }
+
         /// The error value underneath, when there is one.
         public var cause: (any Error & Sendable)? {
             switch self {

@@ -30,15 +30,20 @@ public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
     /// The sequence ends when the source has ended and every tag is delivered, `stopAfter` has
     /// played, or the pulling task is cancelled; a consumer that stops pulling stops the feeder,
     /// and the reading of the source, where they are.
+    /// The failure that ended the source, if one did, is thrown once every tag buffered before
+    /// it has been delivered, as a player plays out its buffer.
+    ///
     /// `MeteringSession.events` is the public way in: a feeder alone calls neither `play` nor `end`.
     package func events<S: AsyncSequence & Sendable>(_ source: S, engine: any MeteringEngine)
-        -> some AsyncSequence<MeteringEvent, Never> & Sendable where S.Element == MediaEvent, S.Failure == Never {
+        -> some AsyncSequence<MeteringEvent, S.Failure> & Sendable where S.Element == MediaEvent {
         FeederEvents(feeder: self, source: source, engine: engine)
     }
 }
 
 private struct FeederEvents<S: AsyncSequence & Sendable, C: Clock>: AsyncSequence, Sendable
-where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
+where S.Element == MediaEvent, C.Duration == Duration {
+    typealias Failure = S.Failure
+
     let feeder: Feeder<C>
     let source: S
     let engine: any MeteringEngine
@@ -48,7 +53,8 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
     struct Iterator: AsyncIteratorProtocol {
         private enum Input: Sendable {
             case source(MediaEvent)
-            case sourceEnded
+            /// The source ended, by the failure it threw or by itself.
+            case sourceEnded(S.Failure?)
             case wake(Int)
         }
 
@@ -76,6 +82,8 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
         private var start: C.Instant?
         private var playout: Playout?
         private var sourceEnded = false
+        /// What the source threw, thrown once the rest is played.
+        private var sourceFailure: S.Failure?
         private var nextPlayheadReport = 1.0
         private var generation = 0
         /// Wake-ups asked of the timer that have not come back: it may be asleep until any of them.
@@ -95,14 +103,17 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
             self.continuation = continuation
         }
 
-        mutating func next() async -> MeteringEvent? {
-            await next(isolation: nil)
+        mutating func next() async throws(S.Failure) -> MeteringEvent? {
+            try await next(isolation: nil)
         }
 
-        mutating func next(isolation actor: isolated (any Actor)?) async -> MeteringEvent? {
+        mutating func next(isolation actor: isolated (any Actor)?) async throws(S.Failure) -> MeteringEvent? {
             if start == nil { begin() }
             while ready.isEmpty {
-                guard !finished else { return nil }
+                guard !finished else {
+                    if let failure = sourceFailure.take() { throw failure }
+                    return nil
+                }
                 if mustPlay {
                     mustPlay = false
                     await play(isolation: actor)
@@ -117,8 +128,12 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
             start = run.feeder.clock.now
             let (source, continuation) = (run.source, continuation)
             tasks.pump = Task {
-                for await event in source { continuation.yield(.source(event)) }
-                continuation.yield(.sourceEnded)
+                do throws(S.Failure) {
+                    for try await event in source { continuation.yield(.source(event)) }
+                    continuation.yield(.sourceEnded(nil))
+                } catch {
+                    continuation.yield(.sourceEnded(error))
+                }
             }
         }
 
@@ -162,8 +177,9 @@ where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
                 case .mediaTime, .malformed, .failure, .warning, .resumed:
                     break
                 }
-            case .sourceEnded:
+            case .sourceEnded(let failure):
                 sourceEnded = true
+                sourceFailure = failure
                 if let first = segmentTags.first {
                     buffer(MediaChunk(segment: first.origin.segment, duration: nil, tags: segmentTags))
                     segmentTags = []

@@ -13,14 +13,20 @@ public enum MeteringEvent: Sendable {
     case stalled(for: Duration)
 }
 
-extension AsyncSequence where Element == MeteringEvent, Failure == Never {
-    /// Pulls every event, so the session runs to its end; the number of `sendID3` calls.
+extension AsyncSequence where Element == MeteringEvent {
+    /// Pulls every event, so the session runs to its end; the number of `sendID3` calls, and
+    /// what the source threw, if it did.
     @discardableResult
-    package func deliveries() async -> Int {
+    package func deliveries() async -> (calls: Int, failure: Failure?) {
         var calls = 0
-        for await event in self {
-            if case .delivered = event { calls += 1 }
+        var iterator = makeAsyncIterator()
+        do throws(Failure) {
+            while let event = try await iterator.next(isolation: #isolation) {
+                if case .delivered = event { calls += 1 }
+            }
+        } catch {
+            return (calls, error)
         }
-        return calls
+        return (calls, nil)
     }
 }

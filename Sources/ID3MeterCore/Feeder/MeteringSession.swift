@@ -30,9 +30,13 @@ public struct MeteringSession: Sendable {
     /// `loadMetadata` at the first pull, then the feeder's events, then `end` once they end (the
     /// source's end, the feeder's stop, or the pulling task's cancellation). A consumer that
     /// stops pulling before the end leaves the session without its `end`: cancel instead.
+    ///
+    /// A source that throws (a `TagSource` whose input failed: `InputFailure`) ends the session
+    /// the same way: the tags buffered before the failure are delivered, `end` is called, then
+    /// the failure is thrown. A source that never throws makes a session that never throws.
     public func events<S: AsyncSequence & Sendable, C: Clock>(_ source: S, feeder: Feeder<C>, engine: any MeteringEngine)
-        -> some AsyncSequence<MeteringEvent, Never> & Sendable
-    where S.Element == MediaEvent, S.Failure == Never, C.Duration == Duration {
+        -> some AsyncSequence<MeteringEvent, S.Failure> & Sendable
+    where S.Element == MediaEvent, C.Duration == Duration {
         SessionEvents(session: self, played: feeder.events(source, engine: engine), engine: engine)
     }
 
@@ -77,7 +81,9 @@ public struct MeteringSession: Sendable {
 
 /// A feeder's events between the engine's `play` and `end`.
 private struct SessionEvents<Played: AsyncSequence & Sendable>: AsyncSequence, Sendable
-where Played.Element == MeteringEvent, Played.Failure == Never {
+where Played.Element == MeteringEvent {
+    typealias Failure = Played.Failure
+
     let session: MeteringSession
     let played: Played
     let engine: any MeteringEngine
@@ -91,11 +97,11 @@ where Played.Element == MeteringEvent, Played.Failure == Never {
 
         enum Stage { case notStarted, playing, ended }
 
-        mutating func next() async -> MeteringEvent? {
-            await next(isolation: nil)
+        mutating func next() async throws(Played.Failure) -> MeteringEvent? {
+            try await next(isolation: nil)
         }
 
-        mutating func next(isolation actor: isolated (any Actor)?) async -> MeteringEvent? {
+        mutating func next(isolation actor: isolated (any Actor)?) async throws(Played.Failure) -> MeteringEvent? {
             switch stage {
             case .ended:
                 return nil
@@ -106,7 +112,13 @@ where Played.Element == MeteringEvent, Played.Failure == Never {
             case .playing:
                 break
             }
-            if let event = await played.next(isolation: actor) { return event }
+            do throws(Played.Failure) {
+                if let event = try await played.next(isolation: actor) { return event }
+            } catch {
+                stage = .ended
+                await events.engine.end()
+                throw error
+            }
             stage = .ended
             await events.engine.end()
             return nil

@@ -110,7 +110,8 @@ public final class ChannelRun: Sendable {
                                     scanner: TagScanner(variant: config.variant, programs: config.program.map { .only($0) } ?? .all, fetcher: fetcher),
                                     liveStart: config.liveStart,
                                     frameRateOption: config.fps, resume: resume)
-            for await event in meter.events(engine: engine) {
+            // The failure that ended the stream's reading is seen as the others are.
+            for await event in meter.events(engine: engine).caught({ .read(.failure($0)) }) {
                 switch event {
                 case .read(let read):
                     if case .opened = read { opened = true }
