@@ -190,22 +190,6 @@ extension ServeTests {
 @Suite("id3-meter serve", .serialized, .timeLimit(.minutes(3)))
 struct ServeCommandTests {
     /// Reads JSON lines from `pipe` until one satisfies `done`; every line read is kept.
-    static func read(_ pipe: Pipe, into lines: inout [[String: Any]], until done: ([String: Any]) -> Bool) {
-        var pending = Data()
-        while true {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { return }
-            pending += chunk
-            while let newline = pending.firstIndex(of: 0x0A) {
-                let line = pending[pending.startIndex..<newline]
-                pending = Data(pending[(newline + 1)...])
-                guard let record = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
-                lines.append(record)
-                if done(record) { return }
-            }
-        }
-    }
-
     @Test func aBadConfigIsNamedByLineAndNothingStarts() throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -229,32 +213,32 @@ struct ServeCommandTests {
         try Data(one.utf8).write(to: URL(fileURLWithPath: path))
         let (process, out, _) = try Command.launch(["serve", path, "--listen", "127.0.0.1:0", "--meter", "meter-0"])
         defer { if process.isRunning { process.terminate() } }
-        var lines: [[String: Any]] = []
-        Self.read(out, into: &lines) { $0["type"] as? String == "send_id3" }
-        #expect(lines.last?["channel"] as? String == "a")
+        let reader = RecordReader(out)
+        reader.read { $0["type"] as? String == "send_id3" }
+        #expect(reader.records.last?["channel"] as? String == "a")
 
         try Data((one + "  - {name: b, url: \"\(server.url("b"))\"}\n").utf8).write(to: URL(fileURLWithPath: path))
         kill(process.processIdentifier, SIGHUP)
-        Self.read(out, into: &lines) { $0["type"] as? String == "send_id3" && $0["channel"] as? String == "b" }
-        #expect(lines.last?["channel"] as? String == "b", "SIGHUP started channel b")
+        reader.read { $0["type"] as? String == "send_id3" && $0["channel"] as? String == "b" }
+        #expect(reader.records.last?["channel"] as? String == "b", "SIGHUP started channel b")
 
         try Data("channels:\n  - {name: b, url: \"\(server.url("b"))\"}\n".utf8).write(to: URL(fileURLWithPath: path))
         kill(process.processIdentifier, SIGHUP)
-        Self.read(out, into: &lines) { $0["event"] as? Int == 2002 }
-        #expect(lines.last?["channel"] as? String == "a", "SIGHUP ended channel a")
-        Self.read(out, into: &lines) { $0["type"] as? String == "send_id3" }
-        #expect(lines.last?["channel"] as? String == "b", "channel b goes on")
+        reader.read { $0["event"] as? Int == 2002 }
+        #expect(reader.records.last?["channel"] as? String == "a", "SIGHUP ended channel a")
+        reader.read { $0["type"] as? String == "send_id3" }
+        #expect(reader.records.last?["channel"] as? String == "b", "channel b goes on")
 
         kill(process.processIdentifier, SIGTERM)
-        Self.read(out, into: &lines) { _ in false }
+        reader.read { _ in false }
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let starts = lines.filter { $0["event"] as? Int == 2001 }.compactMap { $0["channel"] as? String }
-        let ends = lines.filter { $0["event"] as? Int == 2002 }.compactMap { $0["channel"] as? String }
+        let starts = reader.records.filter { $0["event"] as? Int == 2001 }.compactMap { $0["channel"] as? String }
+        let ends = reader.records.filter { $0["event"] as? Int == 2002 }.compactMap { $0["channel"] as? String }
         #expect(starts.sorted() == ["a", "b"], "channel a was not started again by SIGHUP")
         #expect(ends.sorted() == ["a", "b"])
         // Every record names the meter that wrote it, as --meter says.
-        #expect(!lines.isEmpty && lines.allSatisfy { $0["meter"] as? String == "meter-0" }, "\(lines.filter { $0["meter"] as? String != "meter-0" }.prefix(2))")
+        #expect(!reader.records.isEmpty && reader.records.allSatisfy { $0["meter"] as? String == "meter-0" }, "\(reader.records.filter { $0["meter"] as? String != "meter-0" }.prefix(2))")
     }
 
     /// This machine's name without its domain: what serve names itself without --meter.
@@ -308,16 +292,16 @@ struct ServeCommandTests {
         let put = try await Self.request("PUT", "\(api)/channels/b", body: #"{"name": "b", "url": "\#(server.url("b"))"}"#)
         #expect(put.status == 201, "\(put)")
 
-        var lines: [[String: Any]] = []
+        let reader = RecordReader(out)
         // Channel a's stream ends (EXT-X-ENDLIST, and it is configured vod): its end() comes once every tag is delivered.
-        Self.read(out, into: &lines) { $0["event"] as? Int == 2002 && $0["channel"] as? String == "a" }
+        reader.read { $0["event"] as? Int == 2002 && $0["channel"] as? String == "a" }
         let channels = try await Self.request("GET", "\(api)/channels")
         let view = try #require(try JSONSerialization.jsonObject(with: Data(channels.body.utf8)) as? [String: Any])
             let listed = try #require(view["channels"] as? [[String: Any]])
         #expect(listed.compactMap { $0["name"] as? String } == ["a", "b"])
         #expect(view["shard"] == nil, "not sharded")
         #expect(listed.first?["state"] as? String == "ended")
-        let sendsOfA = lines.filter { $0["type"] as? String == "send_id3" && $0["channel"] as? String == "a" }
+        let sendsOfA = reader.records.filter { $0["type"] as? String == "send_id3" && $0["channel"] as? String == "a" }
         #expect(listed.first?["delivered"] as? Int == sendsOfA.count)
 
         let metrics = Self.samples(try await Self.request("GET", "\(api)/metrics").body)
@@ -334,21 +318,20 @@ struct ServeCommandTests {
         #expect(after[#"id3meter_tags_delivered_total{channel="b"}"#] == nil, "an ended channel's series go")
 
         kill(process.processIdentifier, SIGTERM)
-        Self.read(out, into: &lines) { _ in false }
+        reader.read { _ in false }
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         // Read to the end, not waited for: b's stream is as long as a's and began a moment later,
         // so its end may come before a's or by the DELETE; and b, live, is opened again after its
         // EXT-X-ENDLIST, each opening a session of its own. Every session b started has ended.
-        let sessionsOfB = { (code: Int) in lines.filter { $0["event"] as? Int == code && $0["channel"] as? String == "b" }.count }
+        let sessionsOfB = { (code: Int) in reader.records.filter { $0["event"] as? Int == code && $0["channel"] as? String == "b" }.count }
         #expect(sessionsOfB(2002) >= 1 && sessionsOfB(2002) == sessionsOfB(2001), "starts \(sessionsOfB(2001)), ends \(sessionsOfB(2002))")
         // Without --meter, every record names the host (in Kubernetes, the pod), the audit trail's too.
         let host = Self.hostName
-        #expect(lines.contains { $0["type"] as? String == "config_change" })
-        #expect(lines.allSatisfy { $0["meter"] as? String == host }, "\(lines.filter { $0["meter"] as? String != host }.prefix(2))")
+        #expect(reader.records.contains { $0["type"] as? String == "config_change" })
+        #expect(reader.records.allSatisfy { $0["meter"] as? String == host }, "\(reader.records.filter { $0["meter"] as? String != host }.prefix(2))")
         // A delivery's tag_id is its payload's.
-        let send = try #require(lines.first { $0["type"] as? String == "send_id3" })
+        let send = try #require(reader.records.first { $0["type"] as? String == "send_id3" })
         #expect(send["tag_id"] as? String == TagIdentity.of(payload: send["payload"] as? String ?? ""))
     }
 }
-
