@@ -43,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Built anyway for Hummingbird: serve's signals and shutdown, and the library's Services.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // `collect`'s database: SQLite in a file (the library's own copy of SQLite, nothing to install).
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
     ],
     targets: [
         .systemLibrary(
@@ -104,6 +106,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
+                .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Service"])),
             ]
         ),
         .target(

@@ -43,7 +43,7 @@ public struct ID3MeterCommand: AsyncParsableCommand {
             'id3-meter spool' shows and handles the collector's waiting and refused batches.
             """,
         version: ID3MeterVersion.current,
-        subcommands: [MeterCommand.self, ScanCommand.self, ServeCommand.self, SpoolCommand.self],
+        subcommands: [MeterCommand.self, ScanCommand.self, ServeCommand.self, SpoolCommand.self, CollectCommand.self],
         defaultSubcommand: MeterCommand.self)
 }
 

@@ -24,6 +24,11 @@ struct RecordOptions: ParsableArguments {
     @Option(help: "POST each batch of records as JSON to this collector URL.")
     var collector: String?
 
+    @Option(help: ArgumentHelp(
+        "A file holding the collector's token, sent as 'Authorization: Bearer TOKEN' with every batch (or the token in ID3METER_COLLECTOR_TOKEN).",
+        valueName: "file"))
+    var collectorTokenFile: String?
+
     @Option(help: "Folder for records not yet accepted by the collector (default: ~/.cache/id3-meter/spool).")
     var spool: String?
 
@@ -116,6 +121,7 @@ struct RecordOptions: ParsableArguments {
         if let collector, let url = URL(string: collector) {
             var settings = CollectorOutput.Settings()
             settings.spoolMaximumBytes = UInt64(spoolMaxSize.bytes)
+            if let token = try collectorToken() { settings.headers = [Fetcher.Header(name: "Authorization", value: "Bearer \(token)")] }
             let output: CollectorOutput
             do {
                 output = try CollectorOutput(collector: url, spoolDirectory: spoolDirectory, settings: settings, onError: { Console.warning($0) },
@@ -146,5 +152,21 @@ struct RecordOutputs: Service {
 
     func run() async {
         await OutputService(set, collectors: collector.map { [$0] } ?? []).run()
+    }
+}
+
+extension RecordOptions {
+    /// The collector's token: `--collector-token-file`'s first line, else ID3METER_COLLECTOR_TOKEN.
+    func collectorToken() throws -> String? {
+        guard let collectorTokenFile else {
+            let variable = ProcessInfo.processInfo.environment["ID3METER_COLLECTOR_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return variable.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        guard let text = try? String(contentsOfFile: collectorTokenFile, encoding: .utf8),
+              let token = text.split(whereSeparator: \.isNewline).first?.trimmingCharacters(in: .whitespaces), !token.isEmpty else {
+            Console.error("--collector-token-file \(collectorTokenFile): no token in it (a readable file whose first line is the token)")
+            throw ExitCode.failure
+        }
+        return token
     }
 }

@@ -23,6 +23,9 @@ public final class CollectorOutput: MeterOutput, Sendable {
 
         var backoff: Backoff { Backoff(first: firstRetryDelay, maximum: maximumRetryDelay) }
         public var requestTimeout: Duration = .seconds(10)
+        /// Sent with every batch besides the contract's own: a collector's token
+        /// (`Authorization: Bearer ...`), a tenant header.
+        public var headers: [Fetcher.Header] = []
         /// How long `finish()` keeps trying before it leaves the rest in the spool.
         public var finishTimeout: Duration = .seconds(5)
         /// Bytes the spool's files may take (`--spool-max-size`); records past it are held in
@@ -170,7 +173,8 @@ public final class CollectorOutput: MeterOutput, Sendable {
     private func send(_ lines: String, id: String) async -> Answer {
         let records = lines.split(separator: "\n").joined(separator: ",")
         let body = #"{"batch":"\#(id)","meter_version":"\#(ID3MeterVersion.current)","records":[\#(records)]}"#
-        let headers = [Fetcher.Header(name: "Content-Type", value: "application/json"), Fetcher.Header(name: "Idempotency-Key", value: id)]
+        let headers = settings.headers + [Fetcher.Header(name: "Content-Type", value: "application/json"),
+                                          Fetcher.Header(name: "Idempotency-Key", value: id)]
         do {
             let answer = try await HTTPTransport.post(Array(body.utf8), to: collector.absoluteString, headers: headers,
                                                       timeout: settings.requestTimeout.seconds)

@@ -1,0 +1,148 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import ID3Meter
+import Logging
+import NIOCore
+import Prometheus
+
+/// `collect`'s HTTP side: the other end of docs/COLLECTOR.md. A batch posted (to `/` or
+/// `/records`) is stored whole, once, then answered 200; a resend of a batch already kept is
+/// answered 200 and not stored again; a batch past `maximumBatchBytes` is answered 413 (the meter
+/// splits it); one that is not a batch of records, 400 (the meter dead-letters it); a store that
+/// cannot take it now (a full disk, a database away), 503 with `Retry-After` (the meter sends it
+/// again). Posting needs a write token when tokens are set, as `serve`'s API does.
+public struct CollectorAPI: Sendable {
+    public let store: any RecordStore
+    public let registry: PrometheusCollectorRegistry
+    private let policy: APIPolicy
+    private let connections: APIConnections
+    private let maximumBatchBytes: Int
+    private let logger: Logger
+    private let metrics: Metrics
+
+    /// The largest batch taken by default: a second of a few thousand channels' records.
+    public static let defaultMaximumBatchBytes = 16 << 20
+
+    public init(store: any RecordStore, registry: PrometheusCollectorRegistry, policy: APIPolicy = APIPolicy(),
+                maximumBatchBytes: Int = defaultMaximumBatchBytes, logger: Logger) {
+        self.store = store
+        self.registry = registry
+        self.policy = policy
+        self.maximumBatchBytes = maximumBatchBytes
+        self.logger = logger
+        connections = APIConnections(maximum: policy.maximumConnections, registry: registry)
+        metrics = Metrics(registry: registry)
+    }
+
+    private struct Metrics: Sendable {
+        let batches: Counter, resent: Counter, records: Counter, kept: Counter, refused: Counter, failed: Counter
+
+        init(registry: PrometheusCollectorRegistry) {
+            batches = registry.counter("id3meter_collector_batches_total", help: "Batches stored.")
+            resent = registry.counter("id3meter_collector_batches_resent_total", help: "Batches posted again after they were stored: answered, not stored again.")
+            records = registry.counter("id3meter_collector_records_total", help: "Records in the batches stored.")
+            kept = registry.counter("id3meter_collector_records_kept_total",
+                                    help: "Records kept: those of the batches stored, less deliveries of a (channel, tag_id) already kept.")
+            refused = registry.counter("id3meter_collector_batches_refused_total", help: "Posts refused for good (400, 413): not batches, or too big.")
+            failed = registry.counter("id3meter_collector_store_failures_total", help: "Batches the store could not take (503): the meter sends them again.")
+        }
+    }
+
+    /// What a meter posts.
+    private struct PostedBatch: Decodable {
+        var batch: String
+        var meterVersion: String?
+        var records: [MeterRecord]
+
+        enum CodingKeys: String, CodingKey {
+            case batch, records
+            case meterVersion = "meter_version"
+        }
+    }
+
+    public func router() -> Router<APIContext> {
+        let router = Router(context: APIContext.self)
+        router.add(middleware: APIAccess(tokens: policy.tokens))
+        router.get("healthz") { _, _ in "ok\n" }
+        router.get("readyz") { _, _ in "ok\n" }
+        router.get("metrics") { [registry] _, _ in
+            var buffer: [UInt8] = []
+            registry.emit(into: &buffer)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: buffer)))
+        }
+        router.post("/") { [self] request, _ in await take(request) }
+        router.post("records") { [self] request, _ in await take(request) }
+        return router
+    }
+
+    /// The HTTP/1.1 server the router runs on, each connection guarded as `serve`'s API's are.
+    public func server(tls: TLSConfiguration? = nil) throws -> HTTPServerBuilder {
+        let connections = connections, timeout = TimeAmount.milliseconds(Int64(policy.requestTimeout * 1_000))
+        let http = HTTPServerBuilder.http1(configuration: HTTP1Channel.Configuration(
+            additionalChannelHandlers: [APIConnectionGuard(connections: connections, timeout: timeout)],
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: APIPolicy.maximumHeadBytes, maxHeaderListSize: APIPolicy.maximumHeadBytes,
+                                            maxHeaderFieldCount: APIPolicy.maximumHeaderCount)))
+        return try tls.map { try .tls(http, tlsConfiguration: $0) } ?? http
+    }
+
+    private func take(_ request: Request) async -> Response {
+        let body: ByteBuffer
+        do {
+            var request = request
+            body = try await request.collectBody(upTo: maximumBatchBytes)
+        } catch {
+            metrics.refused.increment()
+            return Self.answer(.contentTooLarge, ["error": "a batch may hold \(maximumBatchBytes) bytes at most: split it"])
+        }
+        let posted: PostedBatch
+        do {
+            posted = try JSONDecoder().decode(PostedBatch.self, from: Data(buffer: body))
+        } catch {
+            metrics.refused.increment()
+            return Self.answer(.badRequest, ["error": "not a batch of meter records: \(error)"])
+        }
+        if let key = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value, key != posted.batch {
+            metrics.refused.increment()
+            return Self.answer(.badRequest, ["error": "Idempotency-Key \(key) is not the batch's id \(posted.batch)"])
+        }
+        let batch = CollectedBatch(id: posted.batch, meterVersion: posted.meterVersion ?? "", records: posted.records,
+                                   receivedAt: Date().timeIntervalSince1970)
+        let receipt: StoreReceipt
+        do {
+            receipt = try await store.store(batch)
+        } catch {
+            metrics.failed.increment()
+            logger.error("\(error)")
+            var response = Self.answer(.serviceUnavailable, ["error": "\(error)"])
+            response.headers[.retryAfter] = "5"
+            return response
+        }
+        if receipt.alreadyHad {
+            metrics.resent.increment()
+        } else {
+            metrics.batches.increment()
+            metrics.records.increment(by: Int64(receipt.records))
+            metrics.kept.increment(by: Int64(receipt.kept))
+        }
+        return Self.answer(.ok, Receipt(batch: posted.batch, records: receipt.records, kept: receipt.kept, already: receipt.alreadyHad))
+    }
+
+    /// The answer to a batch taken: how many records it had, how many were kept, and whether it
+    /// had been taken before.
+    struct Receipt: Codable, Equatable {
+        var batch: String
+        var records: Int
+        var kept: Int
+        var already: Bool
+    }
+
+    private static func answer(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let body = ((try? encoder.encode(value)) ?? Data("{}".utf8)) + Data("\n".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import ID3Meter
+import Logging
+import SQLiteNIO
+import Synchronization
+
+/// The records in an SQLite file: nothing to install, one writer. Each batch is one
+/// transaction, committed to the write-ahead log with `synchronous = FULL` before the answer, so
+/// that a crash or a power cut loses nothing the collector answered 2xx for.
+public actor SQLiteRecordStore: RecordStore {
+    private let connection: SQLiteConnection
+    /// One transaction at a time on the one connection: the actor alone would let a second
+    /// batch begin while the first waits on the disk.
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    private init(connection: SQLiteConnection) { self.connection = connection }
+
+    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    public static func open(path: String, logger: Logger) async throws(StoreError) -> SQLiteRecordStore {
+        let store: SQLiteRecordStore
+        do {
+            store = SQLiteRecordStore(connection: try await SQLiteConnection.open(storage: .file(path: path), logger: logger))
+        } catch {
+            throw StoreError("cannot open the database \(path): \(error)")
+        }
+        try await store.prepare(path: path)
+        return store
+    }
+
+    private func prepare(path: String) async throws(StoreError) {
+        do {
+            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA busy_timeout = 5000"] {
+                _ = try await run(CollectorSchema.Statement(pragma))
+            }
+            _ = try await run(CollectorSchema.Statement(CollectorSchema.versionTable))
+            let rows = Rows()
+            try await connection.query(CollectorSchema.currentVersion, [], rows.add)
+            let version = rows.all.first?.column("version")?.integer ?? 0
+            for (index, statements) in CollectorSchema.migrations(.sqlite).enumerated() where index + 1 > version {
+                _ = try await transaction {
+                    for statement in statements { _ = try await self.run(CollectorSchema.Statement(statement)) }
+                    _ = try await self.run(CollectorSchema.noteVersion(index + 1))
+                }
+            }
+        } catch {
+            throw StoreError("cannot prepare the database \(path): \(error)")
+        }
+    }
+
+    public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
+        do {
+            return try await transaction { try await CollectorSchema.store(batch, run: self.run) }
+        } catch {
+            throw StoreError("cannot store batch \(batch.id): \(error)")
+        }
+    }
+
+    public func purge(before time: Double) async throws(StoreError) -> Int {
+        do {
+            return try await transaction {
+                _ = try await self.run(CollectorSchema.purgeBatches(before: time))
+                return try await self.run(CollectorSchema.purgeRecords(before: time))
+            }
+        } catch {
+            throw StoreError("cannot delete records older than the retention: \(error)")
+        }
+    }
+
+    public func records(channel: String?, from: Double, to: Double) async throws(StoreError) -> [MeterRecord] {
+        do {
+            let rows = try await query(CollectorSchema.records(channel: channel, from: from, to: to))
+            let decoder = JSONDecoder()
+            return try rows.compactMap { $0.column("record")?.string }.map { try decoder.decode(MeterRecord.self, from: Data($0.utf8)) }
+        } catch {
+            throw StoreError("cannot read the records: \(error)")
+        }
+    }
+
+    public func close() async {
+        try? await connection.close()
+    }
+
+    /// `work` between `BEGIN IMMEDIATE` and `COMMIT`, rolled back when it throws; one at a time.
+    private func transaction<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
+            busy = true
+        }
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        _ = try await run(CollectorSchema.Statement("BEGIN IMMEDIATE"))
+        do {
+            let result = try await work()
+            _ = try await run(CollectorSchema.Statement("COMMIT"))
+            return result
+        } catch {
+            _ = try? await run(CollectorSchema.Statement("ROLLBACK"))
+            throw error
+        }
+    }
+
+    /// Runs `statement`; the number of rows it returned.
+    private func run(_ statement: CollectorSchema.Statement) async throws -> Int {
+        try await query(statement).count
+    }
+
+    private func query(_ statement: CollectorSchema.Statement) async throws -> [SQLiteRow] {
+        let binds = statement.binds.map { value -> SQLiteData in
+            switch value {
+            case .text(let text): text.map(SQLiteData.text) ?? .null
+            case .integer(let integer): integer.map(SQLiteData.integer) ?? .null
+            case .real(let real): real.map(SQLiteData.float) ?? .null
+            }
+        }
+        let rows = Rows()
+        try await connection.query(statement.sql, binds, rows.add)
+        return rows.all
+    }
+}
+
+/// Rows as sqlite-nio hands them over, on its thread.
+private final class Rows: Sendable {
+    private let rows = Mutex<[SQLiteRow]>([])
+    @Sendable func add(_ row: SQLiteRow) { rows.withLock { $0.append(row) } }
+    var all: [SQLiteRow] { rows.withLock { $0 } }
+}

@@ -1,0 +1,141 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import Testing
+import SampleGenerator
+@testable import ID3Meter
+@testable import ID3MeterServe
+
+/// `id3-meter collect`, the other end of docs/COLLECTOR.md, as real processes: each batch kept
+/// once, each delivery once per (channel, tag_id), committed before it is answered, whatever
+/// the meters, the collector or its disk do.
+@Suite("collect: records kept once", .serialized, .timeLimit(.minutes(3)))
+struct CollectTests {
+    /// A running `id3-meter collect` on an SQLite file.
+    final class RunningCollector {
+        let process: Process
+        let port: Int
+        var url: String { "http://127.0.0.1:\(port)/records" }
+
+        init(database: String, port: Int = 0, extra: [String] = []) throws {
+            let (process, _, err) = try Command.launch(["collect", "--database", database, "--listen", "127.0.0.1:\(port)"] + extra)
+            self.process = process
+            var log = ""
+            while !log.contains("collecting on"), case let chunk = err.fileHandleForReading.availableData, !chunk.isEmpty {
+                log += String(decoding: chunk, as: UTF8.self)
+            }
+            guard let found = log.firstMatch(of: /collecting on http:\/\/127\.0\.0\.1:([0-9]+)/).flatMap({ Int($0.output.1) }) else {
+                process.terminate()
+                throw POSIXError(.EIO, "collect did not start: \(log)")
+            }
+            self.port = found
+        }
+
+        func stop(_ signal: Int32 = SIGTERM) {
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+        }
+
+        deinit { if process.isRunning { process.terminate() } }
+    }
+
+    static func post(_ body: String, to url: String, headers: [String: String] = [:]) async throws -> (status: Int, body: String) {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = "POST"
+        request.httpBody = Data(body.utf8)
+        request.timeoutInterval = 10
+        headers.forEach { request.setValue($1, forHTTPHeaderField: $0) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    /// A batch of `meter`'s deliveries of `payloads` on `channel`, as a meter posts it.
+    static func batch(_ id: String, meter: String, channel: String = "news", payloads: [String]) -> String {
+        let records = payloads.enumerated().map { index, payload in
+            var record = MeterRecord.delivery(payload, context: TagContext(pts: Int64(index), origin: TagOrigin(source: "s"), programDateTime: nil),
+                                              at: Date(timeIntervalSince1970: 1_795_000_000 + Double(index)))
+            record.channel = channel
+            record.meter = meter
+            return String(decoding: record.jsonLine, as: UTF8.self)
+        }
+        return #"{"batch":"\#(id)","meter_version":"0.12.0","records":[\#(records.joined(separator: ","))]}"#
+    }
+
+    /// What the database holds, read as the report will.
+    static func kept(in database: String) async throws -> [MeterRecord] {
+        let store = try await SQLiteRecordStore.open(path: database, logger: Logger(label: "test"))
+        defer { Task { await store.close() } }
+        return try await store.records(channel: nil, from: 0, to: .greatestFiniteMagnitude)
+    }
+
+    @Test func eachBatchOnceEachDeliveryOncePerChannelAndTagAndTheContractsAnswers() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("records.db").path
+        let collector = try RunningCollector(database: database, extra: ["--max-batch-size", "4K"])
+        let first = Self.batch("a-batch-1", meter: "a", payloads: ["www.nielsen.com/1", "www.nielsen.com/2"])
+        let kept = try await Self.post(first, to: collector.url, headers: ["Idempotency-Key": "a-batch-1"])
+        #expect(kept.status == 200 && kept.body.contains(#""kept":2"#) && kept.body.contains(#""already":false"#), "\(kept)")
+        // The meter's resend (a lost answer): 200, not kept again.
+        let again = try await Self.post(first, to: collector.url, headers: ["Idempotency-Key": "a-batch-1"])
+        #expect(again.status == 200 && again.body.contains(#""already":true"#), "\(again)")
+        // The other meter's copy of tag 2, and a tag of its own: only the new one is kept.
+        let other = try await Self.post(Self.batch("b-batch-1", meter: "b", payloads: ["www.nielsen.com/2", "www.nielsen.com/3"]), to: collector.url)
+        #expect(other.status == 200 && other.body.contains(#""kept":1"#), "\(other)")
+        // The same tag on another channel is another viewer's.
+        let elsewhere = try await Self.post(Self.batch("b-batch-2", meter: "b", channel: "sport", payloads: ["www.nielsen.com/2"]), to: collector.url)
+        #expect(elsewhere.body.contains(#""kept":1"#), "\(elsewhere)")
+        // Refused for good (the meter dead-letters or splits): not JSON, a key that is not the
+        // batch's, too big.
+        #expect(try await Self.post("{not json", to: collector.url).status == 400)
+        #expect(try await Self.post(first, to: collector.url, headers: ["Idempotency-Key": "other"]).status == 400)
+        let big = Self.batch("a-batch-2", meter: "a", payloads: (0..<40).map { "www.nielsen.com/big/\($0)" })
+        #expect(try await Self.post(big, to: collector.url).status == 413)
+
+        // A crash loses nothing answered: every record is in the file when the process is killed.
+        collector.stop(SIGKILL)
+        let records = try await Self.kept(in: database)
+        let pairs = records.compactMap { record in record.delivery.map { "\(record.channel ?? "") \($0.payload)" } }
+        #expect(pairs.sorted() == ["news www.nielsen.com/1", "news www.nielsen.com/2", "news www.nielsen.com/3", "sport www.nielsen.com/2"])
+        #expect(records.filter { $0.delivery?.payload == "www.nielsen.com/2" && $0.channel == "news" }.map(\.meter) == ["a"], "the first to arrive")
+    }
+
+    @Test func postingNeedsAWriteTokenWhenTokensAreSet() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tokens = folder.appendingPathComponent("tokens")
+        try "meters write s3cret-meter-token\nreports read s3cret-report-token\n".write(to: tokens, atomically: true, encoding: .utf8)
+        let collector = try RunningCollector(database: folder.appendingPathComponent("r.db").path, extra: ["--api-tokens", tokens.path])
+        let body = Self.batch("x-1", meter: "a", payloads: ["www.nielsen.com/1"])
+        // (A plain socket: URLSession on Linux waits to answer a 401's challenge.)
+        #expect(try APIAccessTests.request("POST", collector.url, body: body).status == 401)
+        #expect(try APIAccessTests.request("POST", collector.url, authorization: "Bearer s3cret-report-token", body: body).status == 403)
+        #expect(try APIAccessTests.request("POST", collector.url, authorization: "Bearer s3cret-meter-token", body: body).status == 200)
+        // Probes need none.
+        let health = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(collector.port)/healthz")))
+        #expect((health.1 as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    /// Its disk full, the collector answers 503 (the meter keeps the batch and sends it again) and
+    /// keeps nothing of the batch; freed, it takes the resend; killed, it keeps all it answered.
+    @Test func aFullDiskIsA503AndNothingAnsweredIsLost() async throws {
+        let disk = try SmallDisk(bytes: 4 << 20)
+        let database = disk.folder.appendingPathComponent("records.db").path
+        let collector = try RunningCollector(database: database)
+        let payloads = (0..<20).map { "www.nielsen.com/\($0)/" + String(repeating: "x", count: 200) }
+        #expect(try await Self.post(Self.batch("a-1", meter: "a", payloads: Array(payloads[..<10])), to: collector.url).status == 200)
+        disk.fill()
+        let second = Self.batch("a-2", meter: "a", payloads: Array(payloads[10...]) + (0..<400).map { "www.nielsen.com/pad/\($0)/" + String(repeating: "y", count: 200) })
+        let refused = try await Self.post(second, to: collector.url)
+        #expect(refused.status == 503, "\(refused)")
+        disk.free()
+        let taken = try await Self.post(second, to: collector.url)
+        #expect(taken.status == 200 && taken.body.contains(#""already":false"#), "the refused batch was not half kept: \(taken)")
+        collector.stop(SIGKILL)
+        let records = try await Self.kept(in: database)
+        #expect(records.count == 20 + 400)
+        #expect(Set(records.compactMap(\.delivery?.payload)).isSuperset(of: payloads))
+    }
+}
