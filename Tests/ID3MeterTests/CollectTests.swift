@@ -138,4 +138,91 @@ struct CollectTests {
         #expect(records.count == 20 + 400)
         #expect(Set(records.compactMap(\.delivery?.payload)).isSuperset(of: payloads))
     }
+
+    /// Two real `serve` meters of one line-up post to one collector; meter a is killed mid-run
+    /// and started again from its spool, and the collector is killed and started again on its
+    /// port while they post. Every tag either meter delivered is kept, once per (channel, tag_id),
+    /// and nothing else.
+    @Test func twoMetersOneKilledAndTheCollectorRestartedKeepEachTagOnce() async throws {
+        let server = try LineupServer(["news": ServeTests.channel(seed: 1), "sport": ServeTests.channel(seed: 2)])
+        defer { server.stop() }
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("records.db").path
+        let tokens = folder.appendingPathComponent("tokens")
+        try "meters write meter-token-0123456789\n".write(to: tokens, atomically: true, encoding: .utf8)
+        let token = folder.appendingPathComponent("token")
+        try "meter-token-0123456789\n".write(to: token, atomically: true, encoding: .utf8)
+        var collector = try RunningCollector(database: database, extra: ["--api-tokens", tokens.path])
+        let config = try server.writeConfig(in: folder)
+
+        /// A meter and what it says it delivered (its stdout), read as it goes.
+        final class Meter {
+            let arguments: [String]
+            var process: Process
+            var readers: [RecordReader] = []
+            init(_ arguments: [String]) throws {
+                self.arguments = arguments
+                let (process, out, _) = try Command.launch(arguments)
+                self.process = process
+                readers.append(RecordReader(out))
+            }
+            func restart() throws {
+                let (process, out, _) = try Command.launch(arguments)
+                self.process = process
+                readers.append(RecordReader(out))
+            }
+            /// (channel, tag_id) of every delivery it wrote, once it has ended.
+            var delivered: Set<String> {
+                readers.forEach { $0.read { _ in false } }
+                return Set(readers.flatMap(\.records).filter { $0["type"] as? String == "send_id3" }
+                    .compactMap { record in (record["tag_id"] as? String).map { "\(record["channel"] as? String ?? "") \($0)" } })
+            }
+        }
+        func meter(_ name: String) throws -> Meter {
+            try Meter(["serve", config.path, "--listen", "127.0.0.1:0", "--meter", name, "--collector", collector.url,
+                       "--collector-token-file", token.path, "--spool", folder.appendingPathComponent("spool-\(name)").path])
+        }
+        let a = try meter("a"), b = try meter("b")
+        defer { [a.process, b.process].forEach { if $0.isRunning { $0.terminate() } } }
+        func keptPayloads() async -> [String] { (try? await Self.kept(in: database).compactMap(\.delivery?.payload)) ?? [] }
+        func waitForKept(_ done: ([String]) -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !done(await keptPayloads()) {
+                guard ContinuousClock.now < deadline else { throw CancellationError() }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        try await waitForKept { $0.count >= 6 }
+        kill(a.process.processIdentifier, SIGKILL)
+        a.process.waitUntilExit()
+        try a.restart()
+        try await waitForKept { $0.count >= 12 }
+        // The collector crashes; the meters keep their batches and send them again when it is back.
+        let port = collector.port
+        collector.stop(SIGKILL)
+        try await Task.sleep(for: .seconds(1))
+        collector = try RunningCollector(database: database, port: port, extra: ["--api-tokens", tokens.path])
+        // Until each stream's last tag is kept (the streams end after 14 s), then each meter is
+        // stopped and sends what it holds.
+        let lastTags = ["news", "sport"].compactMap { server.channels[$0]?.owners(from: 0).last }
+        #expect(lastTags.count == 2)
+        try await waitForKept { Set($0).isSuperset(of: lastTags) }
+        for meter in [a, b] {
+            meter.process.terminate()
+            meter.process.waitUntilExit()
+            #expect(meter.process.terminationStatus == 0)
+        }
+        let all = try await Self.kept(in: database)
+        let kept = all.filter { $0.delivery != nil }
+        let pairs = kept.compactMap { record in record.delivery.map { "\(record.channel ?? "") \($0.tagID)" } }
+        #expect(Set(pairs).count == pairs.count, "a (channel, tag_id) kept twice")
+        let delivered = a.delivered.union(b.delivered)
+        #expect(Set(pairs) == delivered, "kept but not delivered: \(Set(pairs).subtracting(delivered)); delivered but not kept: \(delivered.subtracting(Set(pairs)))")
+        #expect(Set(kept.compactMap(\.channel)) == ["news", "sport"] && kept.count >= 40, "\(kept.count) kept")
+        // Each meter's account of its own work is kept per meter: every session each started.
+        let starts = all.filter { if case .event(let event) = $0.content { event.code == 2001 } else { false } }
+        #expect(starts.filter { $0.meter == "a" }.count == 4 && starts.filter { $0.meter == "b" }.count == 2,
+                "a: two channels, twice (restarted); b: two channels: \(starts.map { "\($0.meter ?? "") \($0.channel ?? "")" })")
+    }
 }
