@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
 
-.PHONY: all build run test verify api-check samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node promtool tls-tools timeline-script library-docs screenshots clean install
+.PHONY: all build run test verify api-check samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node promtool postgres tls-tools timeline-script library-docs screenshots clean install
 
 all: build
 
@@ -38,6 +38,11 @@ promtool:
 # The tests check the timeline page's script with node (`node --check`, a syntax lint).
 node:
 	$(call apt,command -v node >/dev/null,nodejs)
+
+# `collect`'s tests keep records in a real PostgreSQL server too (scripts/postgres-test-db.sh
+# starts it and makes the test database).
+postgres:
+	$(call apt,ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1,postgresql)
 
 # The API's TLS tests make a certificate with openssl and ask through curl; the private-origin
 # tests make their CA and certificates with python3-cryptography (scripts/tls_test_servers.py).
@@ -84,12 +89,13 @@ run: build
 TEST_LOG := .build/test.log
 # The suite takes about 11 minutes here; past TEST_BUDGET a hung test is named and the run stopped.
 TEST_BUDGET ?= 45m
-test: deps python chromium node tls-tools promtool
+test: deps python chromium node tls-tools promtool postgres
 	@mkdir -p .build && echo "Building and testing (the whole output: $(TEST_LOG))"
 	@$(SWIFT) build > $(TEST_LOG) 2>&1 || { grep -E "error:" $(TEST_LOG) | sort -u | head -40; exit 1; }
 	@# The API flood test holds the release binary to the 1 s a kubelet waits.
 	@$(SWIFT) build -c release --product id3-meter >> $(TEST_LOG) 2>&1 || { grep -E "error:" $(TEST_LOG) | sort -u | head -40; exit 1; }
-	@ID3METER_RELEASE_BINARY=$(CURDIR)/.build/release/id3-meter scripts/test-suite.sh $(TEST_LOG) $(TEST_BUDGET) \
+	@postgres=$$(scripts/postgres-test-db.sh) && ID3METER_TEST_POSTGRES=$$postgres \
+	  ID3METER_RELEASE_BINARY=$(CURDIR)/.build/release/id3-meter scripts/test-suite.sh $(TEST_LOG) $(TEST_BUDGET) \
 	  --no-parallel --disable-xctest
 	scripts/verify.sh
 	scripts/api-check.sh

@@ -45,6 +45,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `collect`'s database: SQLite in a file (the library's own copy of SQLite, nothing to install).
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        // ... and PostgreSQL for a fleet.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -107,6 +109,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
                 .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Service"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Service"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Service"])),
             ]
         ),
         .target(

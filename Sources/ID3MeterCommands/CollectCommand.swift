@@ -20,14 +20,18 @@ struct CollectCommand: AsyncParsableCommand {
             given; 503 the database cannot take it now (a full disk, a server away: the meter sends \
             it again). GET /healthz, /readyz and /metrics as serve has them.
 
-            --database is an SQLite file, created if need be (nothing to install). Records older \
-            than --keep, and batch ids received before it, are deleted at start and every hour.
+            --database is an SQLite file, created if need be (nothing to install), or a PostgreSQL \
+            URL (several collectors may share one database). The schema is made, or brought up to \
+            date, at start. Records older than --keep, and batch ids received before it, are \
+            deleted at start and every hour.
 
             SIGINT or SIGTERM stops taking batches, finishes those being stored and exits 0. Exit \
             status 1 when the database or the listener cannot be used; 2 on a usage error.
             """)
 
-    @Option(help: ArgumentHelp("Where records are kept: an SQLite file (created if need be).", valueName: "path"))
+    @Option(help: ArgumentHelp(
+        "Where records are kept: an SQLite file (created if need be), or a PostgreSQL database: postgres://USER:PASSWORD@HOST:PORT/DATABASE (?sslmode=require for TLS).",
+        valueName: "path|url"))
     var database: String
 
     @Option(help: ArgumentHelp("How long records and batch ids are kept: a number of days (400d), hours (36h) or minutes (90m).",
@@ -63,7 +67,11 @@ struct CollectCommand: AsyncParsableCommand {
         }
         let tls = try api.tlsConfiguration()
         let store: any RecordStore
-        do { store = try await SQLiteRecordStore.open(path: database, logger: logger) } catch {
+        do {
+            store = database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+                ? try await PostgresRecordStore.open(url: database, logger: logger)
+                : try await SQLiteRecordStore.open(path: database, logger: logger)
+        } catch {
             Console.error("--database: \(error)")
             throw ExitCode.failure
         }

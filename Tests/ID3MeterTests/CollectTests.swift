@@ -65,15 +65,37 @@ struct CollectTests {
 
     /// What the database holds, read as the report will.
     static func kept(in database: String) async throws -> [MeterRecord] {
-        let store = try await SQLiteRecordStore.open(path: database, logger: Logger(label: "test"))
-        defer { Task { await store.close() } }
-        return try await store.records(channel: nil, from: 0, to: .greatestFiniteMagnitude)
+        let logger = Logger(label: "test")
+        let store: any RecordStore = database.hasPrefix("postgres://")
+            ? try await PostgresRecordStore.open(url: database, logger: logger) : try await SQLiteRecordStore.open(path: database, logger: logger)
+        let records = try await store.records(channel: nil, from: 0, to: .greatestFiniteMagnitude)
+        await store.close()
+        return records
+    }
+
+    /// The test database on the PostgreSQL server `make test` starts (scripts/postgres-test-db.sh).
+    static let postgres = ProcessInfo.processInfo.environment["ID3METER_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+
+    /// The PostgreSQL test database, emptied: a collector makes its schema anew.
+    static func emptyPostgres() throws -> String {
+        let url = try #require(postgres)
+        let status = try Command.runTool("/usr/bin/psql", [url, "-qc", "DROP SCHEMA public CASCADE; CREATE SCHEMA public"])
+        #expect(status == 0, "cannot empty \(url)")
+        return url
     }
 
     @Test func eachBatchOnceEachDeliveryOncePerChannelAndTagAndTheContractsAnswers() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("records.db").path
+        try await contract(database: folder.appendingPathComponent("records.db").path)
+    }
+
+    @Test(.enabled(if: postgres != nil, "make test starts PostgreSQL and names its test database in ID3METER_TEST_POSTGRES"))
+    func theSameOnPostgreSQL() async throws {
+        try await contract(database: try Self.emptyPostgres())
+    }
+
+    func contract(database: String) async throws {
         let collector = try RunningCollector(database: database, extra: ["--max-batch-size", "4K"])
         let first = Self.batch("a-batch-1", meter: "a", payloads: ["www.nielsen.com/1", "www.nielsen.com/2"])
         let kept = try await Self.post(first, to: collector.url, headers: ["Idempotency-Key": "a-batch-1"])
@@ -144,11 +166,21 @@ struct CollectTests {
     /// port while they post. Every tag either meter delivered is kept, once per (channel, tag_id),
     /// and nothing else.
     @Test func twoMetersOneKilledAndTheCollectorRestartedKeepEachTagOnce() async throws {
-        let server = try LineupServer(["news": ServeTests.channel(seed: 1), "sport": ServeTests.channel(seed: 2)])
-        defer { server.stop() }
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("records.db").path
+        try await twoMeters(database: folder.appendingPathComponent("records.db").path, folder: folder)
+    }
+
+    @Test(.enabled(if: postgres != nil, "make test starts PostgreSQL and names its test database in ID3METER_TEST_POSTGRES"))
+    func twoMetersAndARestartedCollectorOnPostgreSQL() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await twoMeters(database: try Self.emptyPostgres(), folder: folder)
+    }
+
+    func twoMeters(database: String, folder: URL) async throws {
+        let server = try LineupServer(["news": ServeTests.channel(seed: 1), "sport": ServeTests.channel(seed: 2)])
+        defer { server.stop() }
         let tokens = folder.appendingPathComponent("tokens")
         try "meters write meter-token-0123456789\n".write(to: tokens, atomically: true, encoding: .utf8)
         let token = folder.appendingPathComponent("token")

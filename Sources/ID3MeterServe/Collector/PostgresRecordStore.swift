@@ -1,0 +1,127 @@
+import Foundation
+import ID3Meter
+import Logging
+import NIOSSL
+import PostgresNIO
+
+/// The records in a PostgreSQL database, for a fleet: several collectors may share it (each
+/// batch one transaction; the unique keys decide between them). `postgres://USER:PASSWORD@HOST:PORT/DATABASE`,
+/// with `?sslmode=require` for TLS (the system's authorities).
+public final class PostgresRecordStore: RecordStore {
+    private let client: PostgresClient
+    private let running: Task<Void, Never>
+    private let logger: Logger
+
+    private init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        running = Task { await client.run() }
+    }
+
+    /// Connects to the database at `url` and brings its schema up to date.
+    public static func open(url: String, logger: Logger) async throws(StoreError) -> PostgresRecordStore {
+        guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme), let host = parts.host,
+              let user = parts.user, !user.isEmpty else {
+            throw StoreError("not a database URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+        }
+        let database = String(parts.path.drop { $0 == "/" })
+        let tls: PostgresClient.Configuration.TLS = switch parts.queryItems?.first(where: { $0.name == "sslmode" })?.value {
+        case "require", "verify-full": .require(.makeClientConfiguration())
+        default: .disable
+        }
+        let configuration = PostgresClient.Configuration(host: host, port: parts.port ?? 5432, username: user, password: parts.password,
+                                                         database: database.isEmpty ? nil : database, tls: tls)
+        let store = PostgresRecordStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger), logger: logger)
+        do {
+            try await store.migrate()
+        } catch {
+            await store.close()
+            throw StoreError("cannot prepare the database at \(host): \(String(reflecting: error))")
+        }
+        return store
+    }
+
+    private func migrate() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            _ = try await Self.run(CollectorSchema.Statement(CollectorSchema.versionTable), on: connection, logger: logger)
+            // Two collectors starting at once: one migrates, the other waits and finds it done.
+            _ = try await Self.run(CollectorSchema.Statement("LOCK TABLE schema_version IN EXCLUSIVE MODE"), on: connection, logger: logger)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: CollectorSchema.currentVersion), logger: logger)
+            var version = 0
+            for try await (current) in rows.decode(Int.self) { version = current }
+            for (index, statements) in CollectorSchema.migrations(.postgres).enumerated() where index + 1 > version {
+                for statement in statements { _ = try await Self.run(CollectorSchema.Statement(statement), on: connection, logger: logger) }
+                _ = try await Self.run(CollectorSchema.noteVersion(index + 1), on: connection, logger: logger)
+            }
+        }
+    }
+
+    public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
+        do {
+            return try await client.withTransaction(logger: logger) { [logger] connection in
+                try await CollectorSchema.store(batch) { try await Self.run($0, on: connection, logger: logger) }
+            }
+        } catch {
+            throw StoreError("cannot store batch \(batch.id): \(String(reflecting: error))")
+        }
+    }
+
+    public func purge(before time: Double) async throws(StoreError) -> Int {
+        do {
+            return try await client.withTransaction(logger: logger) { [logger] connection in
+                _ = try await Self.run(CollectorSchema.purgeBatches(before: time), on: connection, logger: logger)
+                return try await Self.run(CollectorSchema.purgeRecords(before: time), on: connection, logger: logger)
+            }
+        } catch {
+            throw StoreError("cannot delete records older than the retention: \(String(reflecting: error))")
+        }
+    }
+
+    public func records(channel: String?, from: Double, to: Double) async throws(StoreError) -> [MeterRecord] {
+        do {
+            let rows = try await client.query(Self.query(CollectorSchema.records(channel: channel, from: from, to: to)), logger: logger)
+            var records: [MeterRecord] = []
+            let decoder = JSONDecoder()
+            for try await (text) in rows.decode(String.self) { records.append(try decoder.decode(MeterRecord.self, from: Data(text.utf8))) }
+            return records
+        } catch {
+            throw StoreError("cannot read the records: \(String(reflecting: error))")
+        }
+    }
+
+    public func close() async {
+        running.cancel()
+        _ = await running.value
+    }
+
+    /// Runs `statement` on `connection`; the number of rows it returned.
+    private static func run(_ statement: CollectorSchema.Statement, on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        var count = 0
+        for try await _ in try await connection.query(query(statement), logger: logger) { count += 1 }
+        return count
+    }
+
+    /// The statement with PostgreSQL's numbered placeholders (`$1`...) for its `?`s.
+    private static func query(_ statement: CollectorSchema.Statement) throws -> PostgresQuery {
+        var sql = ""
+        var number = 0
+        for character in statement.sql {
+            guard character == "?" else {
+                sql.append(character)
+                continue
+            }
+            number += 1
+            sql += "$\(number)"
+        }
+        var binds = PostgresBindings(capacity: statement.binds.count)
+        for value in statement.binds {
+            switch value {
+            case .text(let text?): try binds.append(text)
+            case .integer(let integer?): try binds.append(integer)
+            case .real(let real?): try binds.append(real)
+            case .text(nil), .integer(nil), .real(nil): binds.appendNull()
+            }
+        }
+        return PostgresQuery(unsafeSQL: sql, binds: binds)
+    }
+}
