@@ -40,7 +40,8 @@ public struct ID3MeterCommand: AsyncParsableCommand {
             'id3-meter INPUT' plays a stream and calls sendID3 on time; 'id3-meter scan' lists and \
             checks every tag of files, folders, playlists, MPDs and URLs; 'id3-meter serve CONFIG' meters \
             a whole line-up of channels in one process, with alerts, an HTTP API and metrics; \
-            'id3-meter spool' shows and handles the collector's waiting and refused batches.
+            'id3-meter spool' shows and handles the collector's waiting and refused batches; \
+            'id3-meter collect' is the collector: it keeps the records meters post, each once, in a database.
             """,
         version: ID3MeterVersion.current,
         subcommands: [MeterCommand.self, ScanCommand.self, ServeCommand.self, SpoolCommand.self, CollectCommand.self],

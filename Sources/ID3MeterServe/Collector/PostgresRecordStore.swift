@@ -11,6 +11,8 @@ public final class PostgresRecordStore: RecordStore {
     private let client: PostgresClient
     private let running: Task<Void, Never>
     private let logger: Logger
+    /// How long the first connection and the schema may take at start.
+    static let connectTimeout = Duration.seconds(15)
 
     private init(client: PostgresClient, logger: Logger) {
         self.client = client
@@ -25,18 +27,34 @@ public final class PostgresRecordStore: RecordStore {
             throw StoreError("not a database URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE")
         }
         let database = String(parts.path.drop { $0 == "/" })
-        let tls: PostgresClient.Configuration.TLS = switch parts.queryItems?.first(where: { $0.name == "sslmode" })?.value {
-        case "require", "verify-full": .require(.makeClientConfiguration())
-        default: .disable
-        }
-        let configuration = PostgresClient.Configuration(host: host, port: parts.port ?? 5432, username: user, password: parts.password,
-                                                         database: database.isEmpty ? nil : database, tls: tls)
+        let secure = ["require", "verify-full"].contains(parts.queryItems?.first { $0.name == "sslmode" }?.value)
+        let (port, password, name) = (parts.port ?? 5432, parts.password, database.isEmpty ? nil : database)
+        let configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: name,
+                                                         tls: secure ? .require(.makeClientConfiguration()) : .disable)
         let store = PostgresRecordStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger), logger: logger)
+        let server = "\(host):\(parts.port ?? 5432)"
         do {
-            try await store.migrate()
+            // A server that does not answer is said after a while, not after the pool's minute of retries.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // One connection first: the pool retries a refused login quietly, a connection says why.
+                    let tls: PostgresConnection.Configuration.TLS = secure ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable
+                    let probe = try await PostgresConnection.connect(
+                        configuration: .init(host: host, port: port, username: user, password: password, database: name, tls: tls),
+                        id: 0, logger: logger)
+                    try await probe.close()
+                    try await store.migrate()
+                }
+                group.addTask {
+                    try await Task.sleep(for: Self.connectTimeout)
+                    throw StoreError("no answer in \(Self.connectTimeout.components.seconds) s")
+                }
+                try await group.next()
+                group.cancelAll()
+            }
         } catch {
             await store.close()
-            throw StoreError("cannot prepare the database at \(host): \(String(reflecting: error))")
+            throw StoreError("cannot use the PostgreSQL database at \(server): \(Self.words(error))")
         }
         return store
     }
@@ -56,13 +74,21 @@ public final class PostgresRecordStore: RecordStore {
         }
     }
 
+    /// A failure in words: PostgreSQL's own message when the server sent one (a refused login, a
+    /// missing database), else the error as it is.
+    private static func words(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        return error.underlying.map { "\($0)" } ?? "\(error.code)"
+    }
+
     public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
         do {
             return try await client.withTransaction(logger: logger) { [logger] connection in
                 try await CollectorSchema.store(batch) { try await Self.run($0, on: connection, logger: logger) }
             }
         } catch {
-            throw StoreError("cannot store batch \(batch.id): \(String(reflecting: error))")
+            throw StoreError("cannot store batch \(batch.id): \(Self.words(error))")
         }
     }
 
@@ -73,7 +99,7 @@ public final class PostgresRecordStore: RecordStore {
                 return try await Self.run(CollectorSchema.purgeRecords(before: time), on: connection, logger: logger)
             }
         } catch {
-            throw StoreError("cannot delete records older than the retention: \(String(reflecting: error))")
+            throw StoreError("cannot delete records older than the retention: \(Self.words(error))")
         }
     }
 
@@ -85,7 +111,7 @@ public final class PostgresRecordStore: RecordStore {
             for try await (text) in rows.decode(String.self) { records.append(try decoder.decode(MeterRecord.self, from: Data(text.utf8))) }
             return records
         } catch {
-            throw StoreError("cannot read the records: \(String(reflecting: error))")
+            throw StoreError("cannot read the records: \(Self.words(error))")
         }
     }
 
