@@ -112,23 +112,14 @@ public struct LineupAPI: Sendable {
         }
         router.get("metrics") { [self] _, _ in
             await refreshMetrics()
-            var buffer: [UInt8] = []
-            registry.emit(into: &buffer)
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: buffer)))
+            return APIServer.metrics(registry)
         }
         return router
     }
 
-    /// The HTTP/1.1 server the router runs on: each connection guarded (`APIConnectionGuard`),
-    /// heads held to `APIPolicy`'s limits, over TLS when `tls` is given.
+    /// The HTTP/1.1 server the router runs on (`APIServer`), over TLS when `tls` is given.
     public func server(tls: TLSConfiguration? = nil) throws -> HTTPServerBuilder {
-        let connections = connections, timeout = TimeAmount.milliseconds(Int64(policy.requestTimeout * 1_000))
-        let http = HTTPServerBuilder.http1(configuration: HTTP1Channel.Configuration(
-            additionalChannelHandlers: [APIConnectionGuard(connections: connections, timeout: timeout)],
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: APIPolicy.maximumHeadBytes, maxHeaderListSize: APIPolicy.maximumHeadBytes,
-                                            maxHeaderFieldCount: APIPolicy.maximumHeaderCount)))
-        return try tls.map { try .tls(http, tlsConfiguration: $0) } ?? http
+        try APIServer.builder(connections: connections, policy: policy, tls: tls)
     }
 
     /// Headers a channel may not set: they would break or redirect its requests.

@@ -67,25 +67,15 @@ public struct CollectorAPI: Sendable {
         router.add(middleware: APIAccess(tokens: policy.tokens))
         router.get("healthz") { _, _ in "ok\n" }
         router.get("readyz") { _, _ in "ok\n" }
-        router.get("metrics") { [registry] _, _ in
-            var buffer: [UInt8] = []
-            registry.emit(into: &buffer)
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: buffer)))
-        }
+        router.get("metrics") { [registry] _, _ in APIServer.metrics(registry) }
         router.post("/") { [self] request, _ in await take(request) }
         router.post("records") { [self] request, _ in await take(request) }
         return router
     }
 
-    /// The HTTP/1.1 server the router runs on, each connection guarded as `serve`'s API's are.
+    /// The HTTP/1.1 server the router runs on (`APIServer`), as `serve`'s API's.
     public func server(tls: TLSConfiguration? = nil) throws -> HTTPServerBuilder {
-        let connections = connections, timeout = TimeAmount.milliseconds(Int64(policy.requestTimeout * 1_000))
-        let http = HTTPServerBuilder.http1(configuration: HTTP1Channel.Configuration(
-            additionalChannelHandlers: [APIConnectionGuard(connections: connections, timeout: timeout)],
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: APIPolicy.maximumHeadBytes, maxHeaderListSize: APIPolicy.maximumHeadBytes,
-                                            maxHeaderFieldCount: APIPolicy.maximumHeaderCount)))
-        return try tls.map { try .tls(http, tlsConfiguration: $0) } ?? http
+        try APIServer.builder(connections: connections, policy: policy, tls: tls)
     }
 
     private func take(_ request: Request) async -> Response {
