@@ -67,6 +67,24 @@ struct APIOptions: ParsableArguments {
         }
     }
 
+    /// The tokens, checked: a listener without them must be on loopback, since anyone who
+    /// reached it could do `what` ("read and change the line-up"); `lines` is the token file's
+    /// form to suggest. A file that cannot be used, or a listener it would leave open, is said
+    /// and the exit status is 1.
+    func checkedTokens(anyoneCould what: String, lines: String) throws -> APITokens? {
+        let tokens: APITokens?
+        do { tokens = try loadTokens() } catch {
+            Console.error("--api-tokens: \(error)")
+            throw ExitCode.failure
+        }
+        guard tokens != nil || Self.isLoopback(address!.host) else {
+            Console.error("--listen \(listen) would let anyone who reaches it \(what): give --api-tokens FILE "
+                          + "(lines '\(lines)') or ID3METER_API_TOKENS, or listen on 127.0.0.1")
+            throw ExitCode.failure
+        }
+        return tokens
+    }
+
     func policy(tokens: APITokens?, maximumChannels: Int) -> APIPolicy {
         var policy = APIPolicy(tokens: tokens)
         policy.maximumChannels = maximumChannels

@@ -55,16 +55,7 @@ struct CollectCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "id3-meter")
         logger.logLevel = verbose ? .debug : .notice
-        let tokens: APITokens?
-        do { tokens = try api.loadTokens() } catch {
-            Console.error("--api-tokens: \(error)")
-            throw ExitCode.failure
-        }
-        guard tokens != nil || APIOptions.isLoopback(api.address!.host) else {
-            Console.error("--listen \(api.listen) would let anyone who reaches it post records: give --api-tokens FILE "
-                          + "(lines 'NAME write TOKEN' for the meters) or ID3METER_API_TOKENS, or listen on 127.0.0.1")
-            throw ExitCode.failure
-        }
+        let tokens = try api.checkedTokens(anyoneCould: "post records", lines: "NAME write TOKEN")
         let tls = try api.tlsConfiguration()
         let store: any RecordStore
         do {

@@ -128,16 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .notice
         LibAVLog.route(to: verbose ? logger : nil)
 
-        let tokens: APITokens?
-        do { tokens = try api.loadTokens() } catch {
-            Console.error("--api-tokens: \(error)")
-            throw ExitCode.failure
-        }
-        guard tokens != nil || APIOptions.isLoopback(api.address!.host) else {
-            Console.error("--listen \(api.listen) would let anyone who reaches it read and change the line-up: give --api-tokens FILE "
-                          + "(lines 'NAME read|write TOKEN') or ID3METER_API_TOKENS, or listen on 127.0.0.1")
-            throw ExitCode.failure
-        }
+        let tokens = try api.checkedTokens(anyoneCould: "read and change the line-up", lines: "NAME read|write TOKEN")
         let tls = try api.tlsConfiguration()
         let lineupConfig: LineupConfig
         do { lineupConfig = try LineupConfig.load(config) } catch {

@@ -124,6 +124,35 @@ struct CollectTests {
         #expect(records.filter { $0.delivery?.payload == "www.nielsen.com/2" && $0.channel == "news" }.map(\.meter) == ["a"], "the first to arrive")
     }
 
+    /// A record of a kind this version does not know (a later meter's) is kept whole, its
+    /// number and nested fields too, and each batch says whose token posted it: read back by
+    /// Python's sqlite3, not by our store.
+    @Test func aLaterVersionsRecordIsKeptWholeAndTheBatchNamesItsPoster() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tokens = folder.appendingPathComponent("tokens")
+        try "meter-7 write token-of-meter-7-0123456789\n".write(to: tokens, atomically: true, encoding: .utf8)
+        let database = folder.appendingPathComponent("r.db").path
+        let collector = try RunningCollector(database: database, extra: ["--api-tokens", tokens.path])
+        let later = #"{"type":"heartbeat","sent_at":1795000000.5,"channel":"news","meter":"m","beats":42,"ok":true,"window":{"from":1,"to":2}}"#
+        let body = #"{"batch":"m-1","meter_version":"9.0.0","records":[\#(later)]}"#
+        let posted = try APIAccessTests.request("POST", collector.url, authorization: "Bearer token-of-meter-7-0123456789", body: body)
+        #expect(posted.status == 200, "\(posted)")
+        collector.stop()
+        let script = """
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            print(json.dumps({"record": json.loads(db.execute("SELECT record FROM records").fetchone()[0]),
+                              "posted_by": db.execute("SELECT posted_by FROM batches WHERE id = 'm-1'").fetchone()[0]}))
+            """
+        let read = try Command.run(["-c", script, database], binary: URL(fileURLWithPath: "/usr/bin/python3"))
+        let found = try #require(try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any], "\(read.stderr)")
+        let record = try #require(found["record"] as? [String: Any])
+        #expect(record["beats"] as? Int == 42 && record["ok"] as? Bool == true && (record["window"] as? [String: Int])?["to"] == 2, "\(record)")
+        #expect(record["type"] as? String == "heartbeat" && record["sent_at"] as? Double == 1_795_000_000.5)
+        #expect(found["posted_by"] as? String == "meter-7")
+    }
+
     @Test func postingNeedsAWriteTokenWhenTokensAreSet() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -135,6 +164,9 @@ struct CollectTests {
         #expect(try APIAccessTests.request("POST", collector.url, body: body).status == 401)
         #expect(try APIAccessTests.request("POST", collector.url, authorization: "Bearer s3cret-report-token", body: body).status == 403)
         #expect(try APIAccessTests.request("POST", collector.url, authorization: "Bearer s3cret-meter-token", body: body).status == 200)
+        // Without tokens only loopback: a wider listener is refused, saying what it would open.
+        let open = try Command.run(["collect", "--database", folder.appendingPathComponent("o.db").path, "--listen", "0.0.0.0:0"])
+        #expect(open.status == 1 && open.stderr.contains("--listen 0.0.0.0:0 would let anyone who reaches it post records"), "\(open.stderr)")
         // Probes need none.
         let health = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(collector.port)/healthz")))
         #expect((health.1 as? HTTPURLResponse)?.statusCode == 200)

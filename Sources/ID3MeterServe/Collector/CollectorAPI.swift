@@ -50,26 +50,14 @@ public struct CollectorAPI: Sendable {
         }
     }
 
-    /// What a meter posts.
-    private struct PostedBatch: Decodable {
-        var batch: String
-        var meterVersion: String?
-        var records: [MeterRecord]
-
-        enum CodingKeys: String, CodingKey {
-            case batch, records
-            case meterVersion = "meter_version"
-        }
-    }
-
     public func router() -> Router<APIContext> {
         let router = Router(context: APIContext.self)
         router.add(middleware: APIAccess(tokens: policy.tokens))
         router.get("healthz") { _, _ in "ok\n" }
         router.get("readyz") { _, _ in "ok\n" }
         router.get("metrics") { [registry] _, _ in APIServer.metrics(registry) }
-        router.post("/") { [self] request, _ in await take(request) }
-        router.post("records") { [self] request, _ in await take(request) }
+        router.post("/") { [self] request, context in await take(request, by: context.caller ?? "local") }
+        router.post("records") { [self] request, context in await take(request, by: context.caller ?? "local") }
         return router
     }
 
@@ -78,7 +66,7 @@ public struct CollectorAPI: Sendable {
         try APIServer.builder(connections: connections, policy: policy, tls: tls)
     }
 
-    private func take(_ request: Request) async -> Response {
+    private func take(_ request: Request, by caller: String) async -> Response {
         let body: ByteBuffer
         do {
             var request = request
@@ -87,19 +75,17 @@ public struct CollectorAPI: Sendable {
             metrics.refused.increment()
             return Self.answer(.contentTooLarge, ["error": "a batch may hold \(maximumBatchBytes) bytes at most: split it"])
         }
-        let posted: PostedBatch
+        let batch: CollectedBatch
         do {
-            posted = try JSONDecoder().decode(PostedBatch.self, from: Data(buffer: body))
+            batch = try Self.batch(in: Data(buffer: body), by: caller)
         } catch {
             metrics.refused.increment()
             return Self.answer(.badRequest, ["error": "not a batch of meter records: \(error)"])
         }
-        if let key = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value, key != posted.batch {
+        if let key = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value, key != batch.id {
             metrics.refused.increment()
-            return Self.answer(.badRequest, ["error": "Idempotency-Key \(key) is not the batch's id \(posted.batch)"])
+            return Self.answer(.badRequest, ["error": "Idempotency-Key \(key) is not the batch's id \(batch.id)"])
         }
-        let batch = CollectedBatch(id: posted.batch, meterVersion: posted.meterVersion ?? "", records: posted.records,
-                                   receivedAt: Date().timeIntervalSince1970)
         let receipt: StoreReceipt
         do {
             receipt = try await store.store(batch)
@@ -117,7 +103,24 @@ public struct CollectorAPI: Sendable {
             metrics.records.increment(by: Int64(receipt.records))
             metrics.kept.increment(by: Int64(receipt.kept))
         }
-        return Self.answer(.ok, Receipt(batch: posted.batch, records: receipt.records, kept: receipt.kept, already: receipt.alreadyHad))
+        return Self.answer(.ok, Receipt(batch: batch.id, records: receipt.records, kept: receipt.kept, already: receipt.alreadyHad))
+    }
+
+    /// What a meter posts, `{"batch", "meter_version", "records"}`: each record read as a
+    /// `MeterRecord` for its keys and kept as sent, every field (JSONSerialization keeps those a
+    /// `MeterRecord` of this version has no place for).
+    static func batch(in body: Data, by caller: String) throws -> CollectedBatch {
+        guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any], let id = object["batch"] as? String, !id.isEmpty,
+              let records = object["records"] as? [[String: Any]] else {
+            throw StoreError("an object with a \"batch\" id and \"records\" is expected")
+        }
+        let decoder = JSONDecoder()
+        let collected = try records.map { fields in
+            let json = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
+            return CollectedRecord(record: try decoder.decode(MeterRecord.self, from: json), json: String(decoding: json, as: UTF8.self))
+        }
+        return CollectedBatch(id: id, meterVersion: object["meter_version"] as? String ?? "", records: collected,
+                              receivedAt: Date().timeIntervalSince1970, postedBy: caller)
     }
 
     /// The answer to a batch taken: how many records it had, how many were kept, and whether it

@@ -18,7 +18,7 @@ enum CollectorSchema {
     static func migrations(_ dialect: Dialect) -> [[String]] {
         [[
             """
-            CREATE TABLE batches (id TEXT PRIMARY KEY, meter TEXT NOT NULL, meter_version TEXT NOT NULL,
+            CREATE TABLE batches (id TEXT PRIMARY KEY, meter TEXT NOT NULL, meter_version TEXT NOT NULL, posted_by TEXT NOT NULL,
                                   received_at DOUBLE PRECISION NOT NULL, records INTEGER NOT NULL, kept INTEGER NOT NULL)
             """,
             """
@@ -58,20 +58,20 @@ enum CollectorSchema {
     /// Inserts the batch's id; returns a row when it is new.
     static func claim(_ batch: CollectedBatch) -> Statement {
         Statement("""
-            INSERT INTO batches (id, meter, meter_version, received_at, records, kept) VALUES (?, ?, ?, ?, ?, 0)
+            INSERT INTO batches (id, meter, meter_version, posted_by, received_at, records, kept) VALUES (?, ?, ?, ?, ?, ?, 0)
             ON CONFLICT (id) DO NOTHING RETURNING id
-            """, [.text(batch.id), .text(batch.records.lazy.compactMap(\.meter).first ?? ""), .text(batch.meterVersion),
-                  .real(batch.receivedAt), .integer(batch.records.count)])
+            """, [.text(batch.id), .text(batch.records.lazy.compactMap(\.record.meter).first ?? ""), .text(batch.meterVersion),
+                  .text(batch.postedBy), .real(batch.receivedAt), .integer(batch.records.count)])
     }
 
     /// Inserts a record; returns a row when it was kept (a delivery of a pair already kept is not).
-    static func insert(_ record: MeterRecord, batch: String) -> Statement {
-        let delivery = record.delivery
+    static func insert(_ collected: CollectedRecord, batch: String) -> Statement {
+        let (record, delivery) = (collected.record, collected.record.delivery)
         return Statement("""
             INSERT INTO records (batch, type, sent_at, channel, meter, tag_id, payload, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING RETURNING id
             """, [.text(batch), .text(record.type), .real(record.sentAt), .text(record.channel ?? ""), .text(record.meter ?? ""),
-                  .text(delivery?.tagID), .text(delivery?.payload), .text(String(decoding: record.jsonLine, as: UTF8.self))])
+                  .text(delivery?.tagID), .text(delivery?.payload), .text(collected.json)])
     }
 
     static func kept(_ count: Int, batch: String) -> Statement {

@@ -19,15 +19,31 @@ public protocol RecordStore: Sendable {
 public struct CollectedBatch: Sendable {
     public var id: String
     public var meterVersion: String
-    public var records: [MeterRecord]
+    public var records: [CollectedRecord]
     /// When the collector took it (Unix seconds).
     public var receivedAt: Double
+    /// The name of the token it came with (`local` without tokens): who posted it.
+    public var postedBy: String
 
-    public init(id: String, meterVersion: String, records: [MeterRecord], receivedAt: Double) {
+    public init(id: String, meterVersion: String, records: [CollectedRecord], receivedAt: Double, postedBy: String) {
         self.id = id
         self.meterVersion = meterVersion
         self.records = records
         self.receivedAt = receivedAt
+        self.postedBy = postedBy
+    }
+}
+
+/// A record as posted: read for its keys, kept as the meter wrote it (every field, those of a
+/// later version's kinds too).
+public struct CollectedRecord: Sendable {
+    public var record: MeterRecord
+    /// Its JSON, every field the meter sent.
+    public var json: String
+
+    public init(record: MeterRecord, json: String) {
+        self.record = record
+        self.json = json
     }
 }
 
