@@ -28,7 +28,7 @@ struct CollectTests {
             }
             guard let found = log.firstMatch(of: /collecting on http:\/\/127\.0\.0\.1:([0-9]+)/).flatMap({ Int($0.output.1) }) else {
                 process.terminate()
-                throw POSIXError(.EIO, "collect did not start: \(log)")
+                throw TestFailure("collect did not start (\(database)): \(log)")
             }
             self.port = found
         }
@@ -76,11 +76,16 @@ struct CollectTests {
     /// The test database on the PostgreSQL server `make test` starts (scripts/postgres-test-db.sh).
     static let postgres = ProcessInfo.processInfo.environment["ID3METER_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
 
-    /// The PostgreSQL test database, emptied: a collector makes its schema anew.
+    /// The PostgreSQL test database, emptied: a collector makes its schema anew. When the server
+    /// does not answer, the failure says what its clusters and their logs say.
     static func emptyPostgres() throws -> String {
         let url = try #require(postgres)
-        let status = try Command.runTool("/usr/bin/psql", [url, "-qc", "DROP SCHEMA public CASCADE; CREATE SCHEMA public"])
-        #expect(status == 0, "cannot empty \(url)")
+        let emptied = try Command.runTool("/usr/bin/psql", [url, "-qc", "DROP SCHEMA public CASCADE; CREATE SCHEMA public"])
+        guard emptied.status == 0 else {
+            let clusters = (try? Command.runTool("/usr/bin/pg_lsclusters", []).output) ?? "no pg_lsclusters"
+            let logs = (try? Command.runTool("/bin/sh", ["-c", "tail -n 30 /var/log/postgresql/*.log"]).output) ?? ""
+            throw TestFailure("cannot empty \(url) (psql exited \(emptied.status)): \(emptied.output)\n\(clusters)\n\(logs)")
+        }
         return url
     }
 

@@ -18,11 +18,11 @@ struct TimelineScriptTests {
     @Test func nodeParsesIt() throws {
         let node = try #require(["/usr/bin/node", "/usr/local/bin/node"].first { FileManager.default.isExecutableFile(atPath: $0) },
                                 "make test installs nodejs")
-        #expect(try Command.runTool(node, ["--check", Self.file.path]) == 0)
+        #expect(try Command.runTool(node, ["--check", Self.file.path]).status == 0)
         // And the check can fail: a script with a syntax error is refused.
         let broken = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).js")
         try Data("const x = ;\n".utf8).write(to: broken)
         defer { try? FileManager.default.removeItem(at: broken) }
-        #expect(try Command.runTool(node, ["--check", broken.path]) != 0)
+        #expect(try Command.runTool(node, ["--check", broken.path]).status != 0)
     }
 }

@@ -7,7 +7,6 @@ import Glibc
 /// (`--remote-debugging-pipe`: it reads commands on fd 3 and writes replies and events on fd 4,
 /// each message JSON ended by a NUL). Blocking: run it off the cooperative pool.
 final class HeadlessBrowser: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible { var description: String }
 
     /// What a page did that a test checks: errors it logged or threw, and every URL it requested.
     struct PageLog {
@@ -30,7 +29,7 @@ final class HeadlessBrowser: @unchecked Sendable {
     }
 
     init() throws {
-        guard let executable = Self.executable else { throw Failure(description: "chromium not found: `make test` installs it (apt-get install chromium)") }
+        guard let executable = Self.executable else { throw TestFailure("chromium not found: `make test` installs it (apt-get install chromium)") }
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("id3-meter-chromium-\(UUID().uuidString)")
         let toBrowser = Pipe(), fromBrowser = Pipe()
         var actions = posix_spawn_file_actions_t()
@@ -53,7 +52,7 @@ final class HeadlessBrowser: @unchecked Sendable {
         posix_spawnattr_setpgroup(&attributes, 0)
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
-        guard status == 0 else { throw Failure(description: "cannot start chromium: \(String(cString: strerror(status)))") }
+        guard status == 0 else { throw TestFailure("cannot start chromium: \(String(cString: strerror(status)))") }
         pid = child
         commands = toBrowser.fileHandleForWriting
         replies = fromBrowser.fileHandleForReading
@@ -117,9 +116,9 @@ final class HeadlessBrowser: @unchecked Sendable {
         defer { condition.unlock() }
         while answers[id] == nil, !closed, condition.wait(until: deadline) {}
         guard let answer = answers.removeValue(forKey: id) else {
-            throw Failure(description: "\(method): no answer from chromium within \(timeout) s")
+            throw TestFailure("\(method): no answer from chromium within \(timeout) s")
         }
-        if let error = answer["error"] { throw Failure(description: "\(method): \(error)") }
+        if let error = answer["error"] { throw TestFailure("\(method): \(error)") }
         return answer["result"] as? [String: Any] ?? [:]
     }
 
@@ -129,7 +128,7 @@ final class HeadlessBrowser: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while !events.contains(where: { $0.session == session && $0.method == method }) {
-            guard !closed, condition.wait(until: deadline) else { throw Failure(description: "no \(method) within \(timeout) s") }
+            guard !closed, condition.wait(until: deadline) else { throw TestFailure("no \(method) within \(timeout) s") }
         }
     }
 
@@ -149,7 +148,7 @@ final class HeadlessBrowser: @unchecked Sendable {
     func evaluate(_ expression: String, session: String) throws -> Any? {
         let result = try send("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true],
                               session: session)
-        if let exception = result["exceptionDetails"] { throw Failure(description: "\(expression): \(exception)") }
+        if let exception = result["exceptionDetails"] { throw TestFailure("\(expression): \(exception)") }
         return (result["result"] as? [String: Any])?["value"]
     }
 
@@ -157,7 +156,7 @@ final class HeadlessBrowser: @unchecked Sendable {
     func waitUntil(_ expression: String, session: String, timeout: Double = 30) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while try evaluate(expression, session: session) as? Bool != true {
-            guard Date() < deadline else { throw Failure(description: "still not true after \(timeout) s: \(expression)") }
+            guard Date() < deadline else { throw TestFailure("still not true after \(timeout) s: \(expression)") }
             Thread.sleep(forTimeInterval: 0.1)
         }
     }

@@ -12,8 +12,8 @@ final class SmallDisk {
 
     init(bytes: Int) throws {
         folder = try Samples.temporaryFolder()
-        let result = try Command.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs", folder.path])
-        guard result == 0 else { throw POSIXError(.EPERM, "cannot mount a tmpfs on \(folder.path) (root needed)") }
+        let mounted = try Command.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs", folder.path])
+        guard mounted.status == 0 else { throw TestFailure("cannot mount a tmpfs on \(folder.path) (root needed): \(mounted.output)") }
     }
 
     /// Writes a file until the disk refuses another byte.
@@ -34,22 +34,20 @@ final class SmallDisk {
     }
 }
 
-extension POSIXError {
-    init(_ code: POSIXError.Code, _ message: String) {
-        self.init(code, userInfo: [NSLocalizedDescriptionKey: message])
-    }
-}
-
 extension Command {
-    /// Runs a system tool to its end; its exit status.
-    static func runTool(_ path: String, _ arguments: [String]) throws -> Int32 {
+    /// Runs a system tool to its end: its exit status and what it printed (both streams), for
+    /// a failure to name.
+    @discardableResult
+    static func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
         try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return process.terminationStatus
+        return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
     }
 }
