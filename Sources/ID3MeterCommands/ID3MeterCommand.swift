@@ -44,7 +44,7 @@ public struct ID3MeterCommand: AsyncParsableCommand {
             'id3-meter collect' is the collector: it keeps the records meters post, each once, in a database.
             """,
         version: ID3MeterVersion.current,
-        subcommands: [MeterCommand.self, ScanCommand.self, ServeCommand.self, SpoolCommand.self, CollectCommand.self],
+        subcommands: [MeterCommand.self, ScanCommand.self, ServeCommand.self, SpoolCommand.self, CollectCommand.self, ReportCommand.self],
         defaultSubcommand: MeterCommand.self)
 }
 

@@ -24,6 +24,13 @@ public struct NielsenTagFactory {
                 placeholder ? "00000" : offset, offset, "00"].joined(separator: "/")
     }
 
+    /// An INFO tag: the SDK's periodic description of itself, the null CID as both CIDs and
+    /// `00000` as both offsets.
+    public mutating func infoOwner() -> String {
+        [NielsenTag.ownerPrefix, NielsenTag.placeholderCID, NielsenTag.placeholderCID, Self.base64URL(random.bytes(125)),
+         "00000", "00000", "00"].joined(separator: "/")
+    }
+
     private static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
     }

@@ -15,6 +15,9 @@ package struct TagLossWatch: Sendable {
         /// The stream is read from a redundant copy, not the master playlist's first choice:
         /// its first host failed, and there is no spare left if this one does.
         case onBackup = "on_backup"
+        /// The stream could not be opened, from its first failed attempt until one succeeds:
+        /// with it, a collector's report tells an unreadable stream from a meter gone silent.
+        case streamUnreadable = "stream_unreadable"
 
         public static func < (lhs: Alert, rhs: Alert) -> Bool {
             allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -42,6 +45,7 @@ package struct TagLossWatch: Sendable {
     private var lastSegment: Double?
     private var staleAfter: Double?
     private var onBackup = false
+    private var unreadable = false
     private let start: Double
 
     public init(alertAfter: Double = 30, start: Double = 0) {
@@ -53,6 +57,12 @@ package struct TagLossWatch: Sendable {
     public mutating func opened(isLive: Bool, targetDuration: Double?, at now: Double) {
         staleAfter = isLive ? targetDuration.map { 3 * $0 } : nil
         lastSegment = now
+        unreadable = false
+    }
+
+    /// An attempt to open the stream failed: unreadable until `opened`.
+    public mutating func failedToOpen() {
+        unreadable = true
     }
 
     public mutating func delivered(_ tag: NielsenTag, at now: Double) {
@@ -79,6 +89,7 @@ package struct TagLossWatch: Sendable {
         }
         if let staleAfter, let lastSegment, now - lastSegment >= staleAfter { due.insert(.playlistStale) }
         if onBackup { due.insert(.onBackup) }
+        if unreadable { due.insert(.streamUnreadable) }
         let started = due.subtracting(active).map { Change(alert: $0, active: true, at: now) }
         let ended = active.subtracting(due).map { Change(alert: $0, active: false, at: now) }
         active = due

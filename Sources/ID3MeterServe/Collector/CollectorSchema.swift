@@ -1,4 +1,5 @@
 import ID3Meter
+import ID3MeterReport
 
 /// The collector's tables, one schema for SQLite and PostgreSQL, and the statements that keep a
 /// batch. A version of the schema is applied once, in order, and noted in `schema_version`.
@@ -31,6 +32,22 @@ enum CollectorSchema {
             "CREATE INDEX records_channel_time ON records (channel, sent_at)",
             "CREATE INDEX records_time ON records (sent_at)",
             "CREATE INDEX batches_received ON batches (received_at)",
+            // What the report reads besides coverage: a channel's alerts, events and losses,
+            // found without walking its deliveries.
+            "CREATE INDEX records_notable ON records (channel, sent_at) WHERE type <> 'send_id3'",
+            // Each meter's deliveries of a channel folded by minute (CoverageMinute), as stored:
+            // a month's report reads 43,200 rows a channel and meter, not every tag.
+            """
+            CREATE TABLE coverage (channel TEXT NOT NULL, minute BIGINT NOT NULL, meter TEXT NOT NULL,
+                                   creditable INTEGER NOT NULL, info INTEGER NOT NULL, placeholder INTEGER NOT NULL, invalid INTEGER NOT NULL,
+                                   first_at DOUBLE PRECISION, last_at DOUBLE PRECISION, hole_from DOUBLE PRECISION, hole_to DOUBLE PRECISION,
+                                   info_first DOUBLE PRECISION, info_last DOUBLE PRECISION, PRIMARY KEY (channel, minute, meter))
+            """,
+            // When each channel was first and last heard of, and deleted from its line-up.
+            """
+            CREATE TABLE channels (channel TEXT PRIMARY KEY, first_at DOUBLE PRECISION NOT NULL, last_at DOUBLE PRECISION NOT NULL,
+                                   deleted_at DOUBLE PRECISION)
+            """,
         ]]
     }
 
@@ -38,12 +55,35 @@ enum CollectorSchema {
     static let currentVersion = "SELECT COALESCE(MAX(version), 0) AS version FROM schema_version"
     static func noteVersion(_ version: Int) -> Statement { Statement("INSERT INTO schema_version (version) VALUES (?)", [.integer(version)]) }
 
-    /// A value bound to a `?` of a statement.
+    /// A value bound to a `?` of a statement, or read from a row.
     enum Value: Sendable {
         case text(String?)
         case integer(Int?)
         case real(Double?)
+
+        var text: String? {
+            if case .text(let text) = self { text } else { nil }
+        }
+
+        var integer: Int? {
+            switch self {
+            case .integer(let integer): integer
+            case .real(let real): real.map { Int($0) }
+            case .text: nil
+            }
+        }
+
+        var real: Double? {
+            switch self {
+            case .real(let real): real
+            case .integer(let integer): integer.map(Double.init)
+            case .text: nil
+            }
+        }
     }
+
+    /// A row's values, in the order its statement selects them.
+    typealias Row = [Value]
 
     struct Statement: Sendable {
         var sql: String
@@ -88,16 +128,93 @@ enum CollectorSchema {
 
     static func purgeRecords(before time: Double) -> Statement { Statement("DELETE FROM records WHERE sent_at < ? RETURNING id", [.real(time)]) }
     static func purgeBatches(before time: Double) -> Statement { Statement("DELETE FROM batches WHERE received_at < ?", [.real(time)]) }
+    static func purgeCoverage(before time: Double) -> Statement {
+        Statement("DELETE FROM coverage WHERE minute < ?", [.integer(CoverageMinute.minute(of: time))])
+    }
 
-    /// Keeps `batch` through `run` (a statement in, the number of rows it returned out), inside a
+    /// Keeps `batch` through `run` (a statement in, the rows it returned out), inside a
     /// transaction the caller opened and commits.
-    static func store(_ batch: CollectedBatch, run: (Statement) async throws -> Int) async throws -> StoreReceipt {
-        guard try await run(claim(batch)) == 1 else {
+    static func store(_ batch: CollectedBatch, run: (Statement) async throws -> [Row]) async throws -> StoreReceipt {
+        guard try await run(claim(batch)).count == 1 else {
             return StoreReceipt(alreadyHad: true, records: batch.records.count, kept: 0)
         }
         var kept = 0
-        for record in batch.records { kept += try await run(insert(record, batch: batch.id)) }
+        for record in batch.records { kept += try await run(insert(record, batch: batch.id)).count }
         _ = try await run(Self.kept(kept, batch: batch.id))
+        try await fold(batch, run: run)
         return StoreReceipt(alreadyHad: false, records: batch.records.count, kept: kept)
+    }
+
+    /// Folds the batch's deliveries into its meters' coverage minutes (every copy, a delivery of
+    /// a pair already kept too: it tells which meter saw what), and its times into its channels'.
+    private static func fold(_ batch: CollectedBatch, run: (Statement) async throws -> [Row]) async throws {
+        struct Key: Hashable { var channel: String, minute: Int, meter: String }
+        var tags: [Key: [(TagCredit, Double)]] = [:]
+        var heard: [String: (first: Double?, last: Double?, deleted: Double?)] = [:]
+        for collected in batch.records {
+            let record = collected.record
+            let channel = record.channel ?? ""
+            if let delivery = record.delivery {
+                tags[Key(channel: channel, minute: CoverageMinute.minute(of: record.sentAt), meter: record.meter ?? ""), default: []]
+                    .append((TagCredit(payload: delivery.payload), record.sentAt))
+            }
+            var known = heard[channel] ?? (nil, nil, nil)
+            if case .custom(let custom) = record.content, custom.type == "config_change", custom.fields["action"] == "delete" {
+                known.deleted = max(known.deleted ?? record.sentAt, record.sentAt)
+            } else {
+                (known.first, known.last) = (min(known.first ?? record.sentAt, record.sentAt), max(known.last ?? record.sentAt, record.sentAt))
+            }
+            heard[channel] = known
+        }
+        for (key, folded) in tags {
+            let found = try await run(Statement("""
+                SELECT creditable, info, placeholder, invalid, first_at, last_at, hole_from, hole_to, info_first, info_last
+                FROM coverage WHERE channel = ? AND minute = ? AND meter = ?
+                """, [.text(key.channel), .integer(key.minute), .text(key.meter)])).first
+            var minute = found.map { coverageMinute(key.minute, $0) } ?? CoverageMinute(minute: key.minute)
+            for (credit, time) in folded { minute.add(credit, at: time) }
+            _ = try await run(Statement("""
+                INSERT INTO coverage (channel, minute, meter, creditable, info, placeholder, invalid, first_at, last_at, hole_from, hole_to,
+                                      info_first, info_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (channel, minute, meter) DO UPDATE SET creditable = excluded.creditable, info = excluded.info,
+                    placeholder = excluded.placeholder, invalid = excluded.invalid, first_at = excluded.first_at, last_at = excluded.last_at,
+                    hole_from = excluded.hole_from, hole_to = excluded.hole_to, info_first = excluded.info_first, info_last = excluded.info_last
+                """, [.text(key.channel), .integer(key.minute), .text(key.meter), .integer(minute.creditable), .integer(minute.info),
+                      .integer(minute.placeholder), .integer(minute.invalid), .real(minute.first), .real(minute.last),
+                      .real(minute.hole?.lowerBound), .real(minute.hole?.upperBound), .real(minute.infoFirst), .real(minute.infoLast)]))
+        }
+        for (channel, times) in heard {
+            let found = try await run(Statement("SELECT first_at, last_at, deleted_at FROM channels WHERE channel = ?", [.text(channel)])).first
+            var span = found.map { ChannelSpan(channel: channel, firstAt: $0[0].real ?? 0, lastAt: $0[1].real ?? 0, deletedAt: $0[2].real) }
+            span.heard(from: times.first, to: times.last, deletedAt: times.deleted, channel: channel)
+            guard let span else { continue }
+            _ = try await run(Statement("""
+                INSERT INTO channels (channel, first_at, last_at, deleted_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (channel) DO UPDATE SET first_at = excluded.first_at, last_at = excluded.last_at, deleted_at = excluded.deleted_at
+                """, [.text(channel), .real(span.firstAt), .real(span.lastAt), .real(span.deletedAt)]))
+        }
+    }
+
+    static func coverageMinute(_ minute: Int, _ row: Row) -> CoverageMinute {
+        let hole = row[6].real.flatMap { from in row[7].real.map { from...max(from, $0) } }
+        return CoverageMinute(minute: minute, creditable: row[0].integer ?? 0, info: row[1].integer ?? 0, placeholder: row[2].integer ?? 0,
+                              invalid: row[3].integer ?? 0, first: row[4].real, last: row[5].real, hole: hole, infoFirst: row[8].real,
+                              infoLast: row[9].real)
+    }
+
+    // What the report reads (CoverageReading).
+    static let channels = Statement("SELECT channel, first_at, last_at, deleted_at FROM channels ORDER BY channel")
+
+    static func coverage(channel: String, minutes: Range<Int>) -> Statement {
+        Statement("""
+            SELECT creditable, info, placeholder, invalid, first_at, last_at, hole_from, hole_to, info_first, info_last, minute, meter
+            FROM coverage WHERE channel = ? AND minute >= ? AND minute < ? ORDER BY minute, meter
+            """, [.text(channel), .integer(minutes.lowerBound), .integer(minutes.upperBound)])
+    }
+
+    static func notable(channel: String, from: Double, to: Double) -> Statement {
+        Statement("""
+            SELECT record FROM records WHERE channel = ? AND type <> 'send_id3' AND sent_at >= ? AND sent_at < ? ORDER BY sent_at, id
+            """, [.text(channel), .real(from), .real(to)])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ID3Meter
+import ID3MeterReport
 import Logging
 import NIOSSL
 import PostgresNIO
@@ -85,7 +86,7 @@ public final class PostgresRecordStore: RecordStore {
     public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
         do {
             return try await client.withTransaction(logger: logger) { [logger] connection in
-                try await CollectorSchema.store(batch) { try await Self.run($0, on: connection, logger: logger) }
+                try await CollectorSchema.store(batch) { try await Self.rows($0, on: connection, logger: logger) }
             }
         } catch {
             throw StoreError("cannot store batch \(batch.id): \(Self.words(error))")
@@ -96,6 +97,7 @@ public final class PostgresRecordStore: RecordStore {
         do {
             return try await client.withTransaction(logger: logger) { [logger] connection in
                 _ = try await Self.run(CollectorSchema.purgeBatches(before: time), on: connection, logger: logger)
+                _ = try await Self.run(CollectorSchema.purgeCoverage(before: time), on: connection, logger: logger)
                 return try await Self.run(CollectorSchema.purgeRecords(before: time), on: connection, logger: logger)
             }
         } catch {
@@ -115,6 +117,15 @@ public final class PostgresRecordStore: RecordStore {
         }
     }
 
+    /// What the report reads, on a connection of the client's pool.
+    private func read(_ what: String, _ statement: CollectorSchema.Statement) async throws(StoreError) -> [CollectorSchema.Row] {
+        do {
+            return try await Self.values(client.query(Self.query(statement), logger: logger))
+        } catch {
+            throw StoreError("cannot read \(what): \(Self.words(error))")
+        }
+    }
+
     public func close() async {
         running.cancel()
         _ = await running.value
@@ -125,6 +136,25 @@ public final class PostgresRecordStore: RecordStore {
         var count = 0
         for try await _ in try await connection.query(query(statement), logger: logger) { count += 1 }
         return count
+    }
+
+    /// Runs `statement` on `connection`; the rows it returned, their values in the order selected.
+    private static func rows(_ statement: CollectorSchema.Statement, on connection: PostgresConnection, logger: Logger) async throws -> [CollectorSchema.Row] {
+        try await values(connection.query(query(statement), logger: logger))
+    }
+
+    private static func values(_ sequence: PostgresRowSequence) async throws -> [CollectorSchema.Row] {
+        var rows: [CollectorSchema.Row] = []
+        for try await row in sequence {
+            rows.append(try row.map { cell -> CollectorSchema.Value in
+                switch cell.dataType {
+                case .int2, .int4, .int8: .integer(try cell.decode(Int?.self))
+                case .float4, .float8, .numeric: .real(try cell.decode(Double?.self))
+                default: .text(try cell.decode(String?.self))
+                }
+            })
+        }
+        return rows
     }
 
     /// The statement with PostgreSQL's numbered placeholders (`$1`...) for its `?`s.
@@ -149,5 +179,31 @@ public final class PostgresRecordStore: RecordStore {
             }
         }
         return PostgresQuery(unsafeSQL: sql, binds: binds)
+    }
+}
+
+extension PostgresRecordStore: CoverageReading {
+    package func channels() async throws(StoreError) -> [ChannelSpan] {
+        try await read("the channels", CollectorSchema.channels).map {
+            ChannelSpan(channel: $0[0].text ?? "", firstAt: $0[1].real ?? 0, lastAt: $0[2].real ?? 0, deletedAt: $0[3].real)
+        }
+    }
+
+    package func coverage(channel: String, minutes: Range<Int>) async throws(StoreError) -> [String: [CoverageMinute]] {
+        Dictionary(grouping: try await read("the coverage of \(channel)", CollectorSchema.coverage(channel: channel, minutes: minutes)),
+                   by: { $0[11].text ?? "" })
+            .mapValues { $0.map { CollectorSchema.coverageMinute($0[10].integer ?? 0, $0) } }
+    }
+
+    package func notable(channel: String, from: Double, to: Double) async throws(StoreError) -> [MeterRecord] {
+        let decoder = JSONDecoder()
+        var records: [MeterRecord] = []
+        for row in try await read("the records of \(channel)", CollectorSchema.notable(channel: channel, from: from, to: to)) {
+            guard let text = row[0].text else { continue }
+            do { records.append(try decoder.decode(MeterRecord.self, from: Data(text.utf8))) } catch {
+                throw StoreError("cannot read a record of \(channel): \(error)")
+            }
+        }
+        return records
     }
 }

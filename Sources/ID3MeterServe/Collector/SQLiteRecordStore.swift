@@ -1,5 +1,6 @@
 import Foundation
 import ID3Meter
+import ID3MeterReport
 import Logging
 import SQLiteNIO
 import Synchronization
@@ -50,7 +51,7 @@ public actor SQLiteRecordStore: RecordStore {
 
     public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
         do {
-            return try await transaction { try await CollectorSchema.store(batch, run: self.run) }
+            return try await transaction { try await CollectorSchema.store(batch, run: self.rows) }
         } catch {
             throw StoreError("cannot store batch \(batch.id): \(error)")
         }
@@ -60,6 +61,7 @@ public actor SQLiteRecordStore: RecordStore {
         do {
             return try await transaction {
                 _ = try await self.run(CollectorSchema.purgeBatches(before: time))
+                _ = try await self.run(CollectorSchema.purgeCoverage(before: time))
                 return try await self.run(CollectorSchema.purgeRecords(before: time))
             }
         } catch {
@@ -79,6 +81,12 @@ public actor SQLiteRecordStore: RecordStore {
 
     public func close() async {
         try? await connection.close()
+    }
+
+    /// What the report reads, outside any batch's transaction: SQLite's write-ahead log lets it
+    /// read while the collector writes.
+    private func read<T>(_ what: String, _ work: () async throws -> T) async throws(StoreError) -> T {
+        do { return try await work() } catch { throw StoreError("cannot read \(what): \(error)") }
     }
 
     /// `work` between `BEGIN IMMEDIATE` and `COMMIT`, rolled back when it throws; one at a time.
@@ -107,6 +115,20 @@ public actor SQLiteRecordStore: RecordStore {
         try await query(statement).count
     }
 
+    /// Runs `statement`; the rows it returned, their values in the order selected.
+    private func rows(_ statement: CollectorSchema.Statement) async throws -> [CollectorSchema.Row] {
+        try await query(statement).map { row in
+            row.columns.map { column -> CollectorSchema.Value in
+                switch column.data {
+                case .integer(let integer): .integer(integer)
+                case .float(let real): .real(real)
+                case .text(let text): .text(text)
+                case .blob, .null: .text(nil)
+                }
+            }
+        }
+    }
+
     private func query(_ statement: CollectorSchema.Statement) async throws -> [SQLiteRow] {
         let binds = statement.binds.map { value -> SQLiteData in
             switch value {
@@ -118,6 +140,31 @@ public actor SQLiteRecordStore: RecordStore {
         let rows = Rows()
         try await connection.query(statement.sql, binds, rows.add)
         return rows.all
+    }
+}
+
+extension SQLiteRecordStore: CoverageReading {
+    package func channels() async throws(StoreError) -> [ChannelSpan] {
+        try await read("the channels") {
+            try await rows(CollectorSchema.channels).map {
+                ChannelSpan(channel: $0[0].text ?? "", firstAt: $0[1].real ?? 0, lastAt: $0[2].real ?? 0, deletedAt: $0[3].real)
+            }
+        }
+    }
+
+    package func coverage(channel: String, minutes: Range<Int>) async throws(StoreError) -> [String: [CoverageMinute]] {
+        try await read("the coverage of \(channel)") {
+            Dictionary(grouping: try await rows(CollectorSchema.coverage(channel: channel, minutes: minutes)), by: { $0[11].text ?? "" })
+                .mapValues { $0.map { CollectorSchema.coverageMinute($0[10].integer ?? 0, $0) } }
+        }
+    }
+
+    package func notable(channel: String, from: Double, to: Double) async throws(StoreError) -> [MeterRecord] {
+        try await read("the records of \(channel)") {
+            let decoder = JSONDecoder()
+            return try await rows(CollectorSchema.notable(channel: channel, from: from, to: to)).compactMap { $0[0].text }
+                .map { try decoder.decode(MeterRecord.self, from: Data($0.utf8)) }
+        }
     }
 }
 

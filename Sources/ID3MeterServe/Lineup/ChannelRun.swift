@@ -24,6 +24,8 @@ public final class ChannelRun: Sendable {
         var checks: ChannelChecks
         /// The last delivery: where a reopened stream resumes.
         var lastDelivery: ResumePoint?
+        /// Why the stream could not be opened, for the `stream_unreadable` alert's words.
+        var unreadableReason: String?
     }
 
     /// The longest pause before a stream that could not be opened is tried again, in seconds.
@@ -152,6 +154,11 @@ public final class ChannelRun: Sendable {
                 }
                 failures += 1
                 let reason = failure ?? "no reason given"
+                state.withLock {
+                    $0.watch.failedToOpen()
+                    $0.unreadableReason = reason
+                }
+                await check()
                 if failures == 1 || reason != lastReason || failures % 10 == 0 {
                     let attempts = failures == 1 ? "" : " (\(failures) attempts so far)"
                     log.log(.warning, "channel \(config.name): its stream could not be opened: \(reason); trying again in \(Int(pause)) s\(attempts)")
@@ -257,7 +264,7 @@ public final class ChannelRun: Sendable {
 
     private func check() async {
         let at = now
-        let changes = state.withLock { state in
+        let (changes, reason) = state.withLock { state in
             let changes = state.watch.check(at: at)
             state.status.alerts = state.watch.active
             switch state.status.state {
@@ -267,11 +274,11 @@ public final class ChannelRun: Sendable {
             case _ where state.watch.lastTag != nil: state.status.state = .playing
             default: break
             }
-            return changes
+            return (changes, state.unreadableReason)
         }
         for change in changes {
             metrics.alerts[change.alert]?.record(change.active ? 1 : 0)
-            let message = Self.words(change.alert, alertAfter: config.alertAfter)
+            let message = Self.words(change.alert, alertAfter: config.alertAfter, unreadable: reason)
             if change.active {
                 log.log(.warning, "channel \(config.name): alert \(change.alert.rawValue) starts: \(message)")
             } else {
@@ -292,13 +299,14 @@ public final class ChannelRun: Sendable {
         await write(.alert("failing_checks", active: active, channel: config.name, message: message, at: Date()))
     }
 
-    private static func words(_ alert: TagLossWatch.Alert, alertAfter: Double) -> String {
+    private static func words(_ alert: TagLossWatch.Alert, alertAfter: Double, unreadable reason: String?) -> String {
         let seconds = alertAfter == alertAfter.rounded() ? String(Int(alertAfter)) : String(alertAfter)
         return switch alert {
         case .noTags: "no Nielsen tag for \(seconds) s"
         case .onlyUncreditableTags: "only invalid or placeholder-CID tags for \(seconds) s"
         case .playlistStale: "the playlist has not advanced for three target durations"
         case .onBackup: "read from a redundant copy of the stream: its first host failed"
+        case .streamUnreadable: "the stream could not be opened: \(reason ?? "no reason given")"
         }
     }
 }

@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import ID3MeterReport
+import ID3MeterServe
+import Logging
+
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Each channel's day from the records its meters posted: minutes credited, gaps and why.",
+        discussion: """
+            Reads the database `id3-meter collect` keeps (--database), or record files (a meter's \
+            --output, serve's JSON lines). For each channel and day, in --time-zone: the minutes on \
+            air in which a meter delivered a creditable tag (valid, DATA, PC CID known), every gap \
+            of 30 s or more without one (from, to, length to the second, and what the records say \
+            of it: records lost, no record at all, stream unreadable, playlist stale, only \
+            uncreditable tags, no tags while segments came, a failover, a meter restart), INFO \
+            cadence (the Validator's 310 s), the QA checks the meters found failing, and what each \
+            meter credited when there are two. A channel is on air from its first record until \
+            its line-up deleted it: meters that stopped leave a gap, not an absence.
+
+            --format html is a page a person reads in a minute (a heat map of channels by day, the \
+            longest gaps, each channel's day as a strip); csv one row per channel and day; \
+            gaps-csv one row per gap, the longest first; json everything (docs/REPORT.md). \
+            Without --format, the --output file's extension decides, else json.
+
+            Exit status 0 when the report is written; 1 when the records cannot be read or the \
+            report cannot be written; 2 on a usage error.
+            """)
+
+    @Option(help: ArgumentHelp("The collector's database: an SQLite file or postgres://USER:PASSWORD@HOST:PORT/DATABASE.",
+                               valueName: "path|url"))
+    var database: String?
+
+    @Argument(help: ArgumentHelp("Record files (JSON lines) to read instead of a database.", valueName: "records"))
+    var files: [String] = []
+
+    @Option(help: ArgumentHelp("The (last) day reported, YYYY-MM-DD (default: yesterday).", valueName: "day"))
+    var day: String?
+
+    @Option(help: ArgumentHelp("How many days, ending with --day: 7 for a week.", valueName: "count"))
+    var days = 1
+
+    @Option(help: ArgumentHelp("The operator's time zone, which days and times are in (default: the system's, or TZ).",
+                               valueName: "zone"))
+    var timeZone: String?
+
+    @Option(help: ArgumentHelp("html, csv, gaps-csv or json.", valueName: "format"))
+    var format: Format?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where the report goes (default: standard output).", valueName: "file"))
+    var output: String?
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case html, csv, gapsCSV = "gaps-csv", json
+    }
+
+    func validate() throws {
+        guard (database == nil) != files.isEmpty else {
+            throw ValidationError("give either --database or record files, not \(database == nil ? "neither" : "both")")
+        }
+        try NumberCheck.check(days, "--days", in: 1...400)
+        if let timeZone, TimeZone(identifier: timeZone) == nil { throw ValidationError("--time-zone: no zone named \(timeZone)") }
+        if let day, calendar.bounds(of: day) == nil { throw ValidationError("--day: \(day) is not a day (YYYY-MM-DD)") }
+        if let output, !WritablePath.isWritable(output) { throw ValidationError("--output: \(output) cannot be written") }
+    }
+
+    private var calendar: ReportCalendar {
+        ReportCalendar(zone: timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone.current)
+    }
+
+    private var chosenFormat: Format {
+        if let format { return format }
+        switch output.map({ URL(fileURLWithPath: $0).pathExtension.lowercased() }) {
+        case "html", "htm": return .html
+        case "csv": return .csv
+        default: return .json
+        }
+    }
+
+    /// The report of `days` from the database or the record files.
+    private func read(days: [String], builder: CoverageBuilder, progress: (Int, Int) -> Void) async throws(StoreError) -> CoverageReport {
+        guard let database else {
+            let records = try RecordFiles.read(files)
+            if records.unreadableLines > 0 { Console.warning("\(records.unreadableLines) lines of the record files were not records") }
+            return try await builder.report(days: days, from: records, source: files.joined(separator: ", "), progress: progress)
+        }
+        var logger = Logger(label: "id3-meter")
+        logger.logLevel = .warning
+        // The page names its database, never its password.
+        let source = database.replacing(/:\/\/([^:@\/]*):[^@\/]*@/, with: { "://\($0.output.1):***@" })
+        func closing(_ store: some RecordStore & CoverageReading) async throws(StoreError) -> CoverageReport {
+            do {
+                let report = try await builder.report(days: days, from: store, source: source, progress: progress)
+                await store.close()
+                return report
+            } catch {
+                await store.close()
+                throw error
+            }
+        }
+        if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
+            return try await closing(PostgresRecordStore.open(url: database, logger: logger))
+        }
+        // Reading never makes a database: a mistyped path is an error, not an empty report.
+        guard FileManager.default.fileExists(atPath: database) else { throw StoreError("\(database) does not exist") }
+        return try await closing(SQLiteRecordStore.open(path: database, logger: logger))
+    }
+
+    func run() async throws {
+        let now = Date().timeIntervalSince1970
+        let calendar = self.calendar
+        let last = day ?? calendar.day(of: (calendar.bounds(of: calendar.day(of: now))?.lowerBound ?? now) - 3_600)
+        guard let reported = calendar.days(ending: last, count: days) else { throw ValidationError("--day: \(last) is not a day") }
+        let builder = CoverageBuilder(calendar: calendar, now: now)
+        let progress = isatty(STDERR_FILENO) == 1 ? { (done: Int, total: Int) in
+            FileHandle.standardError.write(Data("\rreport: \(done) of \(total) channels".utf8) + (done == total ? Data("\n".utf8) : Data()))
+        } : { _, _ in }
+        let report: CoverageReport
+        do {
+            report = try await read(days: reported, builder: builder, progress: progress)
+        } catch {
+            Console.error("\(database == nil ? "" : "--database: ")\(error)")
+            throw ExitCode.failure
+        }
+        let text: Data = switch chosenFormat {
+        case .html: Data(report.html().utf8)
+        case .csv: Data(report.daysCSV().utf8)
+        case .gapsCSV: Data(report.gapsCSV().utf8)
+        case .json: report.json() + Data("\n".utf8)
+        }
+        guard let output else {
+            FileHandle.standardOutput.write(text)
+            return
+        }
+        do {
+            try text.write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            Console.error("--output: cannot write \(output): \(error.localizedDescription)")
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import ID3MeterCore
+
+extension ChannelDay {
+    /// The channel's day from what its meters recorded. `time` writes a Unix time in the report's zone.
+    package init(_ input: ChannelDayInput, time: (Double) -> String) {
+        let threshold = CoverageMinute.gapThreshold
+        day = input.day
+        channel = input.channel
+        let firstMinute = CoverageMinute.minute(of: input.dayStart)
+        let dayMinutes = CoverageMinute.minute(of: input.dayEnd) - firstMinute
+        guard let onAir = input.onAir, onAir.lowerBound < onAir.upperBound else {
+            (onAirMinutes, creditedMinutes, gaps, tags, info, failingChecks, meters) = (0, 0, [], TagCounts(), InfoCadence(), [], [])
+            strip = dayMinutes > 0 ? [Run(state: .offAir, minute: 0, minutes: dayMinutes)] : []
+            return
+        }
+        (onAirFrom, onAirTo) = (time(onAir.lowerBound), time(onAir.upperBound))
+        let airMinutes = CoverageMinute.minute(of: onAir.lowerBound)..<Int((onAir.upperBound / 60).rounded(.up))
+        onAirMinutes = airMinutes.count
+
+        // Minutes credited, by whom.
+        var creditedBy: [Int: Set<String>] = [:]
+        var counts = TagCounts()
+        var perMinuteMax: [Int: TagCounts] = [:]
+        for (meter, minutes) in input.minutes {
+            for minute in minutes where airMinutes.contains(minute.minute) {
+                if minute.creditable > 0 { creditedBy[minute.minute, default: []].insert(meter) }
+                var most = perMinuteMax[minute.minute] ?? TagCounts()
+                most.creditable = max(most.creditable, minute.creditable)
+                most.info = max(most.info, minute.info)
+                most.placeholder = max(most.placeholder, minute.placeholder)
+                most.invalid = max(most.invalid, minute.invalid)
+                perMinuteMax[minute.minute] = most
+            }
+        }
+        // Two meters' copies of one tag are one tag: a minute counts what its busiest meter saw.
+        for most in perMinuteMax.values {
+            counts.creditable += most.creditable
+            counts.info += most.info
+            counts.placeholder += most.placeholder
+            counts.invalid += most.invalid
+        }
+        tags = counts
+        creditedMinutes = creditedBy.count
+        meters = input.minutes.keys.sorted().map { meter in
+            let mine = input.minutes[meter, default: []].filter { airMinutes.contains($0.minute) && $0.creditable > 0 }
+            return MeterPart(meter: meter, creditedMinutes: mine.count, creditableTags: mine.reduce(0) { $0 + $1.creditable },
+                             soleMinutes: mine.count { creditedBy[$0.minute]?.count == 1 })
+        }
+        strip = Self.runs(dayMinutes: dayMinutes, firstMinute: firstMinute, airMinutes: airMinutes, credited: creditedBy)
+
+        // Gaps: the stretches on air that no meter's creditable tags cover.
+        let covered = Self.union(input.minutes.values.map(Self.stretches), threshold: threshold)
+        let alerts = AlertSpans(input.notable, since: input.notableSince)
+        var found: [Gap] = []
+        var position = onAir.lowerBound
+        func gap(to end: Double) {
+            guard end - position >= threshold else { return }
+            found.append(Gap(from: time(position), to: time(end), seconds: Int((end - position).rounded()),
+                             causes: Self.causes(position, end, input: input, alerts: alerts, time: time), start: position))
+        }
+        for stretch in covered where stretch.upperBound > position {
+            guard stretch.lowerBound < onAir.upperBound else { break }
+            if stretch.lowerBound > position { gap(to: stretch.lowerBound) }
+            position = max(position, stretch.upperBound)
+        }
+        if position < onAir.upperBound { gap(to: onAir.upperBound) }
+        gaps = found
+
+        info = Self.infoCadence(input.minutes, onAir: onAir)
+        info.tags = counts.info
+        failingChecks = Self.failingChecks(alerts, onAir: onAir)
+    }
+
+    /// A meter's covered stretches, in order: its minutes' own, joined across minutes when the
+    /// last tag of one and the first of the next are closer than a gap.
+    package static func stretches(_ minutes: [CoverageMinute]) -> [ClosedRange<Double>] {
+        union([minutes.flatMap(\.covered)], threshold: CoverageMinute.gapThreshold)
+    }
+
+    /// Stretches from several lists, merged where less than `threshold` lies between them.
+    static func union(_ lists: [[ClosedRange<Double>]], threshold: Double) -> [ClosedRange<Double>] {
+        var merged: [ClosedRange<Double>] = []
+        for stretch in lists.joined().sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = merged.last, stretch.lowerBound - last.upperBound < threshold {
+                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, stretch.upperBound)
+            } else {
+                merged.append(stretch)
+            }
+        }
+        return merged
+    }
+
+    private static func runs(dayMinutes: Int, firstMinute: Int, airMinutes: Range<Int>, credited: [Int: Set<String>]) -> [Run] {
+        var runs: [Run] = []
+        for offset in 0..<max(dayMinutes, 0) {
+            let minute = firstMinute + offset
+            let state: Run.State = !airMinutes.contains(minute) ? .offAir : credited[minute] != nil ? .credited : .uncredited
+            if let last = runs.last, last.state == state {
+                runs[runs.count - 1].minutes += 1
+            } else {
+                runs.append(Run(state: state, minute: offset, minutes: 1))
+            }
+        }
+        return runs
+    }
+
+    /// What the records say of `from..<to`, the likeliest first.
+    private static func causes(_ from: Double, _ to: Double, input: ChannelDayInput, alerts: AlertSpans,
+                               time: (Double) -> String) -> [Cause] {
+        var causes: [Cause] = []
+        func add(_ kind: GapCause, _ detail: String, _ meters: [String]) {
+            causes.append(Cause(kind: kind, detail: detail, meters: Array(Set(meters)).sorted()))
+        }
+        let inside = input.notable.filter { $0.sentAt > from && $0.sentAt < to }
+        for record in input.notable {
+            guard case .loss(let loss) = record.content, loss.from < to, loss.to > from else { continue }
+            add(.recordsLost, "\(loss.records) records made \(time(loss.from)) to \(time(loss.to)) dropped by output \(loss.output)",
+                [record.meter ?? ""])
+        }
+        let openAlerts = alerts.spans.filter { $0.from < to && $0.to > from }
+        // Its minutes: those it overlaps (their placeholder and invalid tags are counted), and
+        // those wholly inside it, whose tags of any kind are signs of a meter at work.
+        let tagsInside = input.minutes.values.joined().filter { Double($0.minute * 60 + 60) > from && Double($0.minute * 60) < to }
+        let signsOfLife = tagsInside.contains { minute in
+            let wholly = Double(minute.minute * 60) >= from && Double(minute.minute * 60 + 60) <= to
+            let info = [minute.infoFirst, minute.infoLast].contains { $0.map { $0 > from && $0 < to } ?? false }
+            return info || (wholly && minute.placeholder + minute.invalid > 0)
+        }
+        if inside.isEmpty, openAlerts.isEmpty, !signsOfLife {
+            add(.silent, "no meter sent a record from \(time(from)) to \(time(to))", [])
+        }
+        func alert(_ name: String, _ kind: GapCause, _ words: String) {
+            let spans = alerts.overlapping(name, from, to)
+            guard !spans.isEmpty else { return }
+            add(kind, spans.compactMap(\.message).first ?? words, spans.map(\.meter))
+        }
+        alert("stream_unreadable", .streamUnreadable, "the stream could not be opened")
+        alert("playlist_stale", .playlistStale, "the playlist stopped advancing")
+        let uncreditable = tagsInside.reduce(into: TagCounts()) {
+            $0.placeholder += $1.placeholder
+            $0.info += $1.info
+            $0.invalid += $1.invalid
+        }
+        let uncreditableAlert = alerts.overlapping("only_uncreditable_tags", from, to)
+        if !uncreditableAlert.isEmpty || uncreditable.placeholder + uncreditable.invalid > 0 {
+            add(.onlyUncreditableTags, "\(uncreditable.placeholder) placeholder-CID, \(uncreditable.invalid) invalid and \(uncreditable.info) INFO tags in its minutes",
+                uncreditableAlert.map(\.meter))
+        }
+        if !causes.contains(where: { [.streamUnreadable, .playlistStale].contains($0.kind) }) {
+            let spans = alerts.overlapping("no_tags", from, to)
+            if !spans.isEmpty { add(.noTags, "segments came without Nielsen tags", spans.map(\.meter)) }
+        }
+        alert("on_backup", .failover, "the stream was read from a backup copy")
+        for record in inside {
+            switch record.content {
+            case .event(let event) where event.code == 2001 || event.code == 2002:
+                add(.meterRestart, "\(event.code == 2001 ? "started" : "stopped") (\(event.code)) at \(time(record.sentAt))", [record.meter ?? ""])
+            case .resume(let resume):
+                add(.meterRestart, "resumed at \(time(record.sentAt))" + (resume.lostSeconds.map { ", \(Int($0.rounded())) s of media never read" } ?? ""),
+                    [record.meter ?? ""])
+            case .warning(let warning):
+                add(.warning, warning.message, [record.meter ?? ""])
+            default:
+                break
+            }
+        }
+        if causes.isEmpty { add(.unexplained, "the meters were running and recorded nothing about it", []) }
+        // One line per kind and detail, the likeliest kind first.
+        var seen: Set<String> = []
+        return causes.filter { seen.insert("\($0.kind)\u{0}\($0.detail)").inserted }.enumerated()
+            .sorted { ($0.element.kind, $0.offset) < ($1.element.kind, $1.offset) }.map(\.element)
+    }
+
+    private static func infoCadence(_ minutes: [String: [CoverageMinute]], onAir: Range<Double>) -> InfoCadence {
+        var byMinute: [Int: ClosedRange<Double>] = [:]
+        for minute in minutes.values.joined() {
+            guard let first = minute.infoFirst, let last = minute.infoLast else { continue }
+            let known = byMinute[minute.minute]
+            byMinute[minute.minute] = min(known?.lowerBound ?? first, first)...max(known?.upperBound ?? last, last)
+        }
+        var cadence = InfoCadence()
+        var previous = onAir.lowerBound
+        var longest = 0.0
+        for key in byMinute.keys.sorted() {
+            let span = byMinute[key]!
+            guard span.upperBound >= onAir.lowerBound, span.lowerBound < onAir.upperBound else { continue }
+            let interval = span.lowerBound - previous
+            longest = max(longest, interval)
+            if interval > InfoCadence.limit { cadence.intervalsOverLimit += 1 }
+            previous = span.upperBound
+        }
+        let last = onAir.upperBound - previous
+        longest = max(longest, last)
+        if last > InfoCadence.limit { cadence.intervalsOverLimit += 1 }
+        cadence.longestIntervalSeconds = longest > 60 ? Int(longest.rounded()) : nil
+        return cadence
+    }
+
+    /// Each check named by a `failing_checks` alert, with the seconds on air it was failing by
+    /// any meter's account.
+    private static func failingChecks(_ alerts: AlertSpans, onAir: Range<Double>) -> [FailingCheck] {
+        var spans: [String: [ClosedRange<Double>]] = [:]
+        let prefix = "failing the QA checks "
+        for span in alerts.spans where span.name == "failing_checks" {
+            guard let message = span.message, message.hasPrefix(prefix) else { continue }
+            let from = max(span.from, onAir.lowerBound), to = min(span.to, onAir.upperBound)
+            guard from < to else { continue }
+            for check in message.dropFirst(prefix.count).split(separator: ", ") { spans[String(check), default: []].append(from...to) }
+        }
+        return spans.map { check, list in
+            FailingCheck(check: check, seconds: Int(union([list], threshold: 0).reduce(0) { $0 + $1.upperBound - $1.lowerBound }.rounded()))
+        }.sorted { ($0.seconds, $1.check) > ($1.seconds, $0.check) }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import ID3MeterCore
+
+/// `id3-meter report`: each channel's days, from the records its meters posted. The JSON form is
+/// this type's encoding; `csv` and `html` are read from it.
+package struct CoverageReport: Codable, Sendable {
+    package var generated: String
+    package var timeZone: String
+    /// The days reported, `YYYY-MM-DD`, in order.
+    package var days: [String]
+    /// Where the records came from: the database, or the record files.
+    package var source: String
+    package var channels: [ChannelDay]
+
+    package init(generated: String, timeZone: String, days: [String], source: String, channels: [ChannelDay]) {
+        (self.generated, self.timeZone, self.days, self.source, self.channels) = (generated, timeZone, days, source, channels)
+    }
+
+    enum CodingKeys: String, CodingKey { case generated, timeZone = "time_zone", days, source, channels }
+
+    /// The gaps of every channel and day, the longest first.
+    package var worstGaps: [(channel: String, day: String, gap: ChannelDay.Gap)] {
+        channels.flatMap { day in day.gaps.map { (day.channel, day.day, $0) } }
+            .sorted { ($0.gap.seconds, $1.channel, $1.gap.start) > ($1.gap.seconds, $0.channel, $0.gap.start) }
+    }
+
+    package func json() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+    }
+}
+
+/// Days and times in the operator's zone.
+package struct ReportCalendar: Sendable {
+    package let zone: TimeZone
+    private let calendar: Calendar
+
+    package init(zone: TimeZone) {
+        self.zone = zone
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        self.calendar = calendar
+    }
+
+    /// `day` (`YYYY-MM-DD`) as Unix seconds from its start to the next day's: 23 or 25 hours
+    /// on the days the clocks change.
+    package func bounds(of day: String) -> Range<Double>? {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, let start = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
+              let end = calendar.date(byAdding: .day, value: 1, to: start), self.day(of: start.timeIntervalSince1970) == day
+        else { return nil }
+        return start.timeIntervalSince1970..<end.timeIntervalSince1970
+    }
+
+    package func day(of time: Double) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: time))
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    /// The `count` days ending with `last`.
+    package func days(ending last: String, count: Int) -> [String]? {
+        guard let end = bounds(of: last) else { return nil }
+        return (0..<count).reversed().map { back in day(of: end.lowerBound - Double(back) * 86_400 + 3_600 * 12) }
+    }
+
+    /// `time` as ISO 8601 in the zone, to the second: `2026-11-20T14:03:07+01:00`.
+    package func time(_ time: Double) -> String {
+        let date = Date(timeIntervalSince1970: time.rounded(.down))
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let offset = zone.secondsFromGMT(for: date)
+        let sign = offset < 0 ? "-" : "+"
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d%@%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, sign, abs(offset) / 3_600, abs(offset) % 3_600 / 60)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import ID3Meter
+import ID3MeterReport
+
+/// Builds the coverage report of `days` from `reading`, a channel at a time: a month of a
+/// 300-channel line-up holds one channel's minutes in memory, never the line-up's.
+package struct CoverageBuilder: Sendable {
+    package var calendar: ReportCalendar
+    /// The report's time: a day not over yet is on air until now, not until its end.
+    package var now: Double
+
+    package init(calendar: ReportCalendar, now: Double) {
+        self.calendar = calendar
+        self.now = now
+    }
+
+    /// The report of `days` (in order); `progress` hears of each channel done.
+    package func report(days: [String], from reading: some CoverageReading, source: String,
+                        progress: (Int, Int) -> Void = { _, _ in }) async throws(StoreError) -> CoverageReport {
+        let bounds = days.compactMap(calendar.bounds(of:))
+        guard let first = bounds.first, let last = bounds.last else {
+            return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: [])
+        }
+        let range = first.lowerBound..<last.upperBound
+        let channels = try await reading.channels().filter { $0.onAir(within: range.lowerBound..<min(range.upperBound, now)) != nil }
+        var results: [ChannelDay] = []
+        for (done, span) in channels.enumerated() {
+            let minutes = (CoverageMinute.minute(of: range.lowerBound) - 1)..<(CoverageMinute.minute(of: range.upperBound) + 1)
+            let coverage = try await reading.coverage(channel: span.channel, minutes: minutes)
+            let notableSince = range.lowerBound - ChannelDayInput.notableLookback
+            let notable = try await reading.notable(channel: span.channel, from: notableSince, to: range.upperBound)
+            for (day, dayRange) in zip(days, bounds) {
+                let near = (CoverageMinute.minute(of: dayRange.lowerBound) - 1)...(CoverageMinute.minute(of: dayRange.upperBound))
+                let input = ChannelDayInput(
+                    channel: span.channel, day: day, dayStart: dayRange.lowerBound, dayEnd: dayRange.upperBound,
+                    onAir: span.onAir(within: dayRange.lowerBound..<min(dayRange.upperBound, now)),
+                    minutes: coverage.mapValues { Self.slice($0, near) }.filter { !$0.value.isEmpty },
+                    notable: notable.filter { $0.sentAt < dayRange.upperBound }, notableSince: notableSince)
+                results.append(ChannelDay(input, time: calendar.time))
+            }
+            progress(done + 1, channels.count)
+        }
+        return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: results)
+    }
+
+    /// The minutes (sorted) within `range`, found by bisection.
+    private static func slice(_ minutes: [CoverageMinute], _ range: ClosedRange<Int>) -> [CoverageMinute] {
+        let start = minutes.partitionPoint { $0.minute >= range.lowerBound }
+        let end = minutes.partitionPoint { $0.minute > range.upperBound }
+        return Array(minutes[start..<max(start, end)])
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `predicate`, which is false then true along the array.
+    fileprivate func partitionPoint(_ predicate: (Element) -> Bool) -> Int {
+        var (low, high) = (0, count)
+        while low < high {
+            let middle = (low + high) / 2
+            if predicate(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Logging
+import Testing
+@testable import ID3MeterCore
+import ID3MeterReport
+@testable import ID3MeterServe
+
+/// `id3-meter report`: a planted day (PlantedLineupDay) read back from record files, from the
+/// collector's SQLite and PostgreSQL databases, and drawn in a browser: every gap where the
+/// writer put it, to the second, with the cause its records give first.
+@Suite("report: a line-up's days", .serialized, .timeLimit(.minutes(5)))
+struct CoverageReportTests {
+    static let planted = PlantedLineupDay()
+    static let arguments = ["--day", PlantedLineupDay.day, "--time-zone", PlantedLineupDay.zone]
+
+    /// `time` as the report writes it, by Foundation's own ISO 8601 formatter.
+    static func iso(_ time: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: PlantedLineupDay.zone)
+        return formatter.string(from: Date(timeIntervalSince1970: time))
+    }
+
+    /// The channel's time on air within the day: from its first record to its deletion or the day's end.
+    static func onAir(_ channel: String) -> Range<Double> {
+        let records = planted.records.filter { $0.channel == channel }
+        let deleted = records.first { if case .custom(let custom) = $0.content { custom.fields["action"] == "delete" } else { false } }
+        return records.map(\.sentAt).min()!..<(deleted?.sentAt ?? PlantedLineupDay.start + 86_400)
+    }
+
+    static func report(_ arguments: [String]) throws -> CoverageReport {
+        let result = try Command.run(["report", "--format", "json"] + Self.arguments + arguments)
+        try #require(result.status == 0, "\(result.stderr)")
+        return try JSONDecoder().decode(CoverageReport.self, from: Data(result.stdout.utf8))
+    }
+
+    /// Everything the writer planted, as the report must say it.
+    static func verify(_ report: CoverageReport) {
+        #expect(report.days == [PlantedLineupDay.day] && report.timeZone == PlantedLineupDay.zone)
+        #expect(report.channels.map(\.channel).sorted() == ["late", "news", "sport"])
+        for day in report.channels {
+            let onAir = onAir(day.channel)
+            #expect(day.onAirFrom == iso(onAir.lowerBound) && day.onAirTo == iso(onAir.upperBound), "\(day.channel)")
+            #expect(day.onAirMinutes == Int((onAir.upperBound / 60).rounded(.up)) - Int((onAir.lowerBound / 60).rounded(.down)), "\(day.channel)")
+            #expect(day.creditedMinutes == planted.creditedMinutes(day.channel, onAir: onAir), "\(day.channel)")
+            let expected = planted.gaps(day.channel, onAir: onAir)
+            #expect(day.gaps.map(\.from) == expected.map { iso($0.from) }, "\(day.channel)")
+            #expect(day.gaps.map(\.to) == expected.map { iso($0.to) }, "\(day.channel)")
+            #expect(day.gaps.map(\.seconds) == expected.map { Int($0.to - $0.from) }, "\(day.channel)")
+            #expect(day.gaps.map { $0.causes.first?.kind } == expected.map(\.cause), "\(day.channel)")
+            #expect(day.tags.creditable == Set(planted.creditable[day.channel] ?? []).count, "\(day.channel)")
+            // INFO cadence: intervals over 310 s, the edges of its time on air included.
+            let info = Set(planted.info[day.channel] ?? []).filter { onAir.contains($0) }.sorted()
+            let edges = [onAir.lowerBound] + info + [onAir.upperBound]
+            #expect(day.info.tags == info.count && day.info.intervalsOverLimit == zip(edges, edges.dropFirst()).count { $1 - $0 > 310 },
+                    "\(day.channel)")
+        }
+        let news = report.channels.first { $0.channel == "news" }
+        // The seven gaps the writer planted, each with its own cause.
+        #expect(news?.gaps.count == 7)
+        #expect(news?.gaps.first?.causes.first?.detail == "the stream could not be opened: HTTP 404")
+        #expect(news?.tags.placeholder == 20)
+        #expect(news?.failingChecks.map { "\($0.check) \($0.seconds)" } == ["tag_spacing 1800", "info_cadence 900"])
+        let sport = report.channels.first { $0.channel == "sport" }
+        // b alone credited a's half hour; both missed the failover's two minutes.
+        #expect(sport?.meters.map(\.meter) == ["a", "b"] && sport?.meters.map(\.soleMinutes) == [0, 30])
+        #expect(sport?.gaps.first?.causes.map(\.kind) == [.failover, .warning] && sport?.gaps.first?.causes.first?.meters == ["a", "b"])
+    }
+
+    @Test func recordFilesGiveEveryPlantedGapItsLengthAndCause() throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("records.jsonl")
+        try Self.planted.jsonLines.write(to: file)
+        Self.verify(try Self.report([file.path]))
+    }
+
+    /// The planted day stored as meters post it: each meter's records in batches, in the order
+    /// they were made, through the collector's own store.
+    static func store(into store: some RecordStore) async throws {
+        for meter in ["a", "b"] {
+            let records = planted.records.filter { $0.meter == meter }
+            for (index, start) in stride(from: 0, to: records.count, by: 500).enumerated() {
+                let batch = records[start..<min(start + 500, records.count)].map { CollectedRecord(record: $0, json: String(decoding: $0.jsonLine, as: UTF8.self)) }
+                let receipt = try await store.store(CollectedBatch(id: "\(meter)-\(index)", meterVersion: "0.12.0", records: batch,
+                                                                   receivedAt: batch.last!.record.sentAt, postedBy: "local"))
+                #expect(!receipt.alreadyHad)
+            }
+        }
+        await store.close()
+    }
+
+    @Test func theCollectorsSQLiteDatabaseSaysTheSame() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("records.db").path
+        try await Self.store(into: try await SQLiteRecordStore.open(path: database, logger: Logger(label: "test")))
+        let fromDatabase = try Self.report(["--database", database])
+        Self.verify(fromDatabase)
+        let file = folder.appendingPathComponent("records.jsonl")
+        try Self.planted.jsonLines.write(to: file)
+        #expect(fromDatabase.channels == (try Self.report([file.path])).channels, "the database and the files tell one story")
+    }
+
+    @Test(.enabled(if: CollectTests.postgres != nil, "make test starts PostgreSQL and names its test database in ID3METER_TEST_POSTGRES"))
+    func thePostgreSQLDatabaseSaysTheSame() async throws {
+        let url = try CollectTests.emptyPostgres()
+        try await Self.store(into: try await PostgresRecordStore.open(url: url, logger: Logger(label: "test")))
+        Self.verify(try Self.report(["--database", url]))
+    }
+
+    /// A month's report reads coverage and the channel's other records through their indexes,
+    /// never a scan of the deliveries: asked of SQLite's own planner.
+    @Test func theReportsQueriesUseTheirIndexes() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("records.db").path
+        await (try await SQLiteRecordStore.open(path: database, logger: Logger(label: "test"))).close()
+        for statement in [CollectorSchema.coverage(channel: "news", minutes: 0..<100), CollectorSchema.notable(channel: "news", from: 0, to: 1)] {
+            let script = "import sqlite3, sys; print([row[-1] for row in sqlite3.connect(sys.argv[1]).execute('EXPLAIN QUERY PLAN ' + sys.argv[2], [None] * sys.argv[2].count('?'))])"
+            let plan = try Command.runTool("/usr/bin/env", ["python3", "-c", script, database, statement.sql])
+            #expect(plan.status == 0 && plan.output.contains("USING INDEX") && !plan.output.contains("SCAN records") && !plan.output.contains("SCAN coverage"),
+                    "\(plan.output)")
+        }
+    }
+}
