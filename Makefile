@@ -107,7 +107,7 @@ api-check: deps
 # The README's screenshots, taken by the browser tests of the code as it is.
 screenshots: deps chromium
 	@mkdir -p docs/images
-	ID3METER_SCREENSHOTS=$(CURDIR)/docs/images $(SWIFT) test --no-parallel --disable-xctest --filter "HTMLReportTests|LivePageTests" 2>&1 | grep -a -E "^✘|^✔ Test run|error:"
+	ID3METER_SCREENSHOTS=$(CURDIR)/docs/images $(SWIFT) test --no-parallel --disable-xctest --filter "HTMLReportTests|LivePageTests|thePageShowsTheWorstFirst" 2>&1 | grep -a -E "^✘|^✔ Test run|error:"
 	@ls -l docs/images
 
 verify: deps python

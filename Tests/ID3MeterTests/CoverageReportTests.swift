@@ -122,4 +122,52 @@ struct CoverageReportTests {
                     "\(plan.output)")
         }
     }
+
+    /// The HTML page as a browser draws it: the worst channel first in the heat map, the longest
+    /// gap on top of the gap table with its length and cause, and each channel's day a strip of
+    /// its 1,440 minutes, within the width of a laptop and of a phone.
+    @Test func thePageShowsTheWorstFirstInABrowser() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("records.jsonl"), page = folder.appendingPathComponent("day.html")
+        try Self.planted.jsonLines.write(to: file)
+        let result = try Command.run(["report", "--output", page.path] + Self.arguments + [file.path])
+        try #require(result.status == 0, "\(result.stderr)")
+        let longest = Self.planted.gaps("news", onAir: Self.onAir("news")).max { $0.to - $0.from < $1.to - $1.from }!
+        struct Drawn: Decodable {
+            var heat: [String], gaps: Int, firstGap: [String], strips: [Double], overflows: Bool
+        }
+        let drawn = try await offThePool { () throws -> [String] in
+            let browser = try HeadlessBrowser()
+            defer { browser.close() }
+            return try [1_280, 390].map { width in
+                let session = try browser.open(page.absoluteString, width: width)
+                try browser.waitUntil("document.querySelectorAll('svg.strip').length > 0", session: session)
+                if width == 1_280 { try HTMLReportTests.screenshot(try browser.screenshot(session: session, width: width), named: "report-day.png") }
+                return try browser.evaluate("""
+                    JSON.stringify((() => {
+                      const text = (e) => e ? e.textContent.trim() : null;
+                      const gapRows = [...document.querySelectorAll('table.gaps')[0].querySelectorAll('tbody tr')];
+                      return {
+                        heat: [...document.querySelectorAll('table.heat tbody th')].map(text),
+                        gaps: gapRows.length,
+                        firstGap: gapRows[0] ? [...gapRows[0].children].map(text) : [],
+                        strips: [...document.querySelectorAll('svg.strip')].map(s => [...s.querySelectorAll('rect')].reduce((n, r) => n + r.width.baseVal.value, 0)),
+                        overflows: document.documentElement.scrollWidth > window.innerWidth
+                      };
+                    })())
+                    """, session: session) as? String ?? ""
+            }
+        }
+        for json in drawn {
+            let page = try JSONDecoder().decode(Drawn.self, from: Data(json.utf8))
+            #expect(page.heat == ["news", "sport", "late"], "the most seconds without credit first")
+            #expect(page.gaps == 8)
+            let first = page.firstGap
+            #expect(first.count == 5 && first[0] == "news" && first[2] == String(Self.iso(longest.from).dropFirst(11).prefix(8)) && first[3] == "10 min 10 s"
+                    && first[4].hasPrefix("stream_unreadable the stream could not be opened: HTTP 404"), "\(first)")
+            #expect(page.strips == [1_440, 1_440, 1_440])
+            #expect(!page.overflows)
+        }
+    }
 }

@@ -119,11 +119,16 @@ struct ServeTests {
         let back = try #require(deliveries("gap").first { $0.sentAt > start.sentAt })
         #expect(end.name == "no_tags" && abs(end.sentAt - back.sentAt) < 0.1)
 
-        // The channel that never answered alerted from the start, and is being tried again.
+        // The channel that never answered said so at its first attempt, with the reason (what a
+        // collector's report names a gap by), alerted no_tags from the start, and is being tried again.
         #expect(deliveries("dead").isEmpty)
-        #expect(alerts("dead").first.map { $0.name == "no_tags" && $0.active } == true)
+        let unreadable = try #require(alerts("dead").first)
+        #expect(unreadable.name == "stream_unreadable" && unreadable.active, "\(alerts("dead"))")
+        #expect(unreadable.message?.hasPrefix("the stream could not be opened: ") == true && unreadable.message != "the stream could not be opened: no reason given",
+                "\(unreadable)")
+        #expect(alerts("dead").contains { $0.name == "no_tags" && $0.active })
         let dead = try #require(statuses.first { $0.name == "dead" })
-        #expect(dead.state == .failed && dead.restarts >= 1 && dead.alerts == [.noTags], "\(dead)")
+        #expect(dead.state == .failed && dead.restarts >= 1 && dead.alerts == [.noTags, .streamUnreadable], "\(dead)")
     }
 }
 

@@ -1,7 +1,7 @@
 /// What the records say about a stretch without a creditable tag, in the order the report lists
 /// them: the likeliest first. Each is a fact the records hold, not a guess past them.
 package enum GapCause: String, Codable, Sendable, CaseIterable, Comparable {
-    /// A meter's output dropped records made during it (a `records_lost` record): the tags may
+    /// A meter's output dropped records made during it (a `loss` record): the tags may
     /// have been delivered, but the collector never got them.
     case recordsLost = "records_lost"
     /// No meter sent a record of any kind during it, and none had an alert open: stopped,
