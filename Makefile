@@ -159,6 +159,7 @@ bench: build ffmpeg python chromium
 	scripts/bench.sh
 	scripts/bench-live.sh
 	scripts/bench-report.sh
+	scripts/bench-coverage.sh
 
 # serve with 100, 500 and 1000 synthetic live channels for 2 minutes each (BENCH_FLEET_SIZES, BENCH_FLEET_SECONDS).
 bench-fleet: build python

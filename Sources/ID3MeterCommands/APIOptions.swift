@@ -3,11 +3,28 @@ import Foundation
 import HummingbirdTLS
 import ID3MeterServe
 
-/// How `serve`'s API listens and whom it lets in: a control plane, so each limit has a flag.
-struct APIOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Address of the HTTP API: HOST:PORT (port 0 picks a free one; stderr says which).",
+/// A listener only this machine reaches.
+enum Loopback {
+    static func contains(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+/// Where a command listens when `--listen` is not given: `serve`'s API and `collect` differ, so
+/// that both can run on one host as they come.
+protocol ListenerDefault {
+    static var listen: String { get }
+}
+
+enum ServeListener: ListenerDefault { static let listen = "127.0.0.1:9464" }
+enum CollectListener: ListenerDefault { static let listen = "127.0.0.1:9470" }
+
+/// How an HTTP listener of ours (`serve`'s API, `collect`) listens and whom it lets in: a
+/// control plane, so each limit has a flag.
+struct APIOptions<Default: ListenerDefault>: ParsableArguments {
+    @Option(help: ArgumentHelp("Address to listen on: HOST:PORT (port 0 picks a free one; stderr says which).",
                                valueName: "host:port"))
-    var listen = "127.0.0.1:9464"
+    var listen = Default.listen
 
     @Option(help: ArgumentHelp(
         "Tokens for the API, one a line: 'NAME read|write TOKEN' (or the lines in ID3METER_API_TOKENS). With them, every request but GET /healthz, /readyz and /metrics needs 'Authorization: Bearer TOKEN' (or the token as HTTP Basic's password); a read token cannot change the line-up. Without them the API must listen on loopback.",
@@ -30,11 +47,6 @@ struct APIOptions: ParsableArguments {
         valueName: "seconds"))
     var apiTimeout = 15.0
 
-    @Option(help: ArgumentHelp(
-        "A URL scheme channels added over the API may use besides http and https (repeatable; e.g. srt). Such channels can reach what the scheme reaches: local files for file.",
-        valueName: "scheme"))
-    var apiAllowScheme: [String] = []
-
     /// `--listen` taken apart.
     var address: (host: String, port: Int)? {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
@@ -48,15 +60,8 @@ struct APIOptions: ParsableArguments {
         try NumberCheck.check(apiMaxConnections, "--api-max-connections", in: 1...100_000)
         try NumberCheck.check(apiTimeout, "--api-timeout", in: 1...3_600, unit: " seconds")
         guard (apiTlsCert == nil) == (apiTlsKey == nil) else { throw ValidationError("--api-tls-cert and --api-tls-key go together") }
-        for scheme in apiAllowScheme where scheme.isEmpty || !scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) {
-            throw ValidationError("--api-allow-scheme takes a URL scheme such as srt, not '\(scheme)'")
-        }
     }
 
-    /// A listener only this machine reaches.
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
 
     /// The API's tokens: `--api-tokens FILE`, else ID3METER_API_TOKENS; `nil` when neither is given.
     func loadTokens() throws(ConfigError) -> APITokens? {
@@ -77,7 +82,7 @@ struct APIOptions: ParsableArguments {
             Console.error("--api-tokens: \(error)")
             throw ExitCode.failure
         }
-        guard tokens != nil || Self.isLoopback(address!.host) else {
+        guard tokens != nil || Loopback.contains(address!.host) else {
             Console.error("--listen \(listen) would let anyone who reaches it \(what): give --api-tokens FILE "
                           + "(lines '\(lines)') or ID3METER_API_TOKENS, or listen on 127.0.0.1")
             throw ExitCode.failure
@@ -85,12 +90,12 @@ struct APIOptions: ParsableArguments {
         return tokens
     }
 
-    func policy(tokens: APITokens?, maximumChannels: Int) -> APIPolicy {
+    func policy(tokens: APITokens?, maximumChannels: Int, schemes: [String] = []) -> APIPolicy {
         var policy = APIPolicy(tokens: tokens)
+        policy.schemes.formUnion(schemes.map { $0.lowercased() })
         policy.maximumChannels = maximumChannels
         policy.maximumConnections = apiMaxConnections
         policy.requestTimeout = apiTimeout
-        policy.schemes.formUnion(apiAllowScheme.map { $0.lowercased() })
         return policy
     }
 

@@ -42,7 +42,7 @@ struct CollectCommand: AsyncParsableCommand {
                                valueName: "size"))
     var maxBatchSize = ByteSize(bytes: CollectorAPI.defaultMaximumBatchBytes)
 
-    @OptionGroup var api: APIOptions
+    @OptionGroup var api: APIOptions<CollectListener>
 
     @Flag(name: .shortAndLong, help: "Log each request.")
     var verbose = false

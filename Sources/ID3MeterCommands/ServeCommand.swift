@@ -75,7 +75,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Channels the line-up may hold; a PUT of another is answered 429 (1 to 100000).")
     var maxChannels = 5_000
 
-    @OptionGroup(title: "The HTTP API") var api: APIOptions
+    @OptionGroup(title: "The HTTP API") var api: APIOptions<ServeListener>
+
+    @Option(help: ArgumentHelp(
+        "A URL scheme channels added over the API may use besides http and https (repeatable; e.g. srt). Such channels can reach what the scheme reaches: local files for file.",
+        valueName: "scheme"))
+    var apiAllowScheme: [String] = []
 
     @OptionGroup var records: RecordOptions
 
@@ -117,6 +122,9 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         _ = try placement()
         try NumberCheck.check(maxChannels, "--max-channels", in: 1...100_000)
+        for scheme in apiAllowScheme where scheme.isEmpty || !scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) {
+            throw ValidationError("--api-allow-scheme takes a URL scheme such as srt, not '\(scheme)'")
+        }
     }
 
     func run() async throws {
@@ -154,7 +162,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.notice("metering \(held.channels.count) channel\(held.channels.count == 1 ? "" : "s") from \(config)\(share.isEmpty ? "" : " (\(share))")")
 
         let lineupAPI = LineupAPI(lineup: lineup, registry: registry, placement: placement, meter: meterName, outputs: output,
-                                  policy: api.policy(tokens: tokens, maximumChannels: maxChannels))
+                                  policy: api.policy(tokens: tokens, maximumChannels: maxChannels, schemes: apiAllowScheme))
         let (host, port) = api.address!
         var serverLogger = logger
         serverLogger.logLevel = verbose ? .debug : .warning

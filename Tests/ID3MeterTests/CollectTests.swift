@@ -177,6 +177,16 @@ struct CollectTests {
         #expect((health.1 as? HTTPURLResponse)?.statusCode == 200)
     }
 
+    /// collect's help names its own listener (not serve's port, so both run on one host as they
+    /// come) and none of serve's API flags; serve keeps them.
+    @Test func collectAndServeListenApartAndSayOnlyTheirOwnFlags() throws {
+        let collect = try Command.run(["collect", "--help"])
+        #expect(collect.status == 0 && collect.stdout.contains("127.0.0.1:9470") && !collect.stdout.contains("9464")
+                && !collect.stdout.contains("--api-allow-scheme"), "\(collect.stdout)")
+        let serve = try Command.run(["serve", "--help"])
+        #expect(serve.status == 0 && serve.stdout.contains("127.0.0.1:9464") && serve.stdout.contains("--api-allow-scheme"), "\(serve.stdout)")
+    }
+
     /// Its disk full, the collector answers 503 (the meter keeps the batch and sends it again) and
     /// keeps nothing of the batch; freed, it takes the resend; killed, it keeps all it answered.
     @Test func aFullDiskIsA503AndNothingAnsweredIsLost() async throws {
