@@ -257,3 +257,70 @@ struct DeployTests {
         }
     }
 }
+
+extension DeployTests {
+    /// The Grafana dashboard asks only for what a live `serve` exports: every query, with its
+    /// variables given values, is PromQL Prometheus parses (`promtool check rules`), and every
+    /// series and label it names is on the /metrics of a real `serve` metering a live channel
+    /// (labels a scrape adds, `job` and `instance`, aside).
+    @Test(.timeLimit(.minutes(2))) func theDashboardAsksOnlyForSeriesALiveServeExports() async throws {
+        let dashboard = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Samples.root
+            .appendingPathComponent("deploy/grafana/id3-meter-lineup.json"))) as? [String: Any])
+        let panels = try #require(dashboard["panels"] as? [[String: Any]])
+        #expect(Set(panels.compactMap { $0["id"] as? Int }).count == panels.count, "panel ids are unique")
+        let queries = panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
+        let variables = (dashboard["templating"] as? [String: Any])?["list"] as? [[String: Any]] ?? []
+        let lookups = variables.compactMap { $0["definition"] as? String }
+        #expect(queries.count >= 20 && lookups.count == 2)
+        // Grafana's variables as it would fill them.
+        func filled(_ query: String) -> String {
+            query.replacingOccurrences(of: "$__rate_interval", with: "5m").replacingOccurrences(of: "$channel", with: ".*")
+                .replacingOccurrences(of: "$job", with: ".*")
+        }
+
+        // PromQL as Prometheus reads it.
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let rules = folder.appendingPathComponent("dashboard-rules.yaml")
+        try (["groups:", "  - name: dashboard", "    rules:"] + queries.enumerated().map { index, query in
+            "      - record: dashboard:query_\(index)\n        expr: '\(filled(query).replacingOccurrences(of: "'", with: "''"))'"
+        }).joined(separator: "\n").write(to: rules, atomically: true, encoding: .utf8)
+        let checked = try Command.runTool("/usr/bin/promtool", ["check", "rules", rules.path])
+        #expect(checked.status == 0 && checked.output.contains("SUCCESS"), "\(checked.output)")
+
+        // A real serve metering a live channel, scraped once it has delivered.
+        let server = try LineupServer(["a": ServeTests.channel(seed: 9)])
+        defer { server.stop() }
+        let config = folder.appendingPathComponent("lineup.yaml")
+        try "defaults: {alert_after: 2, vod: true}\nchannels:\n  - {name: a, url: \"\(server.url("a"))\"}\n".write(to: config, atomically: true, encoding: .utf8)
+        let (process, _, stderr) = try Command.launch(["serve", config.path, "--listen", "127.0.0.1:0", "--output", folder.appendingPathComponent("r.jsonl").path])
+        defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+        let api = try #require(ServeCommandTests.apiAddress(from: stderr).address)
+        var exposition = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !exposition.contains("id3meter_pacing_error_seconds_bucket") || exposition.contains("id3meter_tags_delivered_total{channel=\"a\"} 0") {
+            exposition = (try? await ServeCommandTests.request("GET", "\(api)/metrics").body) ?? ""
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        // Each sample's name and its labels' names.
+        var labels: [String: Set<String>] = [:]
+        for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let name = line.firstMatch(of: /^[a-zA-Z_:][a-zA-Z0-9_:]*/).map({ String($0.output) }) else { continue }
+            labels[name, default: []].formUnion(line.matches(of: /([a-zA-Z_][a-zA-Z0-9_]*)="/).map { String($0.output.1) })
+        }
+        #expect(labels["id3meter_tags_delivered_total"] != nil, "\(exposition.prefix(2_000))")
+        let scraped: Set<String> = ["job", "instance"]
+        for query in queries + lookups {
+            let series = query.matches(of: /\b((?:id3meter|process)_[a-z_]+)\b/).map { String($0.output.1) }
+            #expect(!series.isEmpty, "\(query)")
+            for name in series { #expect(labels[name] != nil, "\(name) (in \(query)) is not on serve's /metrics") }
+            let known = series.reduce(into: scraped) { $0.formUnion(labels[$1] ?? []) }
+            let matchers = query.matches(of: /([a-z_]+)\s*(?:=~|!~|!=|=)\s*"/).map { String($0.output.1) }
+            let grouped = query.matches(of: /\b(?:by|on)\s*\(([^)]*)\)/).flatMap { $0.output.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            let lookedUp = query.matches(of: /label_values\([^,]+,\s*([a-z_]+)\)/).map { String($0.output.1) }
+            for label in matchers + grouped + lookedUp where !label.isEmpty {
+                #expect(known.contains(label), "label \(label) (in \(query)) is on none of \(series)")
+            }
+        }
+    }
+}
