@@ -35,6 +35,9 @@ struct ReportCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Record files (JSON lines) to read instead of a database.", valueName: "records"))
     var files: [String] = []
 
+    @Option(help: ArgumentHelp("Report this channel only (repeatable).", valueName: "name"))
+    var channel: [String] = []
+
     @Option(help: ArgumentHelp("The (last) day reported, YYYY-MM-DD (default: yesterday).", valueName: "day"))
     var day: String?
 
@@ -80,31 +83,15 @@ struct ReportCommand: AsyncParsableCommand {
 
     /// The report of `days` from the database or the record files.
     private func read(days: [String], builder: CoverageBuilder, progress: (Int, Int) -> Void) async throws(StoreError) -> CoverageReport {
+        let only = channel.isEmpty ? nil : Set(channel)
         guard let database else {
             let records = try RecordFiles.read(files)
             if records.unreadableLines > 0 { Console.warning("\(records.unreadableLines) lines of the record files were not records") }
-            return try await builder.report(days: days, from: records, source: files.joined(separator: ", "), progress: progress)
+            return try await builder.report(days: days, from: records, source: files.joined(separator: ", "), channels: only, progress: progress)
         }
         var logger = Logger(label: "id3-meter")
         logger.logLevel = .warning
-        // The page names its database, never its password.
-        let source = database.replacing(/:\/\/([^:@\/]*):[^@\/]*@/, with: { "://\($0.output.1):***@" })
-        func closing(_ store: some RecordStore & CoverageReading) async throws(StoreError) -> CoverageReport {
-            do {
-                let report = try await builder.report(days: days, from: store, source: source, progress: progress)
-                await store.close()
-                return report
-            } catch {
-                await store.close()
-                throw error
-            }
-        }
-        if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
-            return try await closing(PostgresRecordStore.open(url: database, logger: logger))
-        }
-        // Reading never makes a database: a mistyped path is an error, not an empty report.
-        guard FileManager.default.fileExists(atPath: database) else { throw StoreError("\(database) does not exist") }
-        return try await closing(SQLiteRecordStore.open(path: database, logger: logger))
+        return try await ReportDatabase(database).report(days: days, builder: builder, channels: only, logger: logger, progress: progress)
     }
 
     func run() async throws {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import ID3Meter
+import ID3MeterReport
 import ID3MeterServe
 import Logging
 import Prometheus
@@ -82,6 +83,14 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "scheme"))
     var apiAllowScheme: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "The collector's database (an SQLite file or a postgres:// URL, as id3-meter collect keeps it): the live page links each channel to its last 7 days there (GET /report?channel=NAME&days=N).",
+        valueName: "path|url"))
+    var reportDatabase: String?
+
+    @Option(help: ArgumentHelp("The time zone of --report-database's days (default: the system's, or TZ).", valueName: "zone"))
+    var reportTimeZone: String?
+
     @OptionGroup var records: RecordOptions
 
     @OptionGroup(title: "Fetching (every channel; a channel's own headers are added)") var fetch: FetchOptions
@@ -122,6 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         _ = try placement()
         try NumberCheck.check(maxChannels, "--max-channels", in: 1...100_000)
+        if let reportTimeZone, TimeZone(identifier: reportTimeZone) == nil { throw ValidationError("--report-time-zone: no zone named \(reportTimeZone)") }
         for scheme in apiAllowScheme where scheme.isEmpty || !scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) {
             throw ValidationError("--api-allow-scheme takes a URL scheme such as srt, not '\(scheme)'")
         }
@@ -161,8 +171,11 @@ struct ServeCommand: AsyncParsableCommand {
             .compactMap { $0 }.joined(separator: "; ")
         logger.notice("metering \(held.channels.count) channel\(held.channels.count == 1 ? "" : "s") from \(config)\(share.isEmpty ? "" : " (\(share))")")
 
+        let reports = reportDatabase.map {
+            (database: ReportDatabase($0), calendar: ReportCalendar(zone: reportTimeZone.flatMap(TimeZone.init(identifier:)) ?? .current))
+        }
         let lineupAPI = LineupAPI(lineup: lineup, registry: registry, placement: placement, meter: meterName, outputs: output,
-                                  policy: api.policy(tokens: tokens, maximumChannels: maxChannels, schemes: apiAllowScheme))
+                                  policy: api.policy(tokens: tokens, maximumChannels: maxChannels, schemes: apiAllowScheme), reports: reports)
         let (host, port) = api.address!
         var serverLogger = logger
         serverLogger.logLevel = verbose ? .debug : .warning

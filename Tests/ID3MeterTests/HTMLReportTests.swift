@@ -1,8 +1,10 @@
 import Foundation
+import Logging
 import Testing
 @testable import ID3MeterCore
 @testable import ID3MeterReport
 import SampleGenerator
+@testable import ID3MeterServe
 
 /// The HTML QA report as a person sees it: written by the real binary, drawn by a real headless
 /// chromium, its DOM read back and held to the sample writer's ground truth.
@@ -314,6 +316,8 @@ struct LivePageTests {
             let empty = try browser.evaluate("[...document.querySelectorAll('section[data-source=\"a\"] g.span-empty title')].map(t => t.textContent)", session: session) as? [String] ?? []
             #expect(empty.count == 3 && zip(empty, 3..<6).allSatisfy { $0.hasSuffix("/a/seg\($1).ts)") }, "\(empty)")
 
+            // Without a collector's database, no channel links to days.
+            #expect(try browser.evaluate("document.querySelectorAll('a.days').length", session: session) as? Int == 0)
             let log = browser.log(session: session)
             #expect(log.errors.isEmpty, "\(log.errors)")
             #expect(log.requests.allSatisfy { $0.hasPrefix(api + "/") } && log.requests.filter { $0 == api + "/timeline" }.count >= 2, "\(log.requests)")
@@ -321,5 +325,54 @@ struct LivePageTests {
         }
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
+    }
+
+    /// With the collector's database (`--report-database`), each channel of the live page links
+    /// to its last 7 days there, and the link answers with that channel's report.
+    @Test func theLivePageLinksEachChannelToItsDaysInTheCollectorsDatabase() async throws {
+        let server = try LineupServer(["a": ServeTests.channel(seed: 3), "b": ServeTests.channel(seed: 4)])
+        defer { server.stop() }
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The collector's database: an hour ago, channel a's tags every 10 s for 5 minutes, then none.
+        let database = folder.appendingPathComponent("records.db").path
+        let store = try await SQLiteRecordStore.open(path: database, logger: Logger(label: "test"))
+        var factory = NielsenTagFactory(seed: 5)
+        let start = (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 - 3_600
+        let records = (0..<30).map { index in
+            var record = MeterRecord.delivery(factory.owner(secondsIntoDay: index * 10), context: TagContext(pts: Int64(index) * 900_000,
+                                              origin: TagOrigin(source: "s"), programDateTime: nil), at: Date(timeIntervalSince1970: start + Double(index) * 10))
+            (record.channel, record.meter) = ("a", "m")
+            return CollectedRecord(record: record, json: String(decoding: record.jsonLine, as: UTF8.self))
+        }
+        _ = try await store.store(CollectedBatch(id: "m-1", meterVersion: "0.12.0", records: records, receivedAt: start, postedBy: "local"))
+        await store.close()
+
+        let config = folder.appendingPathComponent("lineup.yaml")
+        try Data("defaults: {alert_after: 8, vod: true}\nchannels:\n  - {name: a, url: \"\(server.url("a"))\"}\n  - {name: b, url: \"\(server.url("b"))\"}\n".utf8).write(to: config)
+        let (process, _, err) = try Command.launch(["serve", config.path, "--listen", "127.0.0.1:0", "--report-database", database,
+                                                    "--report-time-zone", "UTC"])
+        defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+        let api = try #require(ServeCommandTests.apiAddress(from: err).address)
+        #expect(try await ServeCommandTests.request("GET", api + "/report?days=0").status == 400)
+
+        try await offThePool {
+            let browser = try HeadlessBrowser()
+            defer { browser.close() }
+            let session = try browser.open(api + "/")
+            try browser.waitUntil("document.querySelectorAll('tr[data-channel] a.days').length === 2", session: session, timeout: 30)
+            let href = try browser.evaluate("document.querySelector('tr[data-channel=\"a\"] a.days').href", session: session) as? String
+            #expect(href == api + "/report?channel=a&days=7")
+            // The link, followed: channel a's week, its tags an hour ago and the silence since.
+            let report = try browser.open(try #require(href))
+            try browser.waitUntil("document.querySelectorAll('section.channel-day').length > 0", session: report, timeout: 30)
+            let heat = try browser.evaluate("[...document.querySelectorAll('table.heat tbody th')].map(th => th.textContent)", session: report) as? [String]
+            #expect(heat == ["a"])
+            let days = try browser.evaluate("document.querySelectorAll('section.channel-day').length", session: report) as? Int
+            #expect(days == 7)
+            let gaps = try browser.evaluate("[...document.querySelectorAll('table.gaps tbody tr')].length", session: report) as? Int ?? 0
+            #expect(gaps >= 1, "the hour since its last tag is a gap")
+            #expect(browser.log(session: report).errors.isEmpty)
+        }
     }
 }

@@ -313,7 +313,8 @@
     let updates = 0;
     const render = lineup => {
       body.replaceChildren(...lineup.channels.map((channel, index) => html("tr", { "data-channel": channel.name },
-        html("th", { scope: "row" }, html("a", { href: "#channel-" + index }, channel.name)),
+        html("th", { scope: "row" }, html("a", { href: "#channel-" + index }, channel.name),
+          ...(lineup.reports ? [" ", html("a", { class: "days", href: "report?channel=" + encodeURIComponent(channel.name) + "&days=" + lineup.reports }, "last " + lineup.reports + " days")] : [])),
         html("td", {}, channel.state),
         html("td", { class: "number" }, channel.last_tag_age_seconds == null ? "none yet" : channel.last_tag_age_seconds < 60 ? Math.round(channel.last_tag_age_seconds) + " s ago" : seconds(channel.last_tag_age_seconds) + " ago"),
         html("td", { class: "number" }, String(channel.delivered)), html("td", { class: "number" }, String(channel.invalid)),

@@ -25,9 +25,24 @@ public struct LineupAPI: Sendable {
     static let pageRefresh = 5
     private static let page = TimelinePage.live(dataPath: "timeline", refresh: pageRefresh)
 
+    /// The collector's database the live page links each channel's recent days to, and the
+    /// zone its days are in.
+    private let reports: (database: ReportDatabase, calendar: ReportCalendar)?
+    /// How many days a channel's link shows, and the most `GET /report?days=` takes.
+    static let reportDays = 7
+    static let mostReportDays = 31
+
+    /// `outputs`, when given, have their counts in `/metrics`; with `reports` (a collector's
+    /// database and the operator's zone), `GET /report` serves its days and the live page links them.
     /// `outputs`, when given, have their counts in `/metrics`.
     public init(lineup: Lineup, registry: PrometheusCollectorRegistry, placement: Placement = .wholeLineup, meter: String? = nil,
                 outputs: OutputSet? = nil, policy: APIPolicy = APIPolicy()) {
+        self.init(lineup: lineup, registry: registry, placement: placement, meter: meter, outputs: outputs, policy: policy, reports: nil)
+    }
+
+    package init(lineup: Lineup, registry: PrometheusCollectorRegistry, placement: Placement = .wholeLineup, meter: String? = nil,
+                 outputs: OutputSet? = nil, policy: APIPolicy = APIPolicy(), reports: (database: ReportDatabase, calendar: ReportCalendar)?) {
+        self.reports = reports
         self.lineup = lineup
         self.policy = policy
         connections = APIConnections(maximum: policy.maximumConnections, registry: registry)
@@ -65,9 +80,35 @@ public struct LineupAPI: Sendable {
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                      body: ResponseBody(byteBuffer: ByteBuffer(string: Self.page)))
         }
-        router.get("timeline") { _, _ in
-            Self.json(LineupView(generated: Date(), placement: placement, meter: meter,
-                                 channels: await lineup.timelines.map { ChannelView($0.status, timeline: $0.timeline) }))
+        router.get("timeline") { [reports] _, _ in
+            var view = LineupView(generated: Date(), placement: placement, meter: meter,
+                                  channels: await lineup.timelines.map { ChannelView($0.status, timeline: $0.timeline) })
+            view.reports = reports == nil ? nil : Self.reportDays
+            return Self.json(view)
+        }
+        // A channel's recent days from the collector's database (docs/REPORT.md): the live
+        // page's link. Read access, as the rest of the page.
+        router.get("report") { [reports, logger = lineup.logger] request, _ in
+            guard let reports else { return Self.text("no --report-database is configured\n", status: .notFound) }
+            let days = request.uri.queryParameters.get("days").map { Int($0) } ?? Self.reportDays
+            guard let days, (1...Self.mostReportDays).contains(days) else {
+                return Self.text("days: a number from 1 to \(Self.mostReportDays)\n", status: .badRequest)
+            }
+            let now = Date().timeIntervalSince1970
+            let channels = request.uri.queryParameters.getAll("channel").map { String($0) }
+            let builder = CoverageBuilder(calendar: reports.calendar, now: now)
+            guard let range = reports.calendar.days(ending: reports.calendar.day(of: now), count: days) else {
+                return Self.text("no such days\n", status: .badRequest)
+            }
+            do {
+                let report = try await reports.database.report(days: range, builder: builder, channels: channels.isEmpty ? nil : Set(channels),
+                                                               logger: logger)
+                return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(string: report.html())))
+            } catch {
+                logger.warning("GET /report: \(error)")
+                return Self.text("the collector's database cannot be read now: \(error)\n", status: .serviceUnavailable)
+            }
         }
         router.get("channels") { _, _ in
             Self.json(LineupView(placement: placement, meter: meter, channels: await lineup.statuses.map { ChannelView($0) }))
@@ -143,6 +184,10 @@ public struct LineupAPI: Sendable {
         return await Fetcher.HostRule(allowed: hosts).refusal(of: host)
     }
 
+    private static func text(_ text: String, status: HTTPResponse.Status) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
     private static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -166,6 +211,8 @@ struct LineupView: Encodable {
     var copy: Int?
     var copies: Int
     var meter: String?
+    /// With a collector's database configured: how many recent days a channel's link shows.
+    var reports: Int?
     var channels: [ChannelView]
 
     init(generated: Date? = nil, placement: Placement, meter: String?, channels: [ChannelView]) {

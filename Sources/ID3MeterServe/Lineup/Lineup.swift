@@ -15,7 +15,7 @@ public actor Lineup: Service {
     public private(set) var config = LineupConfig(channels: [], defaults: .template)
     private let fetcher: Fetcher
     private let output: OutputSet
-    private let logger: Logger
+    package let logger: Logger
     /// The channels' lines, held to a budget a minute; the line-up's own (audit) lines are not.
     private let channelLog: ChannelLog
     private let metrics: any MetricsFactory

@@ -14,15 +14,17 @@ package struct CoverageBuilder: Sendable {
         self.now = now
     }
 
-    /// The report of `days` (in order); `progress` hears of each channel done.
-    package func report(days: [String], from reading: some CoverageReading, source: String,
+    /// The report of `days` (in order), of `channels` only when given; `progress` hears of each channel done.
+    package func report(days: [String], from reading: some CoverageReading, source: String, channels only: Set<String>? = nil,
                         progress: (Int, Int) -> Void = { _, _ in }) async throws(StoreError) -> CoverageReport {
         let bounds = days.compactMap(calendar.bounds(of:))
         guard let first = bounds.first, let last = bounds.last else {
             return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: [])
         }
         let range = first.lowerBound..<last.upperBound
-        let channels = try await reading.channels().filter { $0.onAir(within: range.lowerBound..<min(range.upperBound, now)) != nil }
+        let channels = try await reading.channels().filter {
+            only?.contains($0.channel) ?? true && $0.onAir(within: range.lowerBound..<min(range.upperBound, now)) != nil
+        }
         var results: [ChannelDay] = []
         for (done, span) in channels.enumerated() {
             let minutes = (CoverageMinute.minute(of: range.lowerBound) - 1)..<(CoverageMinute.minute(of: range.upperBound) + 1)

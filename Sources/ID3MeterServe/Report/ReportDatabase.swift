@@ -1,0 +1,39 @@
+import Foundation
+import ID3Meter
+import ID3MeterReport
+import Logging
+
+/// A collector's database read for reports (`id3-meter report --database`, `serve
+/// --report-database`): opened for each report and closed after it, never created.
+package struct ReportDatabase: Sendable {
+    /// An SQLite file or a PostgreSQL URL.
+    package let location: String
+
+    package init(_ location: String) { self.location = location }
+
+    private var isPostgres: Bool { location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") }
+
+    /// The location as a report names it: a URL without its password.
+    package var redacted: String {
+        location.replacing(/:\/\/([^:@\/]*):[^@\/]*@/, with: { "://\($0.output.1):***@" })
+    }
+
+    /// The report of `days` (of `channels` only, when given) from the database.
+    package func report(days: [String], builder: CoverageBuilder, channels: Set<String>? = nil, logger: Logger,
+                        progress: (Int, Int) -> Void = { _, _ in }) async throws(StoreError) -> CoverageReport {
+        func closing(_ store: some RecordStore & CoverageReading) async throws(StoreError) -> CoverageReport {
+            do {
+                let report = try await builder.report(days: days, from: store, source: redacted, channels: channels, progress: progress)
+                await store.close()
+                return report
+            } catch {
+                await store.close()
+                throw error
+            }
+        }
+        if isPostgres { return try await closing(PostgresRecordStore.open(url: location, logger: logger)) }
+        // Reading never makes a database: a mistyped path is an error, not an empty report.
+        guard FileManager.default.fileExists(atPath: location) else { throw StoreError("\(location) does not exist") }
+        return try await closing(SQLiteRecordStore.open(path: location, logger: logger))
+    }
+}
