@@ -22,7 +22,7 @@ extension CoverageReport {
         for name in names {
             for index in order[name]! { body += section(channels[index], id: index) }
         }
-        return Self.document(title: "id3-meter report: \(days.first ?? "")", body: body)
+        return HTMLDocument.page(title: "id3-meter report: \(days.first ?? "")", style: Self.style, body: "<main>\n\(body)\n</main>")
     }
 
     private func heatMap(names: [String], order: [String: [Int]]) -> String {
@@ -114,12 +114,7 @@ extension CoverageReport {
             """
     }
 
-    private func h(_ text: String) -> String { Self.escaped(text) }
-
-    static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    private func h(_ text: String) -> String { HTMLDocument.escaped(text) }
 
     static func percent(_ value: Double) -> String { value == value.rounded() ? "\(Int(value)) %" : "\(value) %" }
 
@@ -134,27 +129,6 @@ extension CoverageReport {
         let (hours, minutes, rest) = (seconds / 3_600, seconds % 3_600 / 60, seconds % 60)
         return [hours > 0 ? "\(hours) h" : nil, minutes > 0 ? "\(minutes) min" : nil, rest > 0 || seconds == 0 ? "\(rest) s" : nil]
             .compactMap { $0 }.joined(separator: " ")
-    }
-
-    private static func document(title: String, body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-        <title>\(escaped(title))</title>
-        <style>\(style)</style>
-        </head>
-        <body>
-        <main>
-        \(body)
-        </main>
-        </body>
-        </html>
-
-        """
     }
 
     private static let style = """

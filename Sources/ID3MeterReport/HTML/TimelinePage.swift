@@ -20,32 +20,19 @@ package enum TimelinePage {
     }
 
     private static func document(title: String, start: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src data:">
-        <title>\(escaped(title))</title>
-        <style>\(style)</style>
-        </head>
-        <body>
-        <svg class="patterns" aria-hidden="true" width="0" height="0">
-        <defs>
-        <pattern id="hatch-short" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff1e5"/><line x1="0" y1="0" x2="0" y2="6" stroke="#bc4c00" stroke-width="2"/></pattern>
-        <pattern id="hatch-long" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="#ddf4ff"/><path d="M0 0L6 6M6 0L0 6" stroke="#0550ae" stroke-width="1"/></pattern>
-        <pattern id="dots-empty" width="5" height="5" patternUnits="userSpaceOnUse"><rect width="5" height="5" fill="#f6f8fa"/><circle cx="2.5" cy="2.5" r="1" fill="#57606a"/></pattern>
-        </defs>
-        </svg>
-        <main id="page"></main>
-        <noscript><p>This page draws its timelines with JavaScript; the same findings are in the report's text and JSON forms.</p></noscript>
-        <script>\(TimelineScript.source)</script>
-        \(start)
-        </body>
-        </html>
-
-        """
+        HTMLDocument.page(title: title, style: style, policy: "; script-src 'unsafe-inline'; connect-src 'self'; img-src data:", body: """
+            <svg class="patterns" aria-hidden="true" width="0" height="0">
+            <defs>
+            <pattern id="hatch-short" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff1e5"/><line x1="0" y1="0" x2="0" y2="6" stroke="#bc4c00" stroke-width="2"/></pattern>
+            <pattern id="hatch-long" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="#ddf4ff"/><path d="M0 0L6 6M6 0L0 6" stroke="#0550ae" stroke-width="1"/></pattern>
+            <pattern id="dots-empty" width="5" height="5" patternUnits="userSpaceOnUse"><rect width="5" height="5" fill="#f6f8fa"/><circle cx="2.5" cy="2.5" r="1" fill="#57606a"/></pattern>
+            </defs>
+            </svg>
+            <main id="page"></main>
+            <noscript><p>This page draws its timelines with JavaScript; the same findings are in the report's text and JSON forms.</p></noscript>
+            <script>\(TimelineScript.source)</script>
+            \(start)
+            """)
     }
 
     /// JSON inside `<script>`: no `<` at all, so no `</script>` or `<!--` can end or bend it.
@@ -56,10 +43,6 @@ package enum TimelinePage {
     private static func javaScriptString(_ text: String) -> String {
         let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
         return scriptSafe(data)
-    }
-
-    private static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
     }
 
     private static let style = """
