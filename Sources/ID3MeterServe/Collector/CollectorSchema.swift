@@ -184,16 +184,27 @@ enum CollectorSchema {
                       .real(minute.hole?.lowerBound), .real(minute.hole?.upperBound), .real(minute.infoFirst), .real(minute.infoLast)]))
         }
         for (channel, times) in heard {
-            let found = try await run(Statement("SELECT first_at, last_at, deleted_at FROM channels WHERE channel = ?", [.text(channel)])).first
-            var span = found.map { ChannelSpan(channel: channel, firstAt: $0[0].real ?? 0, lastAt: $0[1].real ?? 0, deletedAt: $0[2].real) }
-            span.heard(from: times.first, to: times.last, deletedAt: times.deleted, channel: channel)
-            guard let span else { continue }
-            _ = try await run(Statement("""
-                INSERT INTO channels (channel, first_at, last_at, deleted_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (channel) DO UPDATE SET first_at = excluded.first_at, last_at = excluded.last_at, deleted_at = excluded.deleted_at
-                """, [.text(channel), .real(span.firstAt), .real(span.lastAt), .real(span.deletedAt)]))
+            guard let start = times.first ?? times.deleted else { continue }
+            _ = try await run(Statement(heardOf, [.text(channel), .real(start), .real(times.last ?? start), .real(times.deleted)]))
         }
     }
+
+    /// A channel heard of from `first_at` to `last_at`, deleted at `deleted_at`, folded into its
+    /// row in one statement (ChannelSpan's rule: a deletion stands when nothing was heard after
+    /// it): two collectors storing batches of one channel at once cannot undo each other.
+    private static let heardOf: String = {
+        func greater(_ a: String, _ b: String) -> String { "CASE WHEN \(a) > \(b) THEN \(a) ELSE \(b) END" }
+        let last = greater("excluded.last_at", "channels.last_at")
+        let deleted = """
+            CASE WHEN excluded.deleted_at IS NULL THEN channels.deleted_at WHEN channels.deleted_at IS NULL THEN excluded.deleted_at \
+            ELSE \(greater("excluded.deleted_at", "channels.deleted_at")) END
+            """
+        return """
+            INSERT INTO channels (channel, first_at, last_at, deleted_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (channel) DO UPDATE SET first_at = CASE WHEN excluded.first_at < channels.first_at THEN excluded.first_at ELSE channels.first_at END,
+                last_at = \(last), deleted_at = CASE WHEN (\(deleted)) >= (\(last)) THEN (\(deleted)) ELSE NULL END
+            """
+    }()
 
     static func coverageMinute(_ minute: Int, _ row: Row) -> CoverageMinute {
         let hole = row[6].real.flatMap { from in row[7].real.map { from...max(from, $0) } }
