@@ -39,8 +39,8 @@ promtool:
 node:
 	$(call apt,command -v node >/dev/null,nodejs)
 
-# `collect`'s tests keep records in a real PostgreSQL server too (scripts/postgres-test-db.sh
-# starts it and makes the test database).
+# `collect`'s and `report`'s tests keep records in a real PostgreSQL server too: a private one
+# the suite starts when it first needs it (scripts/postgres-test-db.sh), stopped after the suite.
 postgres:
 	$(call apt,ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1,postgresql)
 
@@ -94,7 +94,7 @@ test: deps python chromium node tls-tools promtool postgres
 	@$(SWIFT) build > $(TEST_LOG) 2>&1 || { grep -E "error:" $(TEST_LOG) | sort -u | head -40; exit 1; }
 	@# The API flood test holds the release binary to the 1 s a kubelet waits.
 	@$(SWIFT) build -c release --product id3-meter >> $(TEST_LOG) 2>&1 || { grep -E "error:" $(TEST_LOG) | sort -u | head -40; exit 1; }
-	@postgres=$$(scripts/postgres-test-db.sh) && ID3METER_TEST_POSTGRES=$$postgres \
+	@trap 'scripts/postgres-test-db.sh stop' EXIT; ID3METER_TEST_POSTGRES=start \
 	  ID3METER_RELEASE_BINARY=$(CURDIR)/.build/release/id3-meter scripts/test-suite.sh $(TEST_LOG) $(TEST_BUDGET) \
 	  --no-parallel --disable-xctest
 	scripts/verify.sh

@@ -73,31 +73,15 @@ struct CollectTests {
         return records
     }
 
-    /// The test database on the PostgreSQL server `make test` starts (scripts/postgres-test-db.sh).
-    static let postgres = ProcessInfo.processInfo.environment["ID3METER_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
-
-    /// The PostgreSQL test database, emptied: a collector makes its schema anew. When the server
-    /// does not answer, the failure says what its clusters and their logs say.
-    static func emptyPostgres() throws -> String {
-        let url = try #require(postgres)
-        let emptied = try Command.runTool("/usr/bin/psql", [url, "-qc", "DROP SCHEMA public CASCADE; CREATE SCHEMA public"])
-        guard emptied.status == 0 else {
-            let clusters = (try? Command.runTool("/usr/bin/pg_lsclusters", []).output) ?? "no pg_lsclusters"
-            let logs = (try? Command.runTool("/bin/sh", ["-c", "tail -n 30 /var/log/postgresql/*.log"]).output) ?? ""
-            throw TestFailure("cannot empty \(url) (psql exited \(emptied.status)): \(emptied.output)\n\(clusters)\n\(logs)")
-        }
-        return url
-    }
-
     @Test func eachBatchOnceEachDeliveryOncePerChannelAndTagAndTheContractsAnswers() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try await contract(database: folder.appendingPathComponent("records.db").path)
     }
 
-    @Test(.enabled(if: postgres != nil, "make test starts PostgreSQL and names its test database in ID3METER_TEST_POSTGRES"))
+    @Test(.enabled(if: TestPostgres.requested != nil, Comment(rawValue: TestPostgres.why)))
     func theSameOnPostgreSQL() async throws {
-        try await contract(database: try Self.emptyPostgres())
+        try await contract(database: try TestPostgres.empty())
     }
 
     func contract(database: String) async throws {
@@ -218,11 +202,11 @@ struct CollectTests {
         try await twoMeters(database: folder.appendingPathComponent("records.db").path, folder: folder)
     }
 
-    @Test(.enabled(if: postgres != nil, "make test starts PostgreSQL and names its test database in ID3METER_TEST_POSTGRES"))
+    @Test(.enabled(if: TestPostgres.requested != nil, Comment(rawValue: TestPostgres.why)))
     func twoMetersAndARestartedCollectorOnPostgreSQL() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await twoMeters(database: try Self.emptyPostgres(), folder: folder)
+        try await twoMeters(database: try TestPostgres.empty(), folder: folder)
     }
 
     func twoMeters(database: String, folder: URL) async throws {

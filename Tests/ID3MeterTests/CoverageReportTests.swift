@@ -101,9 +101,9 @@ struct CoverageReportTests {
         #expect(fromDatabase.channels == (try Self.report([file.path])).channels, "the database and the files tell one story")
     }
 
-    @Test(.enabled(if: CollectTests.postgres != nil, "make test starts PostgreSQL and names its test database in ID3METER_TEST_POSTGRES"))
+    @Test(.enabled(if: TestPostgres.requested != nil, Comment(rawValue: TestPostgres.why)))
     func thePostgreSQLDatabaseSaysTheSame() async throws {
-        let url = try CollectTests.emptyPostgres()
+        let url = try TestPostgres.empty()
         try await Self.store(into: try await PostgresRecordStore.open(url: url, logger: Logger(label: "test")))
         Self.verify(try Self.report(["--database", url]))
     }

@@ -39,7 +39,7 @@ final class HeadlessBrowser: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, fromBrowser.fileHandleForWriting.fileDescriptor, 4)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let arguments = [executable, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+        let arguments = [executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--remote-debugging-pipe",
                          "--user-data-dir=\(profile.path)", "--no-first-run", "--disable-background-networking",
                          "--disable-component-update", "--disable-sync", "--hide-scrollbars", "about:blank"]
         let argv = arguments.map { strdup($0) } + [nil]
