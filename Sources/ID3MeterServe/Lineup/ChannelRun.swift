@@ -279,10 +279,11 @@ public final class ChannelRun: Sendable {
         for change in changes {
             metrics.alerts[change.alert]?.record(change.active ? 1 : 0)
             let message = Self.words(change.alert, alertAfter: config.alertAfter, unreadable: reason)
-            if change.active {
-                log.log(.warning, "channel \(config.name): alert \(change.alert.rawValue) starts: \(message)")
-            } else {
-                log.log(.notice, "channel \(config.name): alert \(change.alert.rawValue) ends")
+            // An unreadable stream's log lines are the run loop's (its failure, how often it is
+            // retried, its opening again): the alert is its record and its series.
+            if change.alert != .streamUnreadable {
+                log.log(change.active ? .warning : .notice, "channel \(config.name): alert \(change.alert.rawValue) "
+                        + (change.active ? "starts: \(message)" : "ends"))
             }
             await write(.alert(change, channel: config.name, message: message, at: Date()))
         }
