@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Logging
 import Testing
+import ID3MeterReport
 import SampleGenerator
 @testable import ID3Meter
 @testable import ID3MeterServe
@@ -287,5 +288,18 @@ struct CollectTests {
         let starts = all.filter { if case .event(let event) = $0.content { event.code == 2001 } else { false } }
         #expect(starts.filter { $0.meter == "a" }.count == 4 && starts.filter { $0.meter == "b" }.count == 2,
                 "a: two channels, twice (restarted); b: two channels: \(starts.map { "\($0.meter ?? "") \($0.channel ?? "")" })")
+
+        // The whole path's end: the report of the day reads both channels from what the meters
+        // posted, each minute a tag was delivered in credited, and both meters' parts.
+        let zone = TimeZone(identifier: "UTC")!
+        let day = ReportCalendar(zone: zone).day(of: Date().timeIntervalSince1970)
+        let result = try Command.run(["report", "--database", database, "--day", day, "--time-zone", "UTC", "--format", "json"])
+        try #require(result.status == 0, "\(result.stderr)")
+        let report = try JSONDecoder().decode(CoverageReport.self, from: Data(result.stdout.utf8))
+        for channel in ["news", "sport"] {
+            let channelDay = try #require(report.channels.first { $0.channel == channel }, "\(channel) is not in the report")
+            let minutes = Set(kept.filter { $0.channel == channel }.map { Int(($0.sentAt / 60).rounded(.down)) })
+            #expect(channelDay.creditedMinutes == minutes.count && channelDay.meters.map(\.meter) == ["a", "b"], "\(channel): \(channelDay)")
+        }
     }
 }
