@@ -170,4 +170,31 @@ struct CoverageReportTests {
             #expect(!page.overflows)
         }
     }
+
+    /// The CSV forms a backend reads, and the errors a user meets: each names the input and why.
+    @Test func theCSVFormsAndTheErrorsNameTheirInput() throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("records.jsonl")
+        try Self.planted.jsonLines.write(to: file)
+        let days = try Command.run(["report", "--format", "csv"] + Self.arguments + [file.path])
+        let rows = days.stdout.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(days.status == 0 && rows.count == 4 && rows[0].prefix(4) == ["day", "channel", "on_air_minutes", "credited_minutes"], "\(days.stdout)")
+        let news = try #require(rows.first { $0.count > 8 && $0[1] == "news" })
+        #expect(news[5] == "7" && news[7] == "610" && news[8] == "stream_unreadable", "\(news)")
+        let gaps = try Command.run(["report", "--format", "gaps-csv"] + Self.arguments + [file.path])
+        let gapRows = gaps.stdout.split(separator: "\r\n")
+        #expect(gaps.status == 0 && gapRows.count == 9 && gapRows[1].hasPrefix("2026-11-20,news,2026-11-20T01:59:55+01:00,2026-11-20T02:10:05+01:00,610,"),
+                "\(gaps.stdout)")
+
+        let neither = try Command.run(["report", "--day", PlantedLineupDay.day])
+        #expect(neither.status == 2 && neither.stderr.contains("give either --database or record files"), "\(neither.stderr)")
+        let missing = try Command.run(["report", "--database", folder.appendingPathComponent("nothing.db").path])
+        #expect(missing.status == 1 && missing.stderr.contains("nothing.db does not exist"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("nothing.db").path), "reading never makes a database")
+        let badDay = try Command.run(["report", file.path, "--day", "2026-02-30"])
+        #expect(badDay.status == 2 && badDay.stderr.contains("--day: 2026-02-30 is not a day"), "\(badDay.stderr)")
+        let badZone = try Command.run(["report", file.path, "--time-zone", "Mars/Olympus"])
+        #expect(badZone.status == 2 && badZone.stderr.contains("no zone named Mars/Olympus"), "\(badZone.stderr)")
+    }
 }
