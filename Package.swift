@@ -163,7 +163,7 @@ let package = Package(
         .executableTarget(name: "library-docs-4", dependencies: ["ID3Meter"], path: "Examples/LibraryDocs/Library4"),
         .executableTarget(
             name: "id3-meter-fuzz",
-            dependencies: ["ID3Meter", "ID3MeterCommands"]
+            dependencies: ["ID3Meter", "ID3MeterCommands", "ID3MeterReport", "ID3MeterServe"]
         ),
         .testTarget(
             name: "ID3MeterTests",

@@ -1,14 +1,16 @@
 // libFuzzer harnesses for the parsers that read untrusted bytes, and for the command line's
 // numbers. One binary, the target chosen by FUZZ_TARGET (id3, nielsen, playlist, reference,
-// steering, packed, emsg, ts, segments, mpd, options, cookies, inflate, assetlist). Built with `make fuzz` (-sanitize=fuzzer,address and
+// steering, packed, emsg, ts, segments, mpd, options, cookies, inflate, assetlist, records). Built with `make fuzz` (-sanitize=fuzzer,address and
 // -DFUZZING), libFuzzer supplies main; in an ordinary build this is a replayer that runs each
 // file named on the command line through the target, for regression tests of past findings.
 import Foundation
 import ID3Meter
 import ID3MeterCommands
+import ID3MeterReport
+import ID3MeterServe
 
 enum FuzzTarget: String, CaseIterable {
-    case id3, nielsen, playlist, reference, steering, packed, emsg, ts, segments, mpd, options, cookies, inflate, assetlist
+    case id3, nielsen, playlist, reference, steering, packed, emsg, ts, segments, mpd, options, cookies, inflate, assetlist, records
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -16,6 +18,24 @@ enum FuzzTarget: String, CaseIterable {
             // The packet parser, whole and as FFmpeg 5.1 cuts it.
             for tag in ID3PacketParser.parse(bytes).tags {
                 _ = tag.privFrames.compactMap { NielsenTag(owner: $0.owner) }
+            }
+        case .records:
+            // Record lines as the report reads them from files: folded into coverage minutes, each
+            // channel's first day analysed, its numbers held to what they can be.
+            let files = RecordFiles(bytes: Data(bytes), name: "fuzz")
+            let builder = CoverageBuilder(calendar: ReportCalendar(zone: TimeZone(identifier: "UTC")!), now: 4_102_444_800)
+            for span in files.channels() {
+                let day = builder.calendar.day(of: span.firstAt)
+                guard let bounds = builder.calendar.bounds(of: day) else { fatalError("no bounds for \(day)") }
+                let since = bounds.lowerBound - ChannelDayInput.notableLookback
+                let coverage = files.coverage(channel: span.channel, minutes: CoverageMinute.minute(of: bounds.lowerBound) - 1..<CoverageMinute.minute(of: bounds.upperBound) + 1)
+                for result in builder.days(of: span, [(day, bounds)], coverage: coverage, notable: files.notable(channel: span.channel, from: since, to: bounds.upperBound), notableSince: since) {
+                    guard result.creditedMinutes <= result.onAirMinutes, result.strip.reduce(0, { $0 + $1.minutes }) == 1_440,
+                          result.gaps.allSatisfy({ $0.seconds >= 30 && !$0.causes.isEmpty }) else {
+                        fatalError("\(result)")
+                    }
+                    _ = result.gaps.map(\.causes)
+                }
             }
         case .nielsen:
             if let tag = NielsenTag(owner: "www.nielsen.com" + String(decoding: bytes, as: UTF8.self)) {

@@ -103,6 +103,10 @@ struct CollectTests {
         // batch's, too big.
         #expect(try await Self.post("{not json", to: collector.url).status == 400)
         #expect(try await Self.post(first, to: collector.url, headers: ["Idempotency-Key": "other"]).status == 400)
+        // A time no meter makes is refused, not stored where no report could place it.
+        let farOff = Self.batch("c-1", meter: "c", payloads: ["www.nielsen.com/far"]).replacingOccurrences(of: #""sent_at":1795000000"#, with: #""sent_at":1e300"#)
+        let refused = try await Self.post(farOff, to: collector.url)
+        #expect(farOff.contains("1e300") && refused.status == 400 && refused.body.contains("sent_at"), "\(refused)")
         let big = Self.batch("a-batch-2", meter: "a", payloads: (0..<40).map { "www.nielsen.com/big/\($0)" })
         #expect(try await Self.post(big, to: collector.url).status == 413)
 

@@ -38,7 +38,14 @@ package struct CoverageMinute: Sendable, Equatable {
         (self.first, self.last, self.hole, self.infoFirst, self.infoLast) = (first, last, hole, infoFirst, infoLast)
     }
 
-    package static func minute(of time: Double) -> Int { Int((time / 60).rounded(.down)) }
+    /// The times the coverage model places (Unix seconds, 1970 to 2100): a record outside is
+    /// refused by the collector and left out of a report read from files.
+    package static let times = 0.0...4_102_444_800.0
+
+    /// The minute of `time`, which is within `times` (a time outside is held to its bounds).
+    package static func minute(of time: Double) -> Int {
+        Int((min(max(time.isNaN ? 0 : time, times.lowerBound), times.upperBound) / 60).rounded(.down))
+    }
 
     /// Folds in a tag of `credit` delivered at `time`, which lies in this minute.
     package mutating func add(_ credit: TagCredit, at time: Double) {

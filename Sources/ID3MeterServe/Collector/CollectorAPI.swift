@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import ID3Meter
+import ID3MeterReport
 import Logging
 import NIOCore
 import Prometheus
@@ -115,9 +116,15 @@ public struct CollectorAPI: Sendable {
             throw StoreError("an object with a \"batch\" id and \"records\" is expected")
         }
         let decoder = JSONDecoder()
-        let collected = try records.map { fields in
+        let collected = try records.enumerated().map { index, fields in
             let json = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
-            return CollectedRecord(record: try decoder.decode(MeterRecord.self, from: json), json: String(decoding: json, as: UTF8.self))
+            let record = try decoder.decode(MeterRecord.self, from: json)
+            // A time no meter makes (a clock's garbage, a hostile post) would be a minute no
+            // report can place: the batch is refused, and the meter dead-letters it.
+            guard CoverageMinute.times.contains(record.sentAt) else {
+                throw StoreError("record \(index): sent_at \(record.sentAt) is not a time from 1970 to 2100")
+            }
+            return CollectedRecord(record: record, json: String(decoding: json, as: UTF8.self))
         }
         return CollectedBatch(id: id, meterVersion: object["meter_version"] as? String ?? "", records: collected,
                               receivedAt: Date().timeIntervalSince1970, postedBy: caller)

@@ -31,18 +31,24 @@ package struct CoverageBuilder: Sendable {
             let coverage = try await reading.coverage(channel: span.channel, minutes: minutes)
             let notableSince = range.lowerBound - ChannelDayInput.notableLookback
             let notable = try await reading.notable(channel: span.channel, from: notableSince, to: range.upperBound)
-            for (day, dayRange) in zip(days, bounds) {
-                let near = (CoverageMinute.minute(of: dayRange.lowerBound) - 1)...(CoverageMinute.minute(of: dayRange.upperBound))
-                let input = ChannelDayInput(
-                    channel: span.channel, day: day, dayStart: dayRange.lowerBound, dayEnd: dayRange.upperBound,
-                    onAir: span.onAir(within: dayRange.lowerBound..<min(dayRange.upperBound, now)),
-                    minutes: coverage.mapValues { Self.slice($0, near) }.filter { !$0.value.isEmpty },
-                    notable: notable.filter { $0.sentAt < dayRange.upperBound }, notableSince: notableSince)
-                results.append(ChannelDay(input, time: calendar.time))
-            }
+            results += self.days(of: span, Array(zip(days, bounds)), coverage: coverage, notable: notable, notableSince: notableSince)
             progress(done + 1, channels.count)
         }
         return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: results)
+    }
+
+    /// `span`'s days from its coverage and other records over all of them.
+    package func days(of span: ChannelSpan, _ days: [(day: String, bounds: Range<Double>)], coverage: [String: [CoverageMinute]],
+                      notable: [MeterRecord], notableSince: Double) -> [ChannelDay] {
+        days.map { day, bounds in
+            let near = (CoverageMinute.minute(of: bounds.lowerBound) - 1)...(CoverageMinute.minute(of: bounds.upperBound))
+            let input = ChannelDayInput(
+                channel: span.channel, day: day, dayStart: bounds.lowerBound, dayEnd: bounds.upperBound,
+                onAir: span.onAir(within: bounds.lowerBound..<min(bounds.upperBound, now)),
+                minutes: coverage.mapValues { Self.slice($0, near) }.filter { !$0.value.isEmpty },
+                notable: notable.filter { $0.sentAt < bounds.upperBound }, notableSince: notableSince)
+            return ChannelDay(input, time: calendar.time)
+        }
     }
 
     /// The minutes (sorted) within `range`, found by bisection.

@@ -16,6 +16,18 @@ package struct RecordFiles: CoverageReading {
     /// A line longer than this is not a record (a payload is 249 characters).
     static let longestLine = 1 << 20
 
+    /// `bytes` as the contents of a record file named `name`.
+    package init(bytes: Data, name: String) {
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            if end - start <= Self.longestLine { add(line: bytes[start..<end], file: name) } else { unreadableLines += 1 }
+            start = end + 1
+        }
+    }
+
+    private init() {}
+
     package static func read(_ paths: [String]) throws(StoreError) -> RecordFiles {
         var files = RecordFiles()
         for path in paths {
@@ -51,7 +63,7 @@ package struct RecordFiles: CoverageReading {
 
     private mutating func add(line: Data, file: String) {
         guard line.contains(where: { !($0 == 32 || $0 == 9 || $0 == 13) }) else { return }
-        guard let record = try? Self.decoder.decode(MeterRecord.self, from: line) else {
+        guard let record = try? Self.decoder.decode(MeterRecord.self, from: line), CoverageMinute.times.contains(record.sentAt) else {
             unreadableLines += 1
             return
         }
