@@ -100,8 +100,9 @@ struct ReportCommand: AsyncParsableCommand {
         let last = day ?? calendar.day(of: (calendar.bounds(of: calendar.day(of: now))?.lowerBound ?? now) - 3_600)
         guard let reported = calendar.days(ending: last, count: days) else { throw ValidationError("--day: \(last) is not a day") }
         let builder = CoverageBuilder(calendar: calendar, now: now)
+        // Progress is a courtesy: a terminal that cannot take it does not stop the report.
         let progress = isatty(STDERR_FILENO) == 1 ? { (done: Int, total: Int) in
-            FileHandle.standardError.write(Data("\rreport: \(done) of \(total) channels".utf8) + (done == total ? Data("\n".utf8) : Data()))
+            _ = try? FileHandle.standardError.write(contentsOf: Data("\rreport: \(done) of \(total) channels\(done == total ? "\n" : "")".utf8))
         } : { _, _ in }
         let report: CoverageReport
         do {
@@ -117,7 +118,12 @@ struct ReportCommand: AsyncParsableCommand {
         case .json: report.json() + Data("\n".utf8)
         }
         guard let output else {
-            FileHandle.standardOutput.write(text)
+            do {
+                try FileHandle.standardOutput.write(contentsOf: text)
+            } catch {
+                Console.error("cannot write the report to standard output: \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
             return
         }
         do {

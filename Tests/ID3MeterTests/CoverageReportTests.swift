@@ -194,6 +194,9 @@ struct CoverageReportTests {
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("nothing.db").path), "reading never makes a database")
         let badDay = try Command.run(["report", file.path, "--day", "2026-02-30"])
         #expect(badDay.status == 2 && badDay.stderr.contains("--day: 2026-02-30 is not a day"), "\(badDay.stderr)")
+        // Standard output that cannot take the report (a full disk) is an error, not a crash.
+        let full = try Command.run(["-c", "exec \"$0\" report \"$1\" > /dev/full", Command.binary.path, file.path], binary: URL(fileURLWithPath: "/bin/sh"))
+        #expect(full.status == 1 && full.stderr.contains("cannot write the report to standard output"), "\(full.status) \(full.stderr)")
         let badZone = try Command.run(["report", file.path, "--time-zone", "Mars/Olympus"])
         #expect(badZone.status == 2 && badZone.stderr.contains("no zone named Mars/Olympus"), "\(badZone.stderr)")
     }

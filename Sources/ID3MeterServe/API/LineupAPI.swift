@@ -6,6 +6,7 @@ import ID3Meter
 import ID3MeterReport
 import NIOCore
 import Prometheus
+import Synchronization
 
 /// `serve`'s HTTP API: health, the channels and their state, adding, replacing and ending a
 /// channel, and the Prometheus metrics.
@@ -31,6 +32,16 @@ public struct LineupAPI: Sendable {
     /// How many days a channel's link shows, and the most `GET /report?days=` takes.
     static let reportDays = 7
     static let mostReportDays = 31
+    /// One report is made at a time: a month of a line-up holds a channel's month in memory and
+    /// reads for seconds, and a metering process must not be made to hold several.
+    private let reporting = OneAtATime()
+
+    private final class OneAtATime: Sendable {
+        private let busy = Mutex(false)
+        /// Whether the caller may go on; it then calls `leave` when done.
+        func enter() -> Bool { busy.withLock { busy in defer { busy = true }; return !busy } }
+        func leave() { busy.withLock { $0 = false } }
+    }
 
     /// `outputs`, when given, have their counts in `/metrics`; with `reports` (a collector's
     /// database and the operator's zone), `GET /report` serves its days and the live page links them.
@@ -88,8 +99,14 @@ public struct LineupAPI: Sendable {
         }
         // A channel's recent days from the collector's database (docs/REPORT.md): the live
         // page's link. Read access, as the rest of the page.
-        router.get("report") { [reports, logger = lineup.logger] request, _ in
+        router.get("report") { [reports, reporting, logger = lineup.logger] request, _ in
             guard let reports else { return Self.text("no --report-database is configured\n", status: .notFound) }
+            guard reporting.enter() else {
+                var response = Self.text("a report is being made; ask again shortly\n", status: .serviceUnavailable)
+                response.headers[.retryAfter] = "5"
+                return response
+            }
+            defer { reporting.leave() }
             let days = request.uri.queryParameters.get("days").map { Int($0) } ?? Self.reportDays
             guard let days, (1...Self.mostReportDays).contains(days) else {
                 return Self.text("days: a number from 1 to \(Self.mostReportDays)\n", status: .badRequest)
