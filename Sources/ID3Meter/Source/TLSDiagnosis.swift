@@ -55,8 +55,11 @@ enum TLSDiagnosis {
         defer { channel.close(promise: nil) }
         // The handshake is done once the handler has a peer certificate: asked a few times a second.
         for _ in 0..<50 {
-            let handler = try? await channel.pipeline.handler(type: NIOSSLClientHandler.self).get()
-            if let certificate = try? await channel.eventLoop.submit({ handler?.peerCertificate }).get() { return certificate }
+            // The handler is not Sendable: it is looked up and read on its own event loop.
+            let certificate = try? await channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).peerCertificate
+            }.get()
+            if let certificate = certificate ?? nil { return certificate }
             try? await Task.sleep(for: .milliseconds(100))
         }
         return nil

@@ -158,7 +158,7 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     /// The statement with PostgreSQL's numbered placeholders (`$1`...) for its `?`s.
-    private static func query(_ statement: CollectorSchema.Statement) throws -> PostgresQuery {
+    private static func query(_ statement: CollectorSchema.Statement) -> PostgresQuery {
         var sql = ""
         var number = 0
         for character in statement.sql {
@@ -172,9 +172,9 @@ public final class PostgresRecordStore: RecordStore {
         var binds = PostgresBindings(capacity: statement.binds.count)
         for value in statement.binds {
             switch value {
-            case .text(let text?): try binds.append(text)
-            case .integer(let integer?): try binds.append(integer)
-            case .real(let real?): try binds.append(real)
+            case .text(let text?): binds.append(text)
+            case .integer(let integer?): binds.append(integer)
+            case .real(let real?): binds.append(real)
             case .text(nil), .integer(nil), .real(nil): binds.appendNull()
             }
         }
