@@ -63,9 +63,10 @@ do throws(InputFailure) {
 }
 print("\(await printing.tags) tags played")
 
-// 3. The reference engine at full speed, its records going to a JSON-lines file through an
-// `OutputSet`: a record the disk refuses is held and written later, and `notice` hears when an
-// output cannot write and what it had to drop (`recordsLost` counts it).
+// 3. The reference engine at full speed (a `StreamMeter` that does not wait: the same schedule,
+// as `--speed max` runs it), its records going to a JSON-lines file through an `OutputSet`: a
+// record the disk refuses is held and written later, and `notice` hears when an output cannot
+// write and what it had to drop (`recordsLost` counts it).
 let file = FileManager.default.temporaryDirectory.appendingPathComponent("custom-engine-example.jsonl").path
 let outputs = OutputSet([try StreamOutput(appendingTo: file, rotation: StreamOutput.Rotation(maximumBytes: 64 << 20, keep: 4))]) { notice in
     print("output: \(notice.message ?? "")")
@@ -73,7 +74,7 @@ let outputs = OutputSet([try StreamOutput(appendingTo: file, rotation: StreamOut
 let reference = await ReferenceEngine(appInfo: ReferenceEngine.AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "example", appVersion: "1.0"),
                                 outputs: [outputs])
 do {
-    for try await case .read(.failure(let failure)) in session.events(TagSource(input: input), feeder: Feeder(clock: InstantClock()), engine: reference) {
+    for try await case .read(.failure(let failure)) in StreamMeter(input: input, session: session, pace: .noWaiting).events(engine: reference) {
         print("error: \(failure)")
     }
 } catch {

@@ -13,9 +13,10 @@ actor CountingOutput: MeterOutput {
 let counting = CountingOutput()
 let reference = await ReferenceEngine(appInfo: ReferenceEngine.AppInfo(appID: "PXXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", appName: "backend",
                                                         appVersion: "1.0"), outputs: [OutputSet([counting])])
-let session = MeteringSession(channelName: "my-channel")
+// The same schedule without waiting, as `--speed max` runs it.
+let meter = StreamMeter(input: url, session: MeteringSession(channelName: "my-channel"), pace: .noWaiting)
 do {
-    for try await case .read(.failure(let failure)) in session.events(TagSource(input: url), feeder: Feeder(clock: InstantClock()), engine: reference) {
+    for try await case .read(.failure(let failure)) in meter.events(engine: reference) {
         print(failure)
     }
 } catch {

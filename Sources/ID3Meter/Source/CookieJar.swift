@@ -9,7 +9,7 @@ import Synchronization
 /// shared between sessions, and its values never reach a log or a record. Bounded: a cookie of
 /// at most `maximumCookieBytes`, at most `maximumPerDomain` a domain and `maximumCookies` in all,
 /// the least recently set going first.
-public final class CookieJar: Sendable {
+package final class CookieJar: Sendable {
     struct Cookie: Sendable, Equatable {
         var name: String
         var value: String

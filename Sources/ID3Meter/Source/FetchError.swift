@@ -30,7 +30,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// or (`nil`) bytes that are not the gzip or deflate they were said to be.
     case encoding(String?)
     /// The HTTPS connection was refused: whose certificate, and what was wrong.
-    case tls(TLSFailure)
+    case tls(FetchError.TLSFailure)
     case cancelled
 
     public var isCancelled: Bool {

@@ -47,7 +47,7 @@ public struct Fetcher: Sendable {
 
     /// The cookies of the player session this fetcher reads for: every copy of it shares them.
     /// `nil` keeps none; `TagScanner` and `TagSource` give each input a jar of its own (`session()`).
-    public var cookies: CookieJar?
+    package var cookies: CookieJar?
 
     /// Whom HTTPS connections trust, and the client certificate they present (`--ca-file`,
     /// `SSL_CERT_FILE`, `--client-cert`).

@@ -7,7 +7,7 @@ import Synchronization
 /// context: hence one process-wide setting. Until `route` is called, libav prints nothing (a
 /// library must not write to its host's stderr); each thread's last error line is kept all the
 /// same, for the error reported in its place (`FetchError.libav`'s detail), so that one failure reads once.
-public enum LibAVLog {
+package enum LibAVLog {
     /// The logger, when libav's lines are printed; read by libav's threads, set by `route`.
     private static let destination = Mutex<Logger?>(nil)
 

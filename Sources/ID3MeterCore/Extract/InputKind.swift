@@ -6,7 +6,7 @@ import FoundationEssentials
 /// What the server says (`Content-Type`) and sends (the first bytes) decides; the name is a
 /// hint, read the way a packager writes it: `https://host/channel1.isml/.m3u8` (a name that is
 /// only an extension), `master.m3u8;session=abc` (path parameters), a query or a fragment.
-public enum InputKind: Sendable, Equatable {
+package enum InputKind: Sendable, Equatable {
     case hlsPlaylist
     case mpd
     case media

@@ -1,7 +1,7 @@
 /// Plays a tag source against an engine the way a player would: a frame clock at the declared
 /// frame rate, `sendID3` for each tag when the playhead reaches it, `playheadPosition` once a
-/// second of playback. The clock is injected: `ContinuousClock` for real time, `InstantClock`
-/// for `--speed max` and for tests.
+/// second of playback. The clock is injected: `ContinuousClock` for real time; `StreamMeter`'s
+/// `.noWaiting` pace (`--speed max`) and the tests run it on one that never waits.
 public struct Feeder<C: Clock>: Sendable where C.Duration == Duration {
     /// Waited on for each frame that brings a tag due, and for each second's playhead report.
     public var clock: C

@@ -3,7 +3,7 @@ import Synchronization
 /// A clock whose time moves only when someone sleeps: `sleep(until:)` jumps to the deadline
 /// and returns at once. `--speed max` runs the frame clock on it (the same schedule, no
 /// waiting), and tests use it for deterministic time.
-public final class InstantClock: Clock, Sendable {
+package final class InstantClock: Clock, Sendable {
     /// A point on the virtual time line: how far the clock has been moved since it was made.
     public struct Instant: InstantProtocol, Sendable {
         public var offset: Duration
