@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# The library's public API (ID3MeterCore, ID3Meter) against the last version's: the newest version
-# tag that HEAD descends from, built beside it by `swift package diagnose-api-breaking-changes`.
-# A breaking change fails unless the version has been raised since that tag and CHANGELOG.md's
-# section for the new version lists it under "### Breaking". (`make api-check`; `make test` runs it.)
+# The library's public API (ID3MeterCore, ID3Meter) against the last release's, by
+# `swift package diagnose-api-breaking-changes`. The release is named in api/baseline ("VERSION
+# COMMIT"): every clone has that commit, so the check compares wherever it runs, tags or not. The
+# release's API digests are kept in api/VERSION/, so the release is not built again on each run.
+# A breaking change fails unless ID3MeterVersion.current has been raised past the release and
+# CHANGELOG.md's section for it lists the change under "### Breaking".
+# (`make api-check`; `make test` runs it. After a release: `make api-baseline`.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 
-baseline=$(git tag --merged HEAD --sort=-v:refname --list '[0-9]*.[0-9]*.[0-9]*' | head -1)
-if [ -z "$baseline" ]; then
-  echo "api-check: this clone has no version tag to compare with (git fetch --tags); not checked"
-  exit 0
+read -r baseline commit < api/baseline
+digests=api/$baseline
+if ! git cat-file -e "$commit^{commit}" 2>/dev/null; then
+  echo "api-check: api/baseline names $commit (release $baseline), which this clone does not have; a shallow clone? (git fetch --unshallow)"
+  exit 1
 fi
 current=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/ID3MeterCore/Version.swift)
 log=.build/api-check.log
 mkdir -p .build
-if "$SWIFT" package diagnose-api-breaking-changes "$baseline" --products ID3MeterCore ID3Meter > "$log" 2>&1; then
+if [ "${1:-}" = "--regenerate" ]; then
+  rm -rf "$digests"
+fi
+# SwiftPM keeps a baseline's digests below --baseline-dir in a folder named by the commit, and
+# builds the commit only for the modules whose digest is not there yet.
+if "$SWIFT" package diagnose-api-breaking-changes "$commit" --baseline-dir "$digests" \
+    --products ID3MeterCore ID3Meter > "$log" 2>&1; then
   echo "api-check: no breaking change to the library since $baseline"
   exit 0
 fi

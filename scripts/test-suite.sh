@@ -1,21 +1,84 @@
 #!/usr/bin/env bash
-# Runs the suite (`swift test` with the arguments given) into LOG under a time budget, then prints
-# its summary and what failed. A test that hangs would otherwise hold CI until its own limit and
-# leave nothing to read: past the budget the run is killed and the tests that started without
-# ending are named. Swift Testing's time limits cannot do it: they cancel a test's task, which a
-# blocking call does not notice.
+# Runs the built test bundle in shards (Tests/shards: a line a shard, its suites by type name;
+# one more shard runs every suite no line names, so a new suite always runs), each shard a process
+# of its own, all at once, under a time budget; then prints the summary and what failed, and
+# appends every shard's output to LOG. `make test` builds the bundle first.
+#
+# Why processes: Swift Testing runs a process's tests on its cooperative pool, as many threads as
+# cores (2 here). The live tests keep real time; in one process, a neighbour that blocks both
+# threads (a child process waited for, a large file read in a debug build) stops their clocks. A
+# shard runs its tests one at a time on a pool of its own, so a live test shares the machine, not
+# its threads; a shard line may start with `nice` to give its CPU-bound tests a lower priority.
+#
+# Past the budget a shard is killed and the tests it started without ending are named. Swift
+# Testing's time limits cannot do it: they cancel a test's task, which a blocking call does not
+# notice.
+#
+# Usage: scripts/test-suite.sh LOG BUDGET [ARGUMENT...]   (ARGUMENTs go to every shard)
 set -uo pipefail
+cd "$(dirname "$0")/.."
 log=$1 budget=$2; shift 2
-timeout --kill-after=30 "$budget" swift test "$@" >> "$log" 2>&1
-status=$?
-grep -a -E "^✘|^✔ Test run with|error:" "$log" | grep -a -v "^\[" | sort -u | head -60
-if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-  echo "The suite ran past its budget of $budget and was stopped. Tests started that did not end:"
-  # A name more often started than ended (names repeat across suites).
-  awk '/^◇ Test (case passing|run started)/ { next }
-       /^◇ Test .* started\.$/ { sub(/^◇ Test /, ""); sub(/ started\.$/, ""); open[$0]++ }
-       /^(✔|✘|➜) Test .* (passed|failed|skipped)/ { sub(/^(✔|✘|➜) Test /, ""); sub(/ (with [0-9]+ test cases )?(passed|failed|skipped).*$/, ""); open[$0]-- }
-       END { for (name in open) if (open[name] > 0) print "  " name }' "$log"
-  grep -a -E '^◇ Suite .* started\.' "$log" | tail -1
-fi
+bundle=.build/debug/id3-meterPackageTests.xctest
+[ -x "$bundle" ] || { echo "no test bundle at $bundle: swift build --build-tests first" >&2; exit 1; }
+folder=$(mktemp -d /tmp/id3meter-shards.XXXXXX)
+trap 'rm -rf "$folder"' EXIT
+
+named=()
+shards=()
+while read -r line; do
+  line=${line%%#*}
+  [ -n "${line// }" ] || continue
+  shards+=("$line")
+  for word in $line; do [ "$word" = nice ] || named+=("$word"); done
+done < Tests/shards
+# A type's tests: its ID is MODULE.TYPE/function().
+pattern() { local IFS='|'; echo "^ID3MeterTests\.($*)/"; }
+
+started=$(date +%s)
+pids=()
+run() { # NUMBER NICE ARGUMENT...
+  local number=$1 niceness=$2; shift 2
+  NO_COLOR=1 timeout --kill-after=30 "$budget" nice -n "$niceness" "$bundle" --testing-library swift-testing \
+    --no-parallel "$@" > "$folder/$number.log" 2>&1
+  echo $? > "$folder/$number.status"
+}
+number=0
+for line in "${shards[@]}"; do
+  words=($line) niceness=0
+  if [ "${words[0]}" = nice ]; then niceness=10 words=("${words[@]:1}"); fi
+  number=$((number + 1))
+  run "$number" "$niceness" --filter "$(pattern "${words[@]}")" "$@" &
+  pids+=($!)
+done
+number=$((number + 1))
+run "$number" 0 --skip "$(pattern "${named[@]}")" "$@" &
+pids+=($!)
+wait "${pids[@]}"
+
+status=0 tests=0 suites=0
+for shard in $(seq 1 "$number"); do
+  cat "$folder/$shard.log" >> "$log"
+  code=$(cat "$folder/$shard.status")
+  summary=$(grep -a -E "^. Test run with" "$folder/$shard.log" | tail -1)
+  echo "shard $shard: ${summary:-no summary} (exit $code)"
+  read -r t s <<< "$(sed -E 's/.*with ([0-9]+) tests? in ([0-9]+) suites?.*/\1 \2/' <<< "$summary")"
+  [[ "$t" =~ ^[0-9]+$ ]] && tests=$((tests + t)) suites=$((suites + s))
+  if [ "$code" -ne 0 ]; then
+    status=1
+    grep -a -E "^✘|error:" "$folder/$shard.log" | grep -a -v "^\[" | sort -u | head -40
+  fi
+  if [ "$code" -eq 124 ] || [ "$code" -eq 137 ]; then
+    echo "shard $shard ran past its budget of $budget and was stopped. Tests started that did not end:"
+    # A name more often started than ended (names repeat across suites).
+    awk '/^◇ Test (case passing|run started)/ { next }
+         /^◇ Test .* started\.$/ { sub(/^◇ Test /, ""); sub(/ started\.$/, ""); open[$0]++ }
+         /^(✔|✘|➜) Test .* (passed|failed|skipped)/ { sub(/^(✔|✘|➜) Test /, ""); sub(/ (with [0-9]+ test cases )?(passed|failed|skipped).*$/, ""); open[$0]-- }
+         END { for (name in open) if (open[name] > 0) print "  " name }' "$folder/$shard.log"
+  fi
+done
+seconds=$(( $(date +%s) - started ))
+failing=$(grep -a -h -E "^✘ Test .* failed after" "$folder"/*.log | grep -a -v "^✘ Test run with" | sort -u | wc -l)
+[ "$status" -eq 0 ] || [ "$failing" -gt 0 ] || failing=1   # a shard that died before it could say
+echo "$number shards in $seconds s, $suites suites; the whole output: $log"
+echo "Tests: $((tests - failing)) passed, $failing failed"
 exit "$status"
