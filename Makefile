@@ -109,15 +109,16 @@ test: deps python chromium node tls-tools promtool postgres
 	  { echo "warnings from our own sources (above): make them go"; exit 1; }
 	@trap 'scripts/postgres-test-db.sh stop' EXIT; ID3METER_TEST_POSTGRES=start scripts/test-suite.sh $(TEST_LOG) $(TEST_BUDGET)
 	scripts/verify.sh
-	scripts/api-check.sh
+	python3 scripts/api-check.py
 
-# The library's public API against the last release's (api/baseline; scripts/api-check.sh).
-api-check: deps
-	scripts/api-check.sh
+# The library's public API against the last release's (api/baseline; scripts/api-check.py).
+api-check: deps python
+	@$(SWIFT) build --target ID3Meter 2>&1 | grep -v -E "$(BUILD_NOISE)" || true
+	python3 scripts/api-check.py
 
 # After a release: name it in api/baseline ("VERSION COMMIT"), then keep its API's digests in api/VERSION/.
-api-baseline: deps
-	scripts/api-check.sh --regenerate
+api-baseline: deps python
+	python3 scripts/api-check.py --regenerate
 
 # The README's screenshots, taken by the browser tests of the code as it is.
 screenshots: deps chromium

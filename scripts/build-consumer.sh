@@ -23,7 +23,7 @@ if ! unshare -m true 2>/dev/null; then
 fi
 if [ ! -d "$scratch" ]; then
   rm -rf "$scratch.partial" && mkdir -p "$scratch.partial"
-  tar -C "$main" -cf - --exclude='./*/debug/*.xctest' --exclude='./*/release' --exclude='./test.log' \
+  tar -C "$main" -cf - --exclude='./*/debug/*.xctest' --exclude='./*/release' --exclude='./*/apidiff' --exclude='./test.log' \
       --exclude='./*/debug/id3-meter' --exclude='./*/debug/id3-meter-fuzz' --exclude='./*/debug/id3-sample-gen' \
       --exclude='./*/debug/library-docs-?' --exclude='./*/debug/library-docs-core' --exclude='./*/debug/*-example' . \
     | tar -C "$scratch.partial" -xf -

@@ -38,8 +38,9 @@ started=$(date +%s)
 pids=()
 run() { # NUMBER NICE ARGUMENT...
   local number=$1 niceness=$2; shift 2
-  NO_COLOR=1 timeout --kill-after=30 "$budget" nice -n "$niceness" "$bundle" --testing-library swift-testing \
-    --no-parallel "$@" > "$folder/$number.log" 2>&1
+  local TIMEFORMAT="%0R s, CPU %0U s user %0S s system"
+  { time NO_COLOR=1 timeout --kill-after=30 "$budget" nice -n "$niceness" "$bundle" --testing-library swift-testing \
+      --no-parallel "$@" > "$folder/$number.log" 2>&1; } 2> "$folder/$number.time"
   echo $? > "$folder/$number.status"
 }
 number=0
@@ -55,14 +56,14 @@ run "$number" 0 --skip "$(pattern "${named[@]}")" "$@" &
 pids+=($!)
 wait "${pids[@]}"
 
-status=0 tests=0 suites=0
+status=0 tests=0
 for shard in $(seq 1 "$number"); do
   cat "$folder/$shard.log" >> "$log"
   code=$(cat "$folder/$shard.status")
   summary=$(grep -a -E "^. Test run with" "$folder/$shard.log" | tail -1)
-  echo "shard $shard: ${summary:-no summary} (exit $code)"
-  read -r t s <<< "$(sed -E 's/.*with ([0-9]+) tests? in ([0-9]+) suites?.*/\1 \2/' <<< "$summary")"
-  [[ "$t" =~ ^[0-9]+$ ]] && tests=$((tests + t)) suites=$((suites + s))
+  echo "shard $shard: ${summary:-no summary} (exit $code; $(cat "$folder/$shard.time"))"
+  count=$(sed -E 's/.*with ([0-9]+) tests? in .*/\1/' <<< "$summary")
+  [[ "$count" =~ ^[0-9]+$ ]] && tests=$((tests + count))
   if [ "$code" -ne 0 ]; then
     status=1
     grep -a -E "^✘|error:" "$folder/$shard.log" | grep -a -v "^\[" | sort -u | head -40
@@ -79,6 +80,7 @@ done
 seconds=$(( $(date +%s) - started ))
 failing=$(grep -a -h -E "^✘ Test .* failed after" "$folder"/*.log | grep -a -v "^✘ Test run with" | sort -u | wc -l)
 [ "$status" -eq 0 ] || [ "$failing" -gt 0 ] || failing=1   # a shard that died before it could say
-echo "$number shards in $seconds s, $suites suites; the whole output: $log"
-echo "Tests: $((tests - failing)) passed, $failing failed"
+echo "$number shards in $seconds s; the whole output: $log"
+skipped=$(grep -a -h -E "^➜ Test .* skipped" "$folder"/*.log | sort -u | wc -l)
+echo "Tests: $((tests - failing - skipped)) passed, $failing failed, $skipped skipped"
 exit "$status"

@@ -54,15 +54,17 @@ struct ChannelChecksTests {
         let lineup = Lineup(fetcher: Fetcher(ioTimeout: .seconds(5), retry: Samples.quickRetry), output: OutputSet([collected]),
                             logger: Logger(label: "checks-test"), metrics: PrometheusMetricsFactory.lineup(registry: registry))
         await lineup.apply(config)
+        // The status changes before the alert record is written: both are waited for.
         let deadline = ContinuousClock.now + .seconds(30)
         var status = await lineup.statuses.first
-        while status?.failingChecks.isEmpty ?? true, ContinuousClock.now < deadline {
+        var alert = collected.all.alerts.first { $0.name == "failing_checks" }
+        while status?.failingChecks.isEmpty ?? true || alert == nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
             status = await lineup.statuses.first
+            alert = collected.all.alerts.first { $0.name == "failing_checks" }
         }
         #expect(status?.failingChecks == ["pmt_descriptor"])
         #expect(status?.alerts == [], "tags still come: no tag-loss alert")
-        let alert = collected.all.alerts.first { $0.name == "failing_checks" }
         #expect(alert?.active == true && alert?.channel == "bare" && alert?.message == "failing the QA checks pmt_descriptor")
         let metrics = ServeCommandTests.samples(registry.emitToString())
         #expect(metrics[#"id3meter_channel_failing_checks{channel="bare"}"#] == 1)
