@@ -8,7 +8,9 @@
 # cores (2 here). The live tests keep real time; in one process, a neighbour that blocks both
 # threads (a child process waited for, a large file read in a debug build) stops their clocks. A
 # shard runs its tests one at a time on a pool of its own, so a live test shares the machine, not
-# its threads; a shard line may start with `nice` to give its CPU-bound tests a lower priority.
+# its threads. A shard line may start with `nice=N` (nice(1)'s adjustment): the live tests that
+# time to the millisecond run at 0, the CPU-bound ones below them, so that the machine serves a
+# live test's wake-up first; `rest nice=N` sets it for the shard of the suites no line names.
 #
 # Past the budget a shard is killed and the tests it started without ending are named. Swift
 # Testing's time limits cannot do it: they cancel a test's task, which a blocking call does not
@@ -25,11 +27,13 @@ trap 'rm -rf "$folder"' EXIT
 
 named=()
 shards=()
+rest=0
 while read -r line; do
   line=${line%%#*}
   [ -n "${line// }" ] || continue
+  if [[ "$line" =~ ^rest\ nice=([0-9]+) ]]; then rest=${BASH_REMATCH[1]}; continue; fi
   shards+=("$line")
-  for word in $line; do [ "$word" = nice ] || named+=("$word"); done
+  for word in $line; do [[ "$word" == nice=* ]] || named+=("$word"); done
 done < Tests/shards
 # A type's tests: its ID is MODULE.TYPE/function().
 pattern() { local IFS='|'; echo "^ID3MeterTests\.($*)/"; }
@@ -46,13 +50,13 @@ run() { # NUMBER NICE ARGUMENT...
 number=0
 for line in "${shards[@]}"; do
   words=($line) niceness=0
-  if [ "${words[0]}" = nice ]; then niceness=10 words=("${words[@]:1}"); fi
+  if [[ "${words[0]}" == nice=* ]]; then niceness=${words[0]#nice=} words=("${words[@]:1}"); fi
   number=$((number + 1))
   run "$number" "$niceness" --filter "$(pattern "${words[@]}")" "$@" &
   pids+=($!)
 done
 number=$((number + 1))
-run "$number" 0 --skip "$(pattern "${named[@]}")" "$@" &
+run "$number" "$rest" --skip "$(pattern "${named[@]}")" "$@" &
 pids+=($!)
 wait "${pids[@]}"
 

@@ -90,8 +90,12 @@ struct NetworkFaultTests {
         let stream = try #require(first.liveStream)
         #expect(events.segments.map(\.mediaSequence) == Array(join..<8))
         #expect(events.tags.flatMap(\.nielsenTags).map(\.payload) == (join..<8).flatMap { stream.tags(inSegment: $0).map(\.owner) })
+        // Read through the restart. Whether a reload fell in the outage and was reported depends
+        // on where the outage fell between reloads (on a loaded machine, none may): what was
+        // reported is a reload's failure, never a segment's.
+        #expect(restarted.withLock { $0?.server.requests.isEmpty == false }, "the restarted server was read")
         let failures = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
-        #expect(!failures.isEmpty && failures.allSatisfy { if case .reloadFailed = $0.kind { true } else { false } }, "\(failures)")
+        #expect(failures.allSatisfy { if case .reloadFailed = $0.kind { true } else { false } }, "\(failures)")
     }
 
     @Test func aTLSFailureIsReportedWithItsReason() async throws {
