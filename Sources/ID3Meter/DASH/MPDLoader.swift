@@ -101,7 +101,6 @@ struct MPDLoader: Sendable {
                     reasons.append("\(refusal)")
                     continue
                 }
-                let asked = now()
                 do throws(FetchFailure) {
                     let date: Date
                     if case .httpHead = timing.method {
@@ -122,8 +121,11 @@ struct MPDLoader: Sendable {
                         }
                         date = body
                     }
-                    // The answer was made about halfway through the round trip.
-                    return .success(date.timeIntervalSince(asked) - now().timeIntervalSince(asked) / 2)
+                    // The time is taken as of the answer's arrival, as Media3 takes it: the clock
+                    // may lag by the answer's way back, never lead. Halfway through the round trip
+                    // was ahead whenever the way there was the slower (seen: 10 ms, on a loaded
+                    // machine), and a segment asked for at the edge of its availability 404'd.
+                    return .success(date.timeIntervalSince(now()))
                 } catch {
                     reasons.append("\(location): \(error)")
                 }
