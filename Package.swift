@@ -24,7 +24,10 @@ let package = Package(
     traits: [
         .trait(name: "IO", description: "ID3Meter: HTTP, streams, live playlists (async-http-client, swift-nio)"),
         .trait(name: "Service", description: "serve and the command line (Hummingbird, Prometheus, ...)", enabledTraits: ["IO"]),
-        .default(enabledTraits: ["Service"]),
+        // Off, `collect` and `report` keep to SQLite, and neither postgres-nio nor swift-crypto
+        // (a second BoringSSL, a third of a build from nothing) is built: `make run` builds so.
+        .trait(name: "PostgreSQL", description: "collect and report on PostgreSQL (postgres-nio)", enabledTraits: ["Service"]),
+        .default(enabledTraits: ["Service", "PostgreSQL"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -109,7 +112,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
                 .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Service"])),
-                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Service"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Service"])),
             ]
         ),

@@ -2,6 +2,7 @@ import Foundation
 import ID3Meter
 import ID3MeterReport
 import Logging
+#if PostgreSQL
 import NIOSSL
 import PostgresNIO
 
@@ -207,3 +208,14 @@ extension PostgresRecordStore: CoverageReading {
         return records
     }
 }
+#else
+/// Built without the package's `PostgreSQL` trait (as `make run` builds): a `postgres://`
+/// database is refused in words where it would have been opened. Its type is SQLite's only so
+/// that the places that open a store read the same in both builds; it never returns.
+public enum PostgresRecordStore {
+    public static func open(url: String, logger: Logger) async throws(StoreError) -> SQLiteRecordStore {
+        throw StoreError("this id3-meter was built without PostgreSQL (the package's PostgreSQL trait, "
+                         + "which `make build` and `make test` build with): it reads SQLite files only")
+    }
+}
+#endif
