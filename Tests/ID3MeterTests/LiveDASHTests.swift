@@ -94,6 +94,22 @@ struct LiveDASHTests {
         #expect(sorted[sorted.count * 9 / 10] <= frame + 0.015, "lateness \(sorted)")
     }
 
+    /// The server's clock is taken as of the answer's arrival, as Media3 takes it. A time request
+    /// whose way there is the slow part (the server tells its time 300 ms after it was asked, the
+    /// answer comes at once) leaves the clock a little behind, never ahead: halfway through the
+    /// round trip put it 150 ms ahead, and segments were asked before they were out.
+    @Test func theServersClockMayLagButNeverLead() async throws {
+        let server = try LocalHTTPServer { _ in
+            usleep(300_000)
+            return .init(body: Array(ProgramDateTime.format(Date()).utf8), contentType: "text/plain")
+        }
+        defer { server.stop() }
+        let timing = UTCTiming(scheme: "urn:mpeg:dash:utc:http-iso:2014", value: server.url("time"))
+        let offset = try await MPDLoader(fetcher: Fetcher()).serverClockOffset([timing], mpd: server.url("live.mpd"), now: { Date() }).get()
+        // The same machine's clock, told in milliseconds: 0, less the answer's way back.
+        #expect(offset <= 0.002 && offset > -0.1, "\(offset) s")
+    }
+
     /// Low-latency DASH: each segment is out 0.6 s before its end (an `availabilityTimeOffset`
     /// of 0.3 s on its template and 0.3 s on its BaseURL, which a client adds), its media data
     /// sent as its end comes. After the join every segment is asked once, as soon as it is out

@@ -125,9 +125,11 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             // Static now, or a dynamic MPD that will not change (no minimumUpdatePeriod): read to its end, then done.
             if mpd.minimumUpdatePeriod == nil, mpd.periods.allSatisfy({ state.finished.contains($0.key) }) { return }
             if let period = mpd.minimumUpdatePeriod {
-                let due = fetched.advanced(by: .seconds(max(period, 0.5)))
-                let untilDue = clock.now.duration(to: due)
-                if untilDue > .zero, untilDue < .seconds(wait) { wait = untilDue.seconds }
+                // A refresh already due is made after the shortest wait, not a whole period later:
+                // a wake a hair before the due time found it not yet due, and the next turn slept
+                // a full period (a low-latency segment asked after its end, seen on a loaded machine).
+                let untilDue = clock.now.duration(to: fetched.advanced(by: .seconds(max(period, 0.5))))
+                wait = min(wait, max(untilDue.seconds, 0))
             }
             guard (try? await clock.sleep(for: .seconds(max(wait, 0.05)))) != nil else { return }
             guard let period = mpd.minimumUpdatePeriod, clock.now >= fetched.advanced(by: .seconds(max(period, 0.5))) else { continue }
