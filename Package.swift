@@ -107,6 +107,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Service"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["IO"])),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Service"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Service"])),
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Service"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),

@@ -3,10 +3,31 @@ import Foundation
 import HummingbirdTLS
 import ID3MeterServe
 
-/// A listener only this machine reaches.
+/// A listener only this machine reaches: judged on addresses, never on a name's letters
+/// (`127.attacker.example` is a name like any other). A name is resolved, and every address it
+/// stands for must be a loopback one; one that does not resolve is not loopback.
 enum Loopback {
     static func contains(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &found) == 0, let first = found else { return false }
+        defer { freeaddrinfo(first) }
+        return sequence(first: first) { $0.pointee.ai_next }.allSatisfy { entry in
+            guard let address = entry.pointee.ai_addr else { return false }
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET:
+                return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) >> 24 == 127 }
+            case AF_INET6:
+                return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
+                    let bytes = withUnsafeBytes(of: ipv6.pointee.sin6_addr) { Array($0) }
+                    let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
+                    return bytes == Array(repeating: 0, count: 15) + [1] || (mapped && bytes[12] == 127)
+                }
+            default:
+                return false
+            }
+        }
     }
 }
 
@@ -53,6 +74,12 @@ struct APIOptions<Default: ListenerDefault>: ParsableArguments {
               (0...65_535).contains(port) else { return nil }
         let host = listen[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return host.isEmpty ? nil : (host, port)
+    }
+
+    /// The listener's URL once it listens on `port` (an IPv6 address in brackets).
+    func url(tls: Bool, port: Int) -> String {
+        let host = address?.host ?? listen
+        return "http\(tls ? "s" : "")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     func validate() throws {

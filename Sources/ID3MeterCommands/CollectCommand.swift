@@ -75,7 +75,7 @@ struct CollectCommand: AsyncParsableCommand {
         let app = Application(router: collector.router(), server: try collector.server(tls: tls),
                               configuration: .init(address: .hostname(host, port: port), serverName: "id3-meter", backlog: 4_096),
                               onServerRunning: { [logger] channel in
-                                  logger.notice("collecting on http\(tls == nil ? "" : "s")://\(host):\(channel.localAddress?.port ?? port)")
+                                  logger.notice("collecting on \(api.url(tls: tls != nil, port: channel.localAddress?.port ?? port))")
                               }, logger: serverLogger)
         let retention = Retention(store: store, keep: .seconds(keep.seconds), logger: logger)
         // The store closes last: the API first stops taking batches.

@@ -64,7 +64,10 @@ struct ReportCommand: AsyncParsableCommand {
         }
         try NumberCheck.check(days, "--days", in: 1...400)
         if let timeZone, TimeZone(identifier: timeZone) == nil { throw ValidationError("--time-zone: no zone named \(timeZone)") }
-        if let day, calendar.bounds(of: day) == nil { throw ValidationError("--day: \(day) is not a day (YYYY-MM-DD)") }
+        if let day, calendar.bounds(of: day) == nil { throw ValidationError("--day: \(day) is not a day (YYYY-MM-DD, years 1 to 9999)") }
+        if let day, calendar.days(ending: day, count: days) == nil {
+            throw ValidationError("--days: \(days) days ending with \(day) would begin before 0001-01-01")
+        }
         if let output, !WritablePath.isWritable(output) { throw ValidationError("--output: \(output) cannot be written") }
     }
 
@@ -98,7 +101,9 @@ struct ReportCommand: AsyncParsableCommand {
         let now = Date().timeIntervalSince1970
         let calendar = self.calendar
         let last = day ?? calendar.day(of: (calendar.bounds(of: calendar.day(of: now))?.lowerBound ?? now) - 3_600)
-        guard let reported = calendar.days(ending: last, count: days) else { throw ValidationError("--day: \(last) is not a day") }
+        guard let reported = calendar.days(ending: last, count: days) else {
+            throw ValidationError("--days: \(days) days ending with \(last) would begin before 0001-01-01")
+        }
         let builder = CoverageBuilder(calendar: calendar, now: now)
         // Progress is a courtesy: a terminal that cannot take it does not stop the report.
         let progress = isatty(STDERR_FILENO) == 1 ? { (done: Int, total: Int) in
@@ -110,6 +115,9 @@ struct ReportCommand: AsyncParsableCommand {
         } catch {
             Console.error("\(database == nil ? "" : "--database: ")\(error)")
             throw ExitCode.failure
+        }
+        if !report.notBegun.isEmpty {
+            Console.warning("\(report.notBegun.joined(separator: ", ")) had not begun in \(calendar.zone.identifier) at \(report.generated): nothing of \(report.notBegun.count == 1 ? "it" : "them") is reported")
         }
         let text: Data = switch chosenFormat {
         case .html: Data(report.html().utf8)

@@ -185,7 +185,7 @@ struct ServeCommand: AsyncParsableCommand {
                               // drop a probe's SYN (a second's retransmit: a failed probe); the system caps it.
                               configuration: .init(address: .hostname(host, port: port), serverName: "id3-meter", backlog: 4_096),
                               onServerRunning: { [logger] channel in
-                                  logger.notice("API on http\(tls == nil ? "" : "s")://\(host):\(channel.localAddress?.port ?? port)")
+                                  logger.notice("API on \(api.url(tls: tls != nil, port: channel.localAddress?.port ?? port))")
                               }, logger: serverLogger)
         let reload = ConfigReload(path: config, lineup: lineup, shard: shard, logger: logger)
         do {

@@ -11,12 +11,16 @@ package struct CoverageReport: Codable, Sendable {
     /// Where the records came from: the database, or the record files.
     package var source: String
     package var channels: [ChannelDay]
+    /// The days asked for that had not begun when the report was made: nothing of them is
+    /// reported (a daily job's date taken in another zone meets one).
+    package var notBegun: [String]
 
-    package init(generated: String, timeZone: String, days: [String], source: String, channels: [ChannelDay]) {
+    package init(generated: String, timeZone: String, days: [String], source: String, channels: [ChannelDay], notBegun: [String] = []) {
         (self.generated, self.timeZone, self.days, self.source, self.channels) = (generated, timeZone, days, source, channels)
+        self.notBegun = notBegun
     }
 
-    enum CodingKeys: String, CodingKey { case generated, timeZone = "time_zone", days, source, channels }
+    enum CodingKeys: String, CodingKey { case generated, timeZone = "time_zone", days, source, channels, notBegun = "not_begun" }
 
     /// The gaps of every channel and day, the longest first.
     package var worstGaps: [(channel: String, day: String, gap: ChannelDay.Gap)] {
@@ -43,11 +47,14 @@ package struct ReportCalendar: Sendable {
         self.calendar = calendar
     }
 
+    /// The years a day may be in: those `YYYY` writes, in the Gregorian calendar's era.
+    package static let years = 1...9_999
+
     /// `day` (`YYYY-MM-DD`) as Unix seconds from its start to the next day's: 23 or 25 hours
     /// on the days the clocks change.
     package func bounds(of day: String) -> Range<Double>? {
         let parts = day.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, let start = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
+        guard parts.count == 3, Self.years.contains(parts[0]), let start = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
               let end = calendar.date(byAdding: .day, value: 1, to: start), self.day(of: start.timeIntervalSince1970) == day
         else { return nil }
         return start.timeIntervalSince1970..<end.timeIntervalSince1970
@@ -58,10 +65,14 @@ package struct ReportCalendar: Sendable {
         return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 
-    /// The `count` days ending with `last`.
+    /// The `count` days ending with `last`, in order; `nil` when one of them is not a day
+    /// (before the year 1: the calendar's era would start again).
     package func days(ending last: String, count: Int) -> [String]? {
         guard let end = bounds(of: last) else { return nil }
-        return (0..<count).reversed().map { back in day(of: end.lowerBound - Double(back) * 86_400 + 3_600 * 12) }
+        let days = (0..<count).reversed().map { back in day(of: end.lowerBound - Double(back) * 86_400 + 3_600 * 12) }
+        let starts = days.compactMap { bounds(of: $0)?.lowerBound }
+        guard starts.count == days.count, zip(starts, starts.dropFirst()).allSatisfy({ $0 < $1 }) else { return nil }
+        return days
     }
 
     /// `time` as ISO 8601 in the zone, to the second: `2026-11-20T14:03:07+01:00`.

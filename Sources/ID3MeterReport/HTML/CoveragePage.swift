@@ -5,10 +5,12 @@ extension CoverageReport {
     /// channels by day (the worst channels first), the longest gaps with their causes, then each
     /// channel's day as a strip of its minutes. No script: the page is the same printed.
     package func html() -> String {
-        let order = Dictionary(grouping: channels.indices, by: { channels[$0].channel })
+        // Channels by their stored bytes, not by String equality (canonical equivalence): two names
+        // a database keeps apart are two rows here, as in the json and csv forms.
+        let order = Dictionary(grouping: channels.indices, by: { Array(channels[$0].channel.utf8) })
         let names = order.keys.sorted { lhs, rhs in
             let (left, right) = (order[lhs]!.reduce(0) { $0 + channels[$1].gapSeconds }, order[rhs]!.reduce(0) { $0 + channels[$1].gapSeconds })
-            return (left, rhs) > (right, lhs)
+            return left != right ? left > right : lhs.lexicographicallyPrecedes(rhs)
         }
         var body = """
             <h1>Crediting by channel and day</h1>
@@ -17,6 +19,12 @@ extension CoverageReport {
             <p class="note">A minute is credited when some meter delivered a creditable tag in it (valid, DATA, PC CID known). \
             A gap is 30 s or more on air without one.</p>
             """
+        if !notBegun.isEmpty {
+            body += """
+                <p class="problem">\(h(notBegun.joined(separator: ", "))) had not begun when the report was made: \
+                nothing of \(notBegun.count == 1 ? "it" : "them") is reported.</p>
+                """
+        }
         body += heatMap(names: names, order: order)
         body += gapTable()
         for name in names {
@@ -25,10 +33,10 @@ extension CoverageReport {
         return HTMLDocument.page(title: "id3-meter report: \(days.first ?? "")", style: Self.style, body: "<main>\n\(body)\n</main>")
     }
 
-    private func heatMap(names: [String], order: [String: [Int]]) -> String {
+    private func heatMap(names: [[UInt8]], order: [[UInt8]: [Int]]) -> String {
         var rows = ""
         for name in names {
-            let byDay = Dictionary(uniqueKeysWithValues: order[name]!.map { (channels[$0].day, $0) })
+            let byDay = Dictionary(order[name]!.map { (channels[$0].day, $0) }, uniquingKeysWith: { first, _ in first })
             var cells = ""
             for day in days {
                 guard let index = byDay[day], channels[index].onAirMinutes > 0 else {
@@ -41,7 +49,7 @@ extension CoverageReport {
                 let gaps = channelDay.gaps.isEmpty ? "" : " · \(channelDay.gaps.count) gap\(channelDay.gaps.count == 1 ? "" : "s")"
                 cells += ##"<td class="cell \##(tone)"><a href="#d-\##(index)">\##(Self.percent(percent))\##(gaps)</a></td>"##
             }
-            rows += "<tr><th scope=\"row\">\(h(name))</th>\(cells)</tr>\n"
+            rows += "<tr><th scope=\"row\">\(h(String(decoding: name, as: UTF8.self)))</th>\(cells)</tr>\n"
         }
         return """
             <h2>Credited minutes, by channel and day</h2>

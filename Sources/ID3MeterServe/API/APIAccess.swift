@@ -20,10 +20,9 @@ struct APIAccess: RouterMiddleware {
     typealias Context = APIContext
 
     let tokens: APITokens?
-    static let open: Set<String> = ["/healthz", "/readyz", "/metrics"]
 
     func handle(_ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response) async throws -> Response {
-        guard let tokens, !(request.method == .get && Self.open.contains(request.uri.path)) else {
+        guard let tokens, !([.get, .head].contains(request.method) && APIServer.probePaths.contains(request.uri.path)) else {
             return try await next(request, context)
         }
         guard let presented = Self.credential(in: request), let token = tokens.token(for: presented) else {

@@ -17,6 +17,30 @@ enum APIServer {
         return try tls.map { try .tls(http, tlsConfiguration: $0) } ?? http
     }
 
+    /// The probes' paths, open without a token: `/healthz`, `/readyz` and `/metrics` (`refresh`
+    /// runs before the metrics are read), for `GET` and for `HEAD` (the headers alone).
+    static let probePaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
+
+    static func addProbes(to router: Router<APIContext>, registry: PrometheusCollectorRegistry,
+                          refresh: @escaping @Sendable () async -> Void = {}) {
+        let ok = { @Sendable () -> Response in
+            Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+        }
+        let metrics = { @Sendable () async -> Response in
+            await refresh()
+            return Self.metrics(registry)
+        }
+        for (path, answer) in [("healthz", ok), ("readyz", ok)] as [(String, @Sendable () async -> Response)] + [("metrics", metrics)] {
+            router.get(RouterPath(path)) { _, _ in await answer() }
+            router.head(RouterPath(path)) { _, _ in
+                let response = await answer()
+                var headers = response.headers
+                headers[.contentLength] = response.body.contentLength.map(String.init)
+                return Response(status: response.status, headers: headers, body: ResponseBody())
+            }
+        }
+    }
+
     /// `GET /metrics`: the registry in Prometheus's text format.
     static func metrics(_ registry: PrometheusCollectorRegistry) -> Response {
         var buffer: [UInt8] = []

@@ -54,12 +54,14 @@ public struct APITokens: Sendable {
         return found
     }
 
-    private static func equal(_ secret: [UInt8], _ presented: some Collection<UInt8>) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: secret.count ^ presented.count)
+    /// Equal in every byte and in length: the lengths' difference is kept whole (a token with 256
+    /// bytes more is not the token), the bytes compared over the secret's length whatever matched.
+    static func equal(_ secret: [UInt8], _ presented: some Collection<UInt8>) -> Bool {
+        var difference = UInt(bitPattern: secret.count ^ presented.count)
         var index = presented.startIndex
         for offset in 0..<secret.count {
             let byte = index < presented.endIndex ? presented[index] : 0
-            difference |= secret[offset] ^ byte
+            difference |= UInt(secret[offset] ^ byte)
             if index < presented.endIndex { presented.formIndex(after: &index) }
         }
         return difference == 0

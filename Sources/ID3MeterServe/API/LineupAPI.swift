@@ -82,9 +82,16 @@ public struct LineupAPI: Sendable {
 
     public func router() -> Router<APIContext> {
         let router = Router(context: APIContext.self)
+        router.add(middleware: APIMethods { path in
+            switch path {
+            case let path where APIServer.probePaths.contains(path): [.get, .head]
+            case "/", "/timeline", "/report", "/channels": [.get]
+            case let path where path.hasPrefix("/channels/"): [.put, .delete]
+            default: nil
+            }
+        })
         router.add(middleware: APIAccess(tokens: policy.tokens))
-        router.get("healthz") { _, _ in "ok\n" }
-        router.get("readyz") { _, _ in "ok\n" }
+        APIServer.addProbes(to: router, registry: registry) { [self] in await refreshMetrics() }
         // The live page: the line-up's state and each channel's last hour, drawn by the same
         // script as the scan's HTML report from `GET /timeline`.
         router.get("/") { _, _ in
@@ -167,10 +174,6 @@ public struct LineupAPI: Sendable {
             guard await lineup.remove(name) else { return Self.problem(.notFound, "no channel '\(name)'") }
             await lineup.audit("delete", channel: name, by: context.caller ?? "local", old: previous?.url, new: nil)
             return Response(status: .noContent)
-        }
-        router.get("metrics") { [self] _, _ in
-            await refreshMetrics()
-            return APIServer.metrics(registry)
         }
         return router
     }

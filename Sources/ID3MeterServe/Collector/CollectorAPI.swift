@@ -20,6 +20,8 @@ public struct CollectorAPI: Sendable {
     private let policy: APIPolicy
     private let connections: APIConnections
     private let maximumBatchBytes: Int
+    /// Batches read and stored at once hold at most one largest batch's bytes between them.
+    private let budget: BatchBudget
     private let logger: Logger
     private let metrics: Metrics
 
@@ -32,6 +34,7 @@ public struct CollectorAPI: Sendable {
         self.registry = registry
         self.policy = policy
         self.maximumBatchBytes = maximumBatchBytes
+        budget = BatchBudget(limit: maximumBatchBytes)
         self.logger = logger
         connections = APIConnections(maximum: policy.maximumConnections, registry: registry)
         metrics = Metrics(registry: registry)
@@ -53,10 +56,15 @@ public struct CollectorAPI: Sendable {
 
     public func router() -> Router<APIContext> {
         let router = Router(context: APIContext.self)
+        router.add(middleware: APIMethods { path in
+            switch path {
+            case "/", "/records": [.post]
+            case let path where APIServer.probePaths.contains(path): [.get, .head]
+            default: nil
+            }
+        })
         router.add(middleware: APIAccess(tokens: policy.tokens))
-        router.get("healthz") { _, _ in "ok\n" }
-        router.get("readyz") { _, _ in "ok\n" }
-        router.get("metrics") { [registry] _, _ in APIServer.metrics(registry) }
+        APIServer.addProbes(to: router, registry: registry)
         router.post("/") { [self] request, context in await take(request, by: context.caller ?? "local") }
         router.post("records") { [self] request, context in await take(request, by: context.caller ?? "local") }
         return router
@@ -72,16 +80,28 @@ public struct CollectorAPI: Sendable {
         do {
             var request = request
             body = try await request.collectBody(upTo: maximumBatchBytes)
-        } catch {
+        } catch is NIOTooManyBytesError {
             metrics.refused.increment()
             return Self.answer(.contentTooLarge, ["error": "a batch may hold \(maximumBatchBytes) bytes at most: split it"])
+        } catch {
+            metrics.refused.increment()
+            return Self.answer(.badRequest, ["error": "the body could not be read: \(error)"])
         }
+        return await budget.spending(body.readableBytes) { await take(body, of: request, by: caller) }
+    }
+
+    private func take(_ body: ByteBuffer, of request: Request, by caller: String) async -> Response {
         let batch: CollectedBatch
         do {
-            batch = try Self.batch(in: Data(buffer: body), by: caller)
+            let receivedAt = Date().timeIntervalSince1970
+            batch = try body.withUnsafeReadableBytes { bytes throws(StoreError) in try BatchBody.batch(in: bytes, by: caller, at: receivedAt) }
         } catch {
             metrics.refused.increment()
             return Self.answer(.badRequest, ["error": "not a batch of meter records: \(error)"])
+        }
+        if let key = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value, key.contains("\u{FFFD}") {
+            metrics.refused.increment()
+            return Self.answer(.badRequest, ["error": "Idempotency-Key is not UTF-8: send the batch's id as its UTF-8 bytes, or no key"])
         }
         if let key = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value, key != batch.id {
             metrics.refused.increment()
@@ -105,29 +125,6 @@ public struct CollectorAPI: Sendable {
             metrics.kept.increment(by: Int64(receipt.kept))
         }
         return Self.answer(.ok, Receipt(batch: batch.id, records: receipt.records, kept: receipt.kept, already: receipt.alreadyHad))
-    }
-
-    /// What a meter posts, `{"batch", "meter_version", "records"}`: each record read as a
-    /// `MeterRecord` for its keys and kept as sent, every field (JSONSerialization keeps those a
-    /// `MeterRecord` of this version has no place for).
-    static func batch(in body: Data, by caller: String) throws -> CollectedBatch {
-        guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any], let id = object["batch"] as? String, !id.isEmpty,
-              let records = object["records"] as? [[String: Any]] else {
-            throw StoreError("an object with a \"batch\" id and \"records\" is expected")
-        }
-        let decoder = JSONDecoder()
-        let collected = try records.enumerated().map { index, fields in
-            let json = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
-            let record = try decoder.decode(MeterRecord.self, from: json)
-            // A time no meter makes (a clock's garbage, a hostile post) would be a minute no
-            // report can place: the batch is refused, and the meter dead-letters it.
-            guard CoverageMinute.times.contains(record.sentAt) else {
-                throw StoreError("record \(index): sent_at \(record.sentAt) is not a time from 1970 to 2100")
-            }
-            return CollectedRecord(record: record, json: String(decoding: json, as: UTF8.self))
-        }
-        return CollectedBatch(id: id, meterVersion: object["meter_version"] as? String ?? "", records: collected,
-                              receivedAt: Date().timeIntervalSince1970, postedBy: caller)
     }
 
     /// The answer to a batch taken: how many records it had, how many were kept, and whether it

@@ -104,14 +104,21 @@ enum CollectorSchema {
                   .text(batch.postedBy), .real(batch.receivedAt), .integer(batch.records.count)])
     }
 
-    /// Inserts a record; returns a row when it was kept (a delivery of a pair already kept is not).
-    static func insert(_ collected: CollectedRecord, batch: String) -> Statement {
-        let (record, delivery) = (collected.record, collected.record.delivery)
+    /// Records a statement inserts: a statement a record was most of a big batch's time, and 100
+    /// rows' 800 values are well within either database's limit on them.
+    static let insertRows = 100
+
+    /// Inserts records; returns a row for each one kept (a delivery of a pair already kept is not).
+    static func insert(_ records: ArraySlice<CollectedRecord>, batch: String) -> Statement {
+        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: records.count).joined(separator: ", ")
         return Statement("""
-            INSERT INTO records (batch, type, sent_at, channel, meter, tag_id, payload, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO records (batch, type, sent_at, channel, meter, tag_id, payload, record) VALUES \(rows)
             ON CONFLICT DO NOTHING RETURNING id
-            """, [.text(batch), .text(record.type), .real(record.sentAt), .text(record.channel ?? ""), .text(record.meter ?? ""),
-                  .text(delivery?.tagID), .text(delivery?.payload), .text(collected.json)])
+            """, records.flatMap { collected -> [Value] in
+                let (record, delivery) = (collected.record, collected.record.delivery)
+                return [.text(batch), .text(record.type), .real(record.sentAt), .text(record.channel ?? ""), .text(record.meter ?? ""),
+                        .text(delivery?.tagID), .text(delivery?.payload), .text(collected.json)]
+            })
     }
 
     static func kept(_ count: Int, batch: String) -> Statement {
@@ -139,7 +146,9 @@ enum CollectorSchema {
             return StoreReceipt(alreadyHad: true, records: batch.records.count, kept: 0)
         }
         var kept = 0
-        for record in batch.records { kept += try await run(insert(record, batch: batch.id)).count }
+        for start in stride(from: 0, to: batch.records.count, by: insertRows) {
+            kept += try await run(insert(batch.records[start..<min(start + insertRows, batch.records.count)], batch: batch.id)).count
+        }
         _ = try await run(Self.kept(kept, batch: batch.id))
         try await fold(batch, run: run)
         return StoreReceipt(alreadyHad: false, records: batch.records.count, kept: kept)

@@ -23,8 +23,11 @@ public struct Retention: Service {
                 do {
                     let deleted = try await store.purge(before: before)
                     if deleted > 0 { logger.notice("deleted \(deleted) records older than the retention") }
-                } catch {
+                } catch where !Task.isCancelled {
                     logger.error("\(error)")
+                } catch {
+                    // Shutting down (a listener that could not open ends the group at once):
+                    // the purge was cut short, not failed, and runs again at the next start.
                 }
                 try? await Task.sleep(for: .seconds(3_600))
             }

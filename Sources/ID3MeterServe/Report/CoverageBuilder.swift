@@ -15,36 +15,41 @@ package struct CoverageBuilder: Sendable {
     }
 
     /// The report of `days` (in order), of `channels` only when given; `progress` hears of each channel done.
+    /// Total over any days: one not a day is left out, one not begun at `now` is named as such.
     package func report(days: [String], from reading: some CoverageReading, source: String, channels only: Set<String>? = nil,
                         progress: (Int, Int) -> Void = { _, _ in }) async throws(StoreError) -> CoverageReport {
-        let bounds = days.compactMap(calendar.bounds(of:))
-        guard let first = bounds.first, let last = bounds.last else {
-            return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: [])
+        let known = days.compactMap { day in calendar.bounds(of: day).map { (day: day, bounds: $0) } }
+        let begun = known.filter { $0.bounds.lowerBound < now }
+        let notBegun = known.filter { $0.bounds.lowerBound >= now }.map(\.day)
+        guard let from = begun.map(\.bounds.lowerBound).min(), let to = begun.map(\.bounds.upperBound).max() else {
+            return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: [],
+                                  notBegun: notBegun)
         }
-        let range = first.lowerBound..<last.upperBound
         let channels = try await reading.channels().filter {
-            only?.contains($0.channel) ?? true && $0.onAir(within: range.lowerBound..<min(range.upperBound, now)) != nil
+            only?.contains($0.channel) ?? true && $0.onAir(within: from..<min(to, now)) != nil
         }
         var results: [ChannelDay] = []
         for (done, span) in channels.enumerated() {
-            let minutes = (CoverageMinute.minute(of: range.lowerBound) - 1)..<(CoverageMinute.minute(of: range.upperBound) + 1)
+            let minutes = (CoverageMinute.minute(of: from) - 1)..<(CoverageMinute.minute(of: to) + 1)
             let coverage = try await reading.coverage(channel: span.channel, minutes: minutes)
-            let notableSince = range.lowerBound - ChannelDayInput.notableLookback
-            let notable = try await reading.notable(channel: span.channel, from: notableSince, to: range.upperBound)
-            results += self.days(of: span, Array(zip(days, bounds)), coverage: coverage, notable: notable, notableSince: notableSince)
+            let notableSince = from - ChannelDayInput.notableLookback
+            let notable = try await reading.notable(channel: span.channel, from: notableSince, to: to)
+            results += self.days(of: span, begun, coverage: coverage, notable: notable, notableSince: notableSince)
             progress(done + 1, channels.count)
         }
-        return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: results)
+        return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: results,
+                              notBegun: notBegun)
     }
 
-    /// `span`'s days from its coverage and other records over all of them.
+    /// `span`'s days from its coverage and other records over all of them; a day is on air until
+    /// `now` at most (none of it when it begins later).
     package func days(of span: ChannelSpan, _ days: [(day: String, bounds: Range<Double>)], coverage: [String: [CoverageMinute]],
                       notable: [MeterRecord], notableSince: Double) -> [ChannelDay] {
         days.map { day, bounds in
             let near = (CoverageMinute.minute(of: bounds.lowerBound) - 1)...(CoverageMinute.minute(of: bounds.upperBound))
             let input = ChannelDayInput(
                 channel: span.channel, day: day, dayStart: bounds.lowerBound, dayEnd: bounds.upperBound,
-                onAir: span.onAir(within: bounds.lowerBound..<min(bounds.upperBound, now)),
+                onAir: span.onAir(within: bounds.lowerBound..<max(bounds.lowerBound, min(bounds.upperBound, now))),
                 minutes: coverage.mapValues { Self.slice($0, near) }.filter { !$0.value.isEmpty },
                 notable: notable.filter { $0.sentAt < bounds.upperBound }, notableSince: notableSince)
             return ChannelDay(input, time: calendar.time)
