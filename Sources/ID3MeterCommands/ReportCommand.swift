@@ -51,7 +51,7 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("html, csv, gaps-csv or json.", valueName: "format"))
     var format: Format?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where the report goes (default: standard output).", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The file the report goes to, replaced whole once the report is made (through a symbolic link, its target); default: standard output.", valueName: "file"))
     var output: String?
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -69,6 +69,7 @@ struct ReportCommand: AsyncParsableCommand {
             throw ValidationError("--days: \(days) days ending with \(day) would begin before 0001-01-01")
         }
         if let output, !WritablePath.isWritable(output) { throw ValidationError("--output: \(output) cannot be written") }
+        if let output, output.hasSuffix("/") { throw ValidationError("--output: \(output) names a folder, not a file") }
     }
 
     private var calendar: ReportCalendar {
@@ -135,9 +136,9 @@ struct ReportCommand: AsyncParsableCommand {
             return
         }
         do {
-            try text.write(to: URL(fileURLWithPath: output), options: .atomic)
+            try ReplacedFile.write(text, to: output)
         } catch {
-            Console.error("--output: cannot write \(output): \(error.localizedDescription)")
+            Console.error("--output: \(output) \(error)")
             throw ExitCode.failure
         }
     }

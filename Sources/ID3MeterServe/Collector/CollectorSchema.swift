@@ -51,6 +51,28 @@ enum CollectorSchema {
         ]]
     }
 
+    /// What a database's tables say of it before anything is written to it or read from it:
+    /// `nil` when it may be used. A file or database of another application is never written to
+    /// (an empty one becomes the collector's); a schema newer than this version's is neither
+    /// written nor read; an older one is brought up to date by `collect` alone, never by a report.
+    /// `tables` are its table names, `version` its `schema_version` (`nil` without that table).
+    static func verdict(tables: [String], version: Int?, writing: Bool, location: String) -> StoreError? {
+        let known = migrations(.sqlite).count
+        guard tables.contains("schema_version"), let version else {
+            if writing && tables.isEmpty { return nil }
+            let some = tables.sorted().prefix(5).joined(separator: ", ")
+            return StoreError("\(location) is not a collector's database (\(tables.isEmpty ? "it has no tables" : "its tables: \(some)"))"
+                + (writing ? ": the collector keeps a database of its own" : ""))
+        }
+        if version > known {
+            return StoreError("\(location) was made by a newer id3-meter (schema version \(version); this one knows up to \(known)): use that version")
+        }
+        if version < known && !writing {
+            return StoreError("\(location) has an older schema (version \(version) of \(known)): run `id3-meter collect` on it once to bring it up to date")
+        }
+        return nil
+    }
+
     static let versionTable = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
     static let currentVersion = "SELECT COALESCE(MAX(version), 0) AS version FROM schema_version"
     static func noteVersion(_ version: Int) -> Statement { Statement("INSERT INTO schema_version (version) VALUES (?)", [.integer(version)]) }

@@ -22,8 +22,19 @@ public final class PostgresRecordStore: RecordStore {
         running = Task { await client.run() }
     }
 
-    /// Connects to the database at `url` and brings its schema up to date.
+    /// Connects to the database at `url` and brings its schema up to date; a database of
+    /// another application, or of a newer version, is refused untouched.
     public static func open(url: String, logger: Logger) async throws(StoreError) -> PostgresRecordStore {
+        try await open(url: url, writing: true, logger: logger)
+    }
+
+    /// Connects to the database at `url` to read it (a report): every transaction read-only, the
+    /// schema checked, never changed.
+    package static func openForReading(url: String, logger: Logger) async throws(StoreError) -> PostgresRecordStore {
+        try await open(url: url, writing: false, logger: logger)
+    }
+
+    private static func open(url: String, writing: Bool, logger: Logger) async throws(StoreError) -> PostgresRecordStore {
         guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme), let host = parts.host,
               let user = parts.user, !user.isEmpty else {
             throw StoreError("not a database URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE")
@@ -31,8 +42,10 @@ public final class PostgresRecordStore: RecordStore {
         let database = String(parts.path.drop { $0 == "/" })
         let secure = ["require", "verify-full"].contains(parts.queryItems?.first { $0.name == "sslmode" }?.value)
         let (port, password, name) = (parts.port ?? 5432, parts.password, database.isEmpty ? nil : database)
-        let configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: name,
+        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: name,
                                                          tls: secure ? .require(.makeClientConfiguration()) : .disable)
+        let readOnly = writing ? [] : [("default_transaction_read_only", "on")]
+        configuration.options.additionalStartupParameters = readOnly
         let store = PostgresRecordStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger), logger: logger)
         let server = "\(host):\(parts.port ?? 5432)"
         do {
@@ -41,11 +54,12 @@ public final class PostgresRecordStore: RecordStore {
                 group.addTask {
                     // One connection first: the pool retries a refused login quietly, a connection says why.
                     let tls: PostgresConnection.Configuration.TLS = secure ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable
-                    let probe = try await PostgresConnection.connect(
-                        configuration: .init(host: host, port: port, username: user, password: password, database: name, tls: tls),
-                        id: 0, logger: logger)
+                    var probeConfiguration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password,
+                                                                              database: name, tls: tls)
+                    probeConfiguration.options.additionalStartupParameters = readOnly
+                    let probe = try await PostgresConnection.connect(configuration: probeConfiguration, id: 0, logger: logger)
                     try await probe.close()
-                    try await store.migrate()
+                    try await store.prepare(writing: writing, location: "the database \(name ?? user) at \(server)")
                 }
                 group.addTask {
                     try await Task.sleep(for: Self.connectTimeout)
@@ -54,6 +68,9 @@ public final class PostgresRecordStore: RecordStore {
                 try await group.next()
                 group.cancelAll()
             }
+        } catch let refusal as StoreError {
+            await store.close()
+            throw refusal
         } catch {
             await store.close()
             throw StoreError("cannot use the PostgreSQL database at \(server): \(Self.words(error))")
@@ -61,14 +78,29 @@ public final class PostgresRecordStore: RecordStore {
         return store
     }
 
-    private func migrate() async throws {
+    /// Checks the schema (`CollectorSchema.verdict`) and, `writing`, brings it up to date.
+    private func prepare(writing: Bool, location: String) async throws {
         try await client.withTransaction(logger: logger) { connection in
+            var tables: [String] = []
+            let names = try await connection.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()",
+                                                   logger: logger)
+            for try await (name) in names.decode(String.self) { tables.append(name) }
+            func version() async throws -> Int? {
+                guard tables.contains("schema_version") else { return nil }
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: CollectorSchema.currentVersion), logger: logger)
+                var version = 0
+                for try await (current) in rows.decode(Int.self) { version = current }
+                return version
+            }
+            if let refusal = CollectorSchema.verdict(tables: tables, version: try await version(), writing: writing, location: location) {
+                throw refusal
+            }
+            guard writing else { return }
             _ = try await Self.run(CollectorSchema.Statement(CollectorSchema.versionTable), on: connection, logger: logger)
             // Two collectors starting at once: one migrates, the other waits and finds it done.
             _ = try await Self.run(CollectorSchema.Statement("LOCK TABLE schema_version IN EXCLUSIVE MODE"), on: connection, logger: logger)
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: CollectorSchema.currentVersion), logger: logger)
-            var version = 0
-            for try await (current) in rows.decode(Int.self) { version = current }
+            tables.append("schema_version")
+            let version = try await version() ?? 0
             for (index, statements) in CollectorSchema.migrations(.postgres).enumerated() where index + 1 > version {
                 for statement in statements { _ = try await Self.run(CollectorSchema.Statement(statement), on: connection, logger: logger) }
                 _ = try await Self.run(CollectorSchema.noteVersion(index + 1), on: connection, logger: logger)
@@ -214,8 +246,14 @@ extension PostgresRecordStore: CoverageReading {
 /// that the places that open a store read the same in both builds; it never returns.
 public enum PostgresRecordStore {
     public static func open(url: String, logger: Logger) async throws(StoreError) -> SQLiteRecordStore {
-        throw StoreError("this id3-meter was built without PostgreSQL (the package's PostgreSQL trait, "
-                         + "which `make build` and `make test` build with): it reads SQLite files only")
+        throw missing
     }
+
+    package static func openForReading(url: String, logger: Logger) async throws(StoreError) -> SQLiteRecordStore {
+        throw missing
+    }
+
+    private static let missing = StoreError("this id3-meter was built without PostgreSQL (the package's PostgreSQL trait, "
+                                            + "which `make build` and `make test` build with): it reads SQLite files only")
 }
 #endif

@@ -17,33 +17,68 @@ public actor SQLiteRecordStore: RecordStore {
 
     private init(connection: SQLiteConnection) { self.connection = connection }
 
-    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    /// Opens (or creates) the database at `path` and brings its schema up to date; a file of
+    /// another application, or of a newer version, is refused untouched.
     public static func open(path: String, logger: Logger) async throws(StoreError) -> SQLiteRecordStore {
-        let store: SQLiteRecordStore
+        let store = try await connect(path, storage: .file(path: path), logger: logger)
         do {
-            store = SQLiteRecordStore(connection: try await SQLiteConnection.open(storage: .file(path: path), logger: logger))
+            try await store.prepare(path: path)
+        } catch {
+            await store.close()
+            throw error
+        }
+        return store
+    }
+
+    /// Opens the database at `path` to read it (a report): nothing is written, not even a
+    /// journal setting; one that is not the collector's, at this version's schema, is refused.
+    package static func openForReading(path: String, logger: Logger) async throws(StoreError) -> SQLiteRecordStore {
+        // Reading never makes a database: a mistyped path is an error, not an empty report.
+        guard FileManager.default.fileExists(atPath: path) else { throw StoreError("\(path) does not exist") }
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let escaped = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))) ?? absolute
+        let store = try await connect(path, storage: .file(path: "file:\(escaped)?mode=ro"), logger: logger)
+        do {
+            if let refusal = try await store.verdict(path: path, writing: false) { throw refusal }
+        } catch {
+            await store.close()
+            throw error as? StoreError ?? StoreError("cannot read the database \(path): \(error)")
+        }
+        return store
+    }
+
+    private static func connect(_ path: String, storage: SQLiteConnection.Storage, logger: Logger) async throws(StoreError) -> SQLiteRecordStore {
+        do {
+            return SQLiteRecordStore(connection: try await SQLiteConnection.open(storage: storage, logger: logger))
         } catch {
             throw StoreError("cannot open the database \(path): \(error)")
         }
-        try await store.prepare(path: path)
-        return store
+    }
+
+    /// Why the database may not be used (`CollectorSchema.verdict`), or `nil`.
+    private func verdict(path: String, writing: Bool) async throws -> StoreError? {
+        let tables = try await rows(CollectorSchema.Statement("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+            .compactMap { $0.first?.text }
+        let version = tables.contains("schema_version") ? try await rows(CollectorSchema.Statement(CollectorSchema.currentVersion)).first?.first?.integer : nil
+        return CollectorSchema.verdict(tables: tables, version: version, writing: writing, location: path)
     }
 
     private func prepare(path: String) async throws(StoreError) {
         do {
+            if let refusal = try await verdict(path: path, writing: true) { throw refusal }
             for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA busy_timeout = 5000"] {
                 _ = try await run(CollectorSchema.Statement(pragma))
             }
             _ = try await run(CollectorSchema.Statement(CollectorSchema.versionTable))
-            let rows = Rows()
-            try await connection.query(CollectorSchema.currentVersion, [], rows.add)
-            let version = rows.all.first?.column("version")?.integer ?? 0
+            let version = try await rows(CollectorSchema.Statement(CollectorSchema.currentVersion)).first?.first?.integer ?? 0
             for (index, statements) in CollectorSchema.migrations(.sqlite).enumerated() where index + 1 > version {
                 _ = try await transaction {
                     for statement in statements { _ = try await self.run(CollectorSchema.Statement(statement)) }
                     _ = try await self.run(CollectorSchema.noteVersion(index + 1))
                 }
             }
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError("cannot prepare the database \(path): \(error)")
         }

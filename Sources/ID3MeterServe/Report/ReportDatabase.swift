@@ -4,7 +4,8 @@ import ID3MeterReport
 import Logging
 
 /// A collector's database read for reports (`id3-meter report --database`, `serve
-/// --report-database`): opened for each report and closed after it, never created.
+/// --report-database`): opened for each report and closed after it, read-only, never created
+/// nor brought up to date.
 package struct ReportDatabase: Sendable {
     /// An SQLite file or a PostgreSQL URL.
     package let location: String
@@ -31,9 +32,7 @@ package struct ReportDatabase: Sendable {
                 throw error
             }
         }
-        if isPostgres { return try await closing(PostgresRecordStore.open(url: location, logger: logger)) }
-        // Reading never makes a database: a mistyped path is an error, not an empty report.
-        guard FileManager.default.fileExists(atPath: location) else { throw StoreError("\(location) does not exist") }
-        return try await closing(SQLiteRecordStore.open(path: location, logger: logger))
+        if isPostgres { return try await closing(PostgresRecordStore.openForReading(url: location, logger: logger)) }
+        return try await closing(SQLiteRecordStore.openForReading(path: location, logger: logger))
     }
 }
