@@ -59,7 +59,7 @@ struct APIOptions<Default: ListenerDefault>: ParsableArguments {
     var apiTlsKey: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Connections the API holds at once (1 to 100000); past it, the one idle longest is closed, so /healthz always finds a place.",
+        "Connections the API holds at once (1 to 100000); past it, the one idle longest is closed, and when none is idle one of 8 places kept for /healthz, /readyz and /metrics is taken, so a probe always finds one.",
         valueName: "count"))
     var apiMaxConnections = 1_000
 

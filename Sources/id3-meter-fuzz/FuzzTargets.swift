@@ -21,20 +21,41 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .records:
             // Record lines as the report reads them from files: folded into coverage minutes, each
-            // channel's first day analysed, its numbers held to what they can be.
+            // channel's first day analysed, its numbers held to what they can be, and every day's
+            // page drawn; the next day as the report sees it before it has begun: nothing on air.
             let files = RecordFiles(bytes: Data(bytes), name: "fuzz")
             let builder = CoverageBuilder(calendar: ReportCalendar(zone: TimeZone(identifier: "UTC")!), now: 4_102_444_800)
+            var days: [ChannelDay] = []
             for span in files.channels() {
                 let day = builder.calendar.day(of: span.firstAt)
                 guard let bounds = builder.calendar.bounds(of: day) else { fatalError("no bounds for \(day)") }
                 let since = bounds.lowerBound - ChannelDayInput.notableLookback
                 let coverage = files.coverage(channel: span.channel, minutes: CoverageMinute.minute(of: bounds.lowerBound) - 1..<CoverageMinute.minute(of: bounds.upperBound) + 1)
-                for result in builder.days(of: span, [(day, bounds)], coverage: coverage, notable: files.notable(channel: span.channel, from: since, to: bounds.upperBound), notableSince: since) {
+                let notable = files.notable(channel: span.channel, from: since, to: bounds.upperBound)
+                for result in builder.days(of: span, [(day, bounds)], coverage: coverage, notable: notable, notableSince: since) {
                     guard result.creditedMinutes <= result.onAirMinutes, result.strip.reduce(0, { $0 + $1.minutes }) == 1_440,
                           result.gaps.allSatisfy({ $0.seconds >= 30 && !$0.causes.isEmpty }) else {
                         fatalError("\(result)")
                     }
                     _ = result.gaps.map(\.causes)
+                    days.append(result)
+                }
+                let before = CoverageBuilder(calendar: builder.calendar, now: bounds.upperBound - 1)
+                let next = (day: "next", bounds: bounds.upperBound..<bounds.upperBound + 86_400)
+                for result in before.days(of: span, [next], coverage: coverage, notable: notable, notableSince: since) where result.onAirMinutes != 0 {
+                    fatalError("a day not begun on air: \(result)")
+                }
+            }
+            _ = CoverageReport(generated: "", timeZone: "UTC", days: Array(Set(days.map(\.day))), source: "fuzz", channels: days).html()
+            // The same bytes as a batch posted to the collector: what it takes is what it keeps.
+            if let batch = try? bytes.withUnsafeBytes({ try BatchBody.batch(in: $0, by: "fuzz", at: 0) }) {
+                for collected in batch.records {
+                    let names = [collected.record.channel, collected.record.meter].compactMap { $0 }
+                    guard CoverageMinute.times.contains(collected.record.sentAt),
+                          names.allSatisfy({ !$0.unicodeScalars.contains("\u{0}") && $0.unicodeScalars.elementsEqual($0.precomposedStringWithCanonicalMapping.unicodeScalars) }),
+                          (try? JSONDecoder().decode(MeterRecord.self, from: Data(collected.json.utf8))) == collected.record else {
+                        fatalError("kept \(collected.json) as \(collected.record)")
+                    }
                 }
             }
         case .nielsen:

@@ -10,7 +10,7 @@ import ID3MeterReport
 /// The checks a record passes here are the collector's rules for what it keeps: a time a report
 /// can place, channel and meter names without U+0000 (a database reads a name up to it) and in
 /// NFC, so that two spellings of one name are one channel.
-struct BatchBody {
+package struct BatchBody {
     /// Nesting deeper than this is refused: no record needs it, and a scan of it is bounded.
     static let maximumDepth = 64
 
@@ -22,7 +22,7 @@ struct BatchBody {
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// The batch in `body`, posted by `caller`; a description of the first thing wrong.
-    static func batch(in body: UnsafeRawBufferPointer, by caller: String, at receivedAt: Double) throws(StoreError) -> CollectedBatch {
+    package static func batch(in body: UnsafeRawBufferPointer, by caller: String, at receivedAt: Double) throws(StoreError) -> CollectedBatch {
         var reader = BatchBody(body)
         do {
             return try reader.batch(by: caller, at: receivedAt)
@@ -107,7 +107,7 @@ struct BatchBody {
         do {
             record = try decoder.decode(MeterRecord.self, from: Data(json))
         } catch let error as DecodingError {
-            throw Failure("record \(index): \(Self.words(error))")
+            throw Failure("record \(index): \(Self.misfit(json, decoder: decoder) ?? Self.words(error))")
         }
         // A time no meter makes (a clock's garbage, a hostile post) would be a minute no report
         // can place: the batch is refused, and the meter dead-letters it.
@@ -141,9 +141,32 @@ struct BatchBody {
         case .keyNotFound(let key, let context): return "\(path(context, key)) is missing"
         case .valueNotFound(let type, let context): return "\(path(context)) is null, not \(Self.kind(type))"
         case .typeMismatch(let type, let context): return "\(path(context)) is not \(Self.kind(type))"
+        // The scan found the JSON valid: what the decoder calls "not valid JSON" is a number too big for its field.
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: return "a number does not fit its field"
         case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
         @unknown default: return "\(error)"
         }
+    }
+
+    /// The number that does not fit its field (`1.5` for an integer, `1e400`), named: JSONDecoder
+    /// says only "not valid JSON" of it, with no field, once the scan has found the JSON valid.
+    /// The field is the first numeric one that, set to 0, lets the record decode past it.
+    private static func misfit(_ json: [UInt8], decoder: JSONDecoder) -> String? {
+        func numberFailure(_ data: Data) -> Bool {
+            do { _ = try decoder.decode(MeterRecord.self, from: data) } catch DecodingError.dataCorrupted(let context) {
+                return context.codingPath.isEmpty
+            } catch {}
+            return false
+        }
+        guard numberFailure(Data(json)), let fields = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else { return nil }
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            guard let number = value as? NSNumber, !(value is Bool) else { continue }
+            var changed = fields
+            changed[key] = 0
+            guard let data = try? JSONSerialization.data(withJSONObject: changed), !numberFailure(data) else { continue }
+            return "\(key): \(number) does not fit the field (a whole number, or a smaller one, is expected)"
+        }
+        return nil
     }
 
     private static func kind(_ type: Any.Type) -> String {

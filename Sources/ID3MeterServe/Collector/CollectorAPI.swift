@@ -34,7 +34,7 @@ public struct CollectorAPI: Sendable {
         self.registry = registry
         self.policy = policy
         self.maximumBatchBytes = maximumBatchBytes
-        budget = BatchBudget(limit: maximumBatchBytes)
+        budget = BatchBudget(limit: maximumBatchBytes, registry: registry)
         self.logger = logger
         connections = APIConnections(maximum: policy.maximumConnections, registry: registry)
         metrics = Metrics(registry: registry)

@@ -64,6 +64,9 @@ enum CollectorSchema {
             return StoreError("\(location) is not a collector's database (\(tables.isEmpty ? "it has no tables" : "its tables: \(some)"))"
                 + (writing ? ": the collector keeps a database of its own" : ""))
         }
+        if version == 0 && tables.count > 1 {
+            return StoreError("\(location) has tables but no schema version noted (changed by hand?): it is neither read nor written")
+        }
         if version > known {
             return StoreError("\(location) was made by a newer id3-meter (schema version \(version); this one knows up to \(known)): use that version")
         }

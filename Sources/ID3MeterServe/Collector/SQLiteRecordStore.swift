@@ -115,7 +115,9 @@ public actor SQLiteRecordStore: RecordStore {
     }
 
     public func close() async {
-        try? await connection.close()
+        // The future's form: the async one gives up in a cancelled task (a collector whose
+        // listener could not open is cancelled whole), leaving the file open.
+        try? await connection.close().get()
     }
 
     /// What the report reads, outside any batch's transaction: SQLite's write-ahead log lets it
