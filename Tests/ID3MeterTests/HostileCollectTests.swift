@@ -327,11 +327,20 @@ struct HostileCollectTests {
         #expect(try Self.count(in: database) == tinyRecords)
     }
 
+    /// Whether the server has closed `socket` (its reads end).
+    static func isClosed(_ socket: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) == 0
+    }
+
     /// Item 6: a collector capped at 20 connections, each holding a post it has not finished
-    /// reading (a request being answered is never closed to make room): every probe, each on a
-    /// connection of its own, is answered from the places kept for them; another post there is
-    /// answered 503 with Retry-After, in words, not closed unanswered; the 20 posts, once sent
-    /// whole, are answered and kept.
+    /// reading (a request begun is never closed to make room): every probe, each on a connection
+    /// of its own, is answered from the places kept for them; another post there is answered 503
+    /// with Retry-After, in words, not closed unanswered; the 20 posts, once sent whole, are
+    /// answered and kept. Each post is known to have begun (`id3meter_api_requests_in_progress`,
+    /// asked on a connection of its own) before the next: the 20th, asked about from a 21st
+    /// connection, may be closed to make room if the server had not read its head yet, and is
+    /// then begun again.
     @Test func theProbesKeepTheirPlaceWhenPostsHoldEveryOther() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -340,18 +349,21 @@ struct HostileCollectTests {
         defer { collector.stop() }
         let port = UInt16(collector.port)
         let bodies = (0..<20).map { #"{"batch":"held-\#($0)","records":[{"type":"warning","sent_at":1795000000,"channel":"c\#($0)","message":"m"}]}"# }
-        let held = bodies.map { body in
-            let socket = APILimitsTests.connection(to: port)
-            _ = APILimitsTests.send("POST /records HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(10))", on: socket)
-            return socket
-        }
-        defer { held.forEach { close($0) } }
-        func metric(_ name: String) -> Double? {
+        func inProgress() -> Int {
             let page = Self.exchange(Array("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), port: port)
-            return ServeCommandTests.samples(page.body)[name]
+            return Int(ServeCommandTests.samples(page.body)["id3meter_api_requests_in_progress"] ?? -1)
         }
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
         let started = Date()
-        while metric("id3meter_api_connections") ?? 0 < 21, Date().timeIntervalSince(started) < 30 { usleep(50_000) }
+        while held.count < 20 {
+            guard Date().timeIntervalSince(started) < 60 else { throw TestFailure("the posts did not begin in a minute") }
+            let socket = APILimitsTests.connection(to: port)
+            let body = bodies[held.count]
+            _ = APILimitsTests.send("POST /records HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(10))", on: socket)
+            while inProgress() < held.count + 2, !Self.isClosed(socket) { usleep(20_000) }
+            if Self.isClosed(socket) { close(socket) } else { held.append(socket) }
+        }
         var probes: [Double] = []
         for path in Array(repeating: "/healthz", count: 8) + ["/readyz", "/metrics"] {
             let asked = Date()
@@ -364,11 +376,11 @@ struct HostileCollectTests {
         #expect(extra.status == 503 && extra.headers["retry-after"] == "1" && extra.body.contains("kept for /healthz, /readyz and /metrics"),
                 "\(extra)")
         var statuses: [Int] = []
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
         for (socket, body) in zip(held, bodies) {
             _ = APILimitsTests.send(String(body.dropFirst(10)), on: socket)
-            var buffer = [UInt8](repeating: 0, count: 4_096)
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
             setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var buffer = [UInt8](repeating: 0, count: 4_096)
             let count = recv(socket, &buffer, buffer.count, 0)
             statuses.append(count > 12 ? Int(String(decoding: buffer[9..<12], as: UTF8.self)) ?? 0 : 0)
         }

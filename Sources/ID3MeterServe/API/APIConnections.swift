@@ -13,8 +13,9 @@ final class APIConnections: Sendable {
     let maximum: Int
     /// Places past `maximum` for the probes' paths only.
     static let probeReserve = 8
-    private let table = Mutex<[ObjectIdentifier: Entry]>([:])
+    private let table = Mutex<(entries: [ObjectIdentifier: Entry], busy: Int)>(([:], 0))
     private let open: Gauge
+    private let inProgress: Gauge
     private let evicted: Counter
 
     private struct Entry {
@@ -30,6 +31,7 @@ final class APIConnections: Sendable {
     init(maximum: Int, registry: PrometheusCollectorRegistry) {
         self.maximum = max(maximum, 1)
         open = registry.gauge("id3meter_api_connections", help: "Connections open to the API.")
+        inProgress = registry.gauge("id3meter_api_requests_in_progress", help: "API requests begun (their head read) and not yet answered.")
         evicted = registry.counter("id3meter_api_connections_evicted_total",
                                    help: "API connections closed, idle, to make room past --api-max-connections.")
     }
@@ -38,8 +40,12 @@ final class APIConnections: Sendable {
     /// can be made is closed.
     @discardableResult
     func opened(_ channel: any Channel) -> Bool {
-        let (victim, reserved, count): ((any Channel)?, Bool, Int) = table.withLock { table in
+        let (victim, reserved, count): ((any Channel)?, Bool, Int) = table.withLock { state in
             let id = ObjectIdentifier(channel)
+            // Moved out and back, not copied: the table may hold thousands (a flood).
+            var table: [ObjectIdentifier: Entry] = [:]
+            swap(&table, &state.entries)
+            defer { swap(&table, &state.entries) }
             let regular = table.values.count { !$0.reserved }
             if regular < maximum {
                 table[id] = Entry(channel: channel, reserved: false, since: .now())
@@ -71,17 +77,23 @@ final class APIConnections: Sendable {
 
     /// A request began (`true`) or was answered (`false`) on `channel`.
     func busy(_ channel: any Channel, _ busy: Bool) {
-        table.withLock { table in
-            table[ObjectIdentifier(channel)]?.busy = busy
-            table[ObjectIdentifier(channel)]?.since = .now()
+        let count = table.withLock { state in
+            let id = ObjectIdentifier(channel)
+            guard let was = state.entries[id]?.busy else { return state.busy }
+            state.entries[id]?.busy = busy
+            state.entries[id]?.since = .now()
+            state.busy += (busy ? 1 : 0) - (was ? 1 : 0)
+            return state.busy
         }
+        inProgress.set(Double(count))
     }
 
     func closed(_ channel: any Channel) {
-        let count = table.withLock { table in
-            table.removeValue(forKey: ObjectIdentifier(channel))
-            return table.count
+        let (count, busy) = table.withLock { state in
+            if state.entries.removeValue(forKey: ObjectIdentifier(channel))?.busy == true { state.busy -= 1 }
+            return (state.entries.count, state.busy)
         }
         open.set(Double(count))
+        inProgress.set(Double(busy))
     }
 }

@@ -195,6 +195,8 @@ package struct BatchBody {
 
     /// A string at `offset`, decoded (escapes and all).
     private mutating func string() throws -> String {
+        skipWhitespace()
+        guard peek == UInt8(ascii: "\"") else { throw Failure.syntax(at: offset, expected: "a string") }
         let start = offset
         try skipString()
         let sink = Array(bytes[start..<offset])
