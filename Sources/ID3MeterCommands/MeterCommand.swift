@@ -152,6 +152,8 @@ struct MeterCommand: AsyncParsableCommand {
                 case .read(.failure(let failure)):
                     failures.add(1, ordering: .relaxed)
                     Console.error(FlagHint.words(failure))
+                    // A segment or reload given up on is a record too, for what reads them to count.
+                    if let record = MeterRecord.fetchFailed(failure, channel: nil, at: Date()) { await records.set.write(record) }
                 case .read(.malformed(let error, let pts, let origin)):
                     logger.warning("malformed ID3 in \(origin.segment?.uri ?? origin.source) at pts \(pts.map(String.init) ?? "none"): \(error)")
                 case .read(.resumed(let resumption)):

@@ -117,6 +117,11 @@ struct ReportCommand: AsyncParsableCommand {
             Console.error("\(database == nil ? "" : "--database: ")\(error)")
             throw ExitCode.failure
         }
+        if report.channels.isEmpty, report.notBegun.count < report.days.count {
+            let asked = report.days.count == 1 ? report.days[0] : "\(report.days[0]) to \(report.days[report.days.count - 1])"
+            Console.warning("no channel was on air on \(asked) (\(calendar.zone.identifier)): "
+                            + (report.holds.map { "the records are of \($0.first) to \($0.last)" } ?? "the source holds no records"))
+        }
         if !report.notBegun.isEmpty {
             Console.warning("\(report.notBegun.joined(separator: ", ")) had not begun in \(calendar.zone.identifier) at \(report.generated): nothing of \(report.notBegun.count == 1 ? "it" : "them") is reported")
         }

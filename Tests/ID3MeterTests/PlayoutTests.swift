@@ -104,4 +104,18 @@ struct PlayoutTests {
         playout.append(Self.segment(sequence: 0, startPTS: 0, tagOffsets: [3, 1, 2]), at: 0)
         #expect(Self.run(&playout, to: 4).map(\.0) == ["www.nielsen.com/0/1", "www.nielsen.com/0/2", "www.nielsen.com/0/0"])
     }
+
+    /// Issue 55: segments given up on leave a hole in the buffer; playback stalled at it resumes
+    /// at the next media when it comes (hls.js's gap controller skips such a hole), so its tags
+    /// are delivered as they arrive, not the hole's length later.
+    @Test func aHoleOfSegmentsNeverBufferedIsSkippedWhenPlaybackStallsAtIt() {
+        var playout = Playout(frameRate: Self.fps)
+        playout.append(Self.segment(sequence: 0, startPTS: 900_000, duration: 2, tagOffsets: [0.5, 1.5]), at: 0)
+        var deliveries = Self.run(&playout, to: 30)
+        #expect(playout.isStalled(at: 30))
+        // Segments 1 to 14 (28 s) never came; segment 15 arrives at 30 s.
+        playout.append(Self.segment(sequence: 15, startPTS: 900_000 + 30 * 90_000, duration: 2, tagOffsets: [0.5, 1.5]), at: 30)
+        deliveries += Self.run(&playout, from: 30, to: 40)
+        #expect(deliveries.map(\.1).matches([0.5, 1.5, 30.5, 31.5], within: Self.frame), "\(deliveries.map(\.1))")
+    }
 }

@@ -54,10 +54,10 @@ struct RunningLineup {
     /// The alerts of `channel`, in order.
     func alerts(_ channel: String) -> [Stamped<MeterRecord.Alert>] { collected.all.of(channel).alerts }
 
-    /// Waits, looking every 50 ms, until `done` holds of the statuses or 60 s pass; the last
-    /// statuses seen, and whether `done` held.
-    func statuses(until done: ([ChannelStatus]) -> Bool) async throws -> (statuses: [ChannelStatus], done: Bool) {
-        let deadline = ContinuousClock.now + .seconds(60)
+    /// Waits, looking every 50 ms, until `done` holds of the statuses or `seconds` pass; the
+    /// last statuses seen, and whether `done` held.
+    func statuses(within seconds: Int = 60, until done: ([ChannelStatus]) -> Bool) async throws -> (statuses: [ChannelStatus], done: Bool) {
+        let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             let statuses = await lineup.statuses
             if done(statuses) { return (statuses, true) }

@@ -69,4 +69,35 @@ struct TagLossWatchTests {
         vod.opened(isLive: false, targetDuration: 2, at: 0)
         #expect(vod.check(at: 100).isEmpty, "a VOD playlist never advances, and is not stale")
     }
+
+    /// Issue 55: each fault by its own name. Segments that fail while the playlist lists new ones
+    /// are `segments_failing`, never `playlist_stale` (the playlist advanced: the failed segments
+    /// are how the meter knows it); reloads that fail are `playlist_unreachable`, and stale waits
+    /// until the playlist answers again; a playlist that answers and lists nothing new is stale.
+    @Test func eachFaultIsNamedForWhatItIs() {
+        var cdn = TagLossWatch(alertAfter: 1_000)
+        cdn.opened(isLive: true, targetDuration: 2, at: 0)
+        cdn.segmentRead(at: 2)
+        for second in stride(from: 4.0, through: 20, by: 2) {
+            cdn.segmentFailed(at: second)
+            let changes = cdn.check(at: second)
+            #expect(changes == (second == 4 ? [.init(alert: .segmentsFailing, active: true, at: 4)] : []), "\(second) s: \(changes)")
+        }
+        #expect(cdn.failingSegments == 9 && cdn.active == [.segmentsFailing])
+        cdn.segmentRead(at: 22)
+        #expect(cdn.check(at: 22) == [.init(alert: .segmentsFailing, active: false, at: 22)] && cdn.failingSegments == 0)
+
+        var origin = TagLossWatch(alertAfter: 1_000)
+        origin.opened(isLive: true, targetDuration: 2, at: 0)
+        origin.segmentRead(at: 2)
+        origin.playlistFailing(true)
+        #expect(origin.nextCheck() == 1_000, "no_tags' timer alone: no stale timer while the playlist does not answer")
+        #expect(origin.check(at: 3) == [.init(alert: .playlistUnreachable, active: true, at: 3)])
+        #expect(origin.check(at: 30).isEmpty, "not stale: it does not answer")
+        origin.playlistFailing(false)
+        #expect(origin.check(at: 31) == [.init(alert: .playlistUnreachable, active: false, at: 31), .init(alert: .playlistStale, active: true, at: 31)],
+                "answering again without a new segment, for longer than three target durations: stale")
+        origin.segmentRead(at: 32)
+        #expect(origin.check(at: 32) == [.init(alert: .playlistStale, active: false, at: 32)])
+    }
 }

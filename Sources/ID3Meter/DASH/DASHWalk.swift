@@ -138,6 +138,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 let refreshed = try await loader.load(location, referencedBy: location == input ? nil : input, unlessSameAs: &lastRefresh)
                 fetched = clock.now
                 fetchedAt = wallClock().addingTimeInterval(offset)
+                if failedReloads > 0 { emit(.warning(InputFailure(source: input, .reloadRecovered(afterFailures: failedReloads)))) }
                 failedReloads = 0
                 if !refreshed.isDynamic {
                     // Turned static: what it lists now is all there will be.

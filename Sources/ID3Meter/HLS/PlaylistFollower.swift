@@ -20,6 +20,8 @@ enum PlaylistEvent: Sendable {
     case discontinuityWentBack(from: Int, to: Int)
     /// A reload failed; the follower waits and tries again.
     case reloadFailed(SegmentLoadError)
+    /// A reload succeeded after `afterFailures` failed ones in a row.
+    case reloadRecovered(afterFailures: Int)
     /// The playlist is read from `to` now, a copy of `from` on another host or pathway
     /// (`onBackup` unless it is the copy to prefer), at the same media sequence.
     case switched(from: String, to: String, onBackup: Bool, because: InputFailure.PathSwitch)
@@ -257,6 +259,7 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
                     playlist = try await follower.loader.loadMedia(location, referencedBy: follower.master, targetDuration: target,
                                                                    imports: follower.imports)
                 }
+                if failures > 0 { pending.append(.reloadRecovered(afterFailures: failures)) }
                 failures = 0
                 loaded = playlist
             } catch {

@@ -317,6 +317,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         case .segment, .interstitials: break
         case .resumed(let resumption): emit(.resumed(resumption))
         case .reloadFailed(let error): emit(.failure(InputFailure(source: input, .reloadFailed(error))))
+        case .reloadRecovered(let failures): emit(.warning(InputFailure(source: input, .reloadRecovered(afterFailures: failures))))
         case .gap(let sequences): emit(.failure(InputFailure(source: input, .leftLiveWindow(sequences))))
         case .sequenceWentBack(let from, let to): emit(.warning(InputFailure(source: input, .mediaSequenceWentBack(from: from, to: to))))
         case .renumbered(let from, let to): emit(.warning(InputFailure(source: input, .renumbered(from: from, to: to))))

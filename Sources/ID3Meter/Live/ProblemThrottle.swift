@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Passes a source's events on, all but the problems past the first few of a kind
-/// (`ProblemTally`): those are summed up in one line per kind after each segment, at the
+/// (`ProblemTally`; segments and reloads given up on always pass): those are summed up in one line per kind after each segment, at the
 /// source's end (`summarise()`), and in between whenever ten times more have been
 /// held back than at the last summary. A stream full of damage then costs neither memory (the
 /// events do not queue up ahead of the feeder) nor a flooded log.
@@ -25,6 +25,9 @@ final class ProblemThrottle: Sendable {
     func callAsFunction(_ event: MediaEvent) {
         let admitted: Bool
         switch event {
+        // A segment or a reload given up on comes at most once a segment: each is a record and
+        // moves the channel's watch (segments failing, playlist unreachable), so none is held back.
+        case .failure(let failure) where [.segmentSkipped, .reloadFailed].contains(failure.code): admitted = true
         case .failure(let failure): admitted = admit(failure.kind.description, \.failures)
         case .warning(let warning): admitted = admit(warning.kind.description, \.warnings)
         case .malformed(let error, _, _): admitted = admit("malformed ID3: \(error)", \.warnings)

@@ -42,6 +42,8 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         case audioRendition(any Error & Sendable)
         /// A live playlist's reload failed; it is tried again.
         case reloadFailed(any Error & Sendable)
+        /// The playlist (or MPD) loads again, after this many failed reloads in a row.
+        case reloadRecovered(afterFailures: Int)
         /// Segments of a live playlist left its window before they could be fetched.
         case leftLiveWindow(ClosedRange<Int>)
         /// The media sequence went back (an encoder or origin restart).
@@ -146,6 +148,7 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
             case .serverClock(let reason): "the server's clock could not be had (\(reason)); this machine's clock decides which segments exist"
             case .audioRendition(let error): "audio rendition: \(error)"
             case .reloadFailed(let error): "playlist reload failed, retrying: \(error)"
+            case .reloadRecovered(let failures): "the playlist loads again, after \(failures) failed reload\(failures == 1 ? "" : "s")"
             case .leftLiveWindow(let sequences):
                 "segments \(sequences.lowerBound)...\(sequences.upperBound) left the live window before they could be fetched"
             case .mediaSequenceWentBack(let from, let to):

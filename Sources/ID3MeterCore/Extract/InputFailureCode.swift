@@ -24,6 +24,7 @@ extension InputFailure {
         public static let playlist = Code(rawValue: "playlist")
         public static let audioRendition = Code(rawValue: "audio_rendition")
         public static let reloadFailed = Code(rawValue: "reload_failed")
+        public static let reloadRecovered = Code(rawValue: "reload_recovered")
         public static let leftLiveWindow = Code(rawValue: "left_live_window")
         public static let mediaSequenceWentBack = Code(rawValue: "media_sequence_went_back")
         public static let renumbered = Code(rawValue: "renumbered")
@@ -68,6 +69,7 @@ extension InputFailure.Kind {
         case .playlist: .playlist
         case .audioRendition: .audioRendition
         case .reloadFailed: .reloadFailed
+        case .reloadRecovered: .reloadRecovered
         case .leftLiveWindow: .leftLiveWindow
         case .mediaSequenceWentBack: .mediaSequenceWentBack
         case .renumbered: .renumbered

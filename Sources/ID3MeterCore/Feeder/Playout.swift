@@ -32,12 +32,18 @@ struct Playout {
     @discardableResult
     mutating func append(_ chunk: MediaChunk, at now: Double) -> Double {
         var stalled = 0.0
-        if let anchor, rawPlayhead(at: now, anchor) > timeline.end {
+        let dry = anchor.map { rawPlayhead(at: now, $0) > timeline.end } ?? false
+        let bufferedEnd = timeline.end
+        if let anchor, dry {
             // Stalled: playback resumes from where it froze, now.
             stalled = now - (anchor.wall + (timeline.end - anchor.position) / speed)
             self.anchor = (now, timeline.end)
         }
         let positions = timeline.place(chunk)
+        // Media that starts past where playback froze leaves a hole (segments given up on, or
+        // gone from the live window): playback resumes at the media, as hls.js's gap controller
+        // skips a buffer hole playback is stalled at, not after the hole's length of nothing.
+        if dry, timeline.lastStart > bufferedEnd + Self.epsilon { anchor = (now, timeline.lastStart) }
         if anchor == nil {
             // Playback starts at the start of the first buffered media (timeline position 0),
             // or at its first tag if that comes earlier.

@@ -10,12 +10,15 @@ struct Timeline {
     private var latestTicks: Int64?
     /// Where the media placed so far ends.
     private(set) var end = 0.0
+    /// Where the chunk placed last starts.
+    private(set) var lastStart = 0.0
 
     /// Places `chunk`: the timeline position of each of its tags.
     mutating func place(_ chunk: MediaChunk) -> [Double] {
         let reference = chunk.segment?.startPTS ?? chunk.tags.lazy.compactMap(\.pts).first
         let discontinuity = chunk.segment?.discontinuitySequence
         guard let reference else {
+            lastStart = end
             end += chunk.duration ?? 0
             return chunk.tags.map { _ in end }
         }
@@ -29,6 +32,7 @@ struct Timeline {
             startDomain(at: reference, discontinuity: discontinuity)
             referenceTicks = unwrap(reference)
         }
+        lastStart = position(referenceTicks)
         var latest = referenceTicks
         let positions = chunk.tags.map { tag -> Double in
             guard let pts = tag.pts else { return position(referenceTicks) }

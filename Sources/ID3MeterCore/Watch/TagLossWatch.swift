@@ -1,6 +1,8 @@
 /// Tells when a channel's Nielsen tags have stopped, as a pure model of time: every minute
 /// without a creditable tag is audience nobody credits, whatever the cause (an encoder that
-/// lost its watermark feed, segments failing, a CDN serving a stale playlist).
+/// lost its watermark feed, segments failing, a CDN serving a stale playlist), and names the
+/// cause apart from what the meter saw: a playlist that does not answer, one that answers and
+/// does not advance, one that advances while its segments fail (docs/RELIABILITY.md's table).
 ///
 /// Times are seconds on whatever clock the caller runs (`now` since the channel started, say);
 /// the model never reads a clock, so tests drive it with any times they like.
@@ -10,8 +12,14 @@ package struct TagLossWatch: Sendable {
         case noTags = "no_tags"
         /// Tags arrive, but only invalid ones or ones with the placeholder CID.
         case onlyUncreditableTags = "only_uncreditable_tags"
-        /// A live playlist has not brought a new segment for three target durations.
+        /// The playlist (or MPD) cannot be had: its reloads fail (a status, a timeout, TLS, DNS),
+        /// from the first failed reload until one succeeds.
+        case playlistUnreachable = "playlist_unreachable"
+        /// A live playlist answers and has not listed a new segment for three target durations.
         case playlistStale = "playlist_stale"
+        /// The playlist advances, and its segments fail: from the first segment given up on until
+        /// one is read.
+        case segmentsFailing = "segments_failing"
         /// The stream is read from a redundant copy, not the master playlist's first choice:
         /// its first host failed, and there is no spare left if this one does.
         case onBackup = "on_backup"
@@ -42,8 +50,12 @@ package struct TagLossWatch: Sendable {
     /// When a Nielsen tag was last delivered.
     public private(set) var lastTag: Double?
     private var lastCreditable: Double?
+    /// When the playlist last listed a new segment (read or not).
     private var lastSegment: Double?
     private var staleAfter: Double?
+    private var reloadsFailing = false
+    /// Segments given up on since the last one read.
+    public private(set) var failingSegments = 0
     private var onBackup = false
     private var unreadable = false
     private let start: Double
@@ -58,6 +70,8 @@ package struct TagLossWatch: Sendable {
         staleAfter = isLive ? targetDuration.map { 3 * $0 } : nil
         lastSegment = now
         unreadable = false
+        reloadsFailing = false
+        failingSegments = 0
     }
 
     /// An attempt to open the stream failed: unreadable until `opened`.
@@ -72,6 +86,21 @@ package struct TagLossWatch: Sendable {
 
     public mutating func segmentRead(at now: Double) {
         lastSegment = now
+        failingSegments = 0
+        reloadsFailing = false
+    }
+
+    /// A segment the playlist listed could not be read, after its retries: the playlist
+    /// advanced, the segment failed.
+    public mutating func segmentFailed(at now: Double) {
+        lastSegment = now
+        failingSegments += 1
+        reloadsFailing = false
+    }
+
+    /// A reload of the playlist failed (`true`, after its retries) or succeeded again (`false`).
+    public mutating func playlistFailing(_ failing: Bool) {
+        reloadsFailing = failing
     }
 
     /// The stream is read from a redundant copy (`onBackup`), or from its first choice again.
@@ -87,7 +116,13 @@ package struct TagLossWatch: Sendable {
         } else if now - (lastCreditable ?? start) >= alertAfter {
             due.insert(.onlyUncreditableTags)
         }
-        if let staleAfter, let lastSegment, now - lastSegment >= staleAfter { due.insert(.playlistStale) }
+        // Stale is a playlist that answers without advancing: one that does not answer is unreachable.
+        if reloadsFailing {
+            due.insert(.playlistUnreachable)
+        } else if let staleAfter, let lastSegment, now - lastSegment >= staleAfter {
+            due.insert(.playlistStale)
+        }
+        if failingSegments > 0 { due.insert(.segmentsFailing) }
         if onBackup { due.insert(.onBackup) }
         if unreadable { due.insert(.streamUnreadable) }
         let started = due.subtracting(active).map { Change(alert: $0, active: true, at: now) }
@@ -105,7 +140,7 @@ package struct TagLossWatch: Sendable {
             times.append((lastTag ?? start) + alertAfter)
             if !active.contains(.onlyUncreditableTags) { times.append((lastCreditable ?? start) + alertAfter) }
         }
-        if !active.contains(.playlistStale), let staleAfter, let lastSegment { times.append(lastSegment + staleAfter) }
+        if !active.contains(.playlistStale), !reloadsFailing, let staleAfter, let lastSegment { times.append(lastSegment + staleAfter) }
         return times.min()
     }
 }

@@ -14,13 +14,26 @@ package struct CoverageReport: Codable, Sendable {
     /// The days asked for that had not begun when the report was made: nothing of them is
     /// reported (a daily job's date taken in another zone meets one).
     package var notBegun: [String]
+    /// The first and last days the source holds records of (`nil`: none): said when the days
+    /// asked for have no channel on air, so that an empty report says where the records are.
+    package var holds: Holds?
 
-    package init(generated: String, timeZone: String, days: [String], source: String, channels: [ChannelDay], notBegun: [String] = []) {
-        (self.generated, self.timeZone, self.days, self.source, self.channels) = (generated, timeZone, days, source, channels)
-        self.notBegun = notBegun
+    package struct Holds: Codable, Sendable, Equatable {
+        package var first: String
+        package var last: String
+
+        package init(first: String, last: String) { (self.first, self.last) = (first, last) }
     }
 
-    enum CodingKeys: String, CodingKey { case generated, timeZone = "time_zone", days, source, channels, notBegun = "not_begun" }
+    package init(generated: String, timeZone: String, days: [String], source: String, channels: [ChannelDay], notBegun: [String] = [],
+                 holds: Holds? = nil) {
+        (self.generated, self.timeZone, self.days, self.source, self.channels) = (generated, timeZone, days, source, channels)
+        (self.notBegun, self.holds) = (notBegun, holds)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case generated, timeZone = "time_zone", days, source, channels, notBegun = "not_begun", holds = "source_holds"
+    }
 
     /// The gaps of every channel and day, the longest first.
     package var worstGaps: [(channel: String, day: String, gap: ChannelDay.Gap)] {
@@ -73,6 +86,14 @@ package struct ReportCalendar: Sendable {
         let starts = days.compactMap { bounds(of: $0)?.lowerBound }
         guard starts.count == days.count, zip(starts, starts.dropFirst()).allSatisfy({ $0 < $1 }) else { return nil }
         return days
+    }
+
+    /// `time` as a time of `day`, whose end (`bounds.upperBound`) is `24:00:00` of it (ISO
+    /// 8601's end of a day), not the next day's midnight: a gap to the end of the day stays in it.
+    package func time(_ time: Double, of day: String, bounds: Range<Double>) -> String {
+        guard time == bounds.upperBound else { return self.time(time) }
+        let before = self.time(bounds.upperBound - 1)
+        return day + "T24:00:00" + before.dropFirst(19)
     }
 
     /// `time` as ISO 8601 in the zone, to the second: `2026-11-20T14:03:07+01:00`.

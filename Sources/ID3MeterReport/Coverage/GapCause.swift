@@ -9,7 +9,14 @@ package enum GapCause: String, Codable, Sendable, CaseIterable, Comparable {
     case silent
     /// The stream could not be opened (`stream_unreadable`).
     case streamUnreadable = "stream_unreadable"
-    /// The live playlist stopped advancing (`playlist_stale`).
+    /// The playlist (or MPD) could not be loaded: its reloads failed (`playlist_unreachable`,
+    /// `playlist_failed` records).
+    case playlistUnreachable = "playlist_unreachable"
+    /// The playlist advanced and its segments failed (`segments_failing`, `segment_failed`
+    /// records). Before `playlistStale`: a segment's retries can outlast three target durations,
+    /// and the segments it lists are how the meter knows the playlist advanced.
+    case segmentsFailing = "segments_failing"
+    /// The live playlist answered and stopped advancing (`playlist_stale`).
     case playlistStale = "playlist_stale"
     /// Tags came, but only placeholder-CID, INFO or invalid ones (`only_uncreditable_tags`).
     case onlyUncreditableTags = "only_uncreditable_tags"

@@ -19,6 +19,10 @@ extension CoverageReport {
             <p class="note">A minute is credited when some meter delivered a creditable tag in it (valid, DATA, PC CID known). \
             A gap is 30 s or more on air without one.</p>
             """
+        if channels.isEmpty, notBegun.count < days.count {
+            body += "<p class=\"problem\">No channel was on air on these days: "
+                + (holds.map { "the records are of \(h($0.first)) to \(h($0.last))." } ?? "the source holds no records.") + "</p>"
+        }
         if !notBegun.isEmpty {
             body += """
                 <p class="problem">\(h(notBegun.joined(separator: ", "))) had not begun when the report was made: \

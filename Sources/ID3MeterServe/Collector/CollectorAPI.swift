@@ -112,7 +112,7 @@ public struct CollectorAPI: Sendable {
             receipt = try await store.store(batch)
         } catch {
             metrics.failed.increment()
-            logger.error("\(error)")
+            logger.error("\(error); answered 503: the meter keeps the batch and sends it again")
             var response = Self.answer(.serviceUnavailable, ["error": "\(error)"])
             response.headers[.retryAfter] = "5"
             return response

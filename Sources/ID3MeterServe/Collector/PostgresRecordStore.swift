@@ -111,6 +111,13 @@ public final class PostgresRecordStore: RecordStore {
     /// A failure in words: PostgreSQL's own message when the server sent one (a refused login, a
     /// missing database), else the error as it is.
     private static func words(_ error: any Error) -> String {
+        // A transaction's failure wraps the statement's (or the commit's): say that one.
+        if let transaction = error as? PostgresTransactionError {
+            if let failed = transaction.closureError { return words(failed) }
+            if let failed = transaction.commitError { return "the commit failed: " + words(failed) }
+            if let failed = transaction.beginError { return "the transaction could not begin: " + words(failed) }
+            return "the transaction failed"
+        }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] { return message }
         return error.underlying.map { "\($0)" } ?? "\(error.code)"

@@ -88,7 +88,7 @@ public actor SQLiteRecordStore: RecordStore {
         do {
             return try await transaction { try await CollectorSchema.store(batch, run: self.rows) }
         } catch {
-            throw StoreError("cannot store batch \(batch.id): \(error)")
+            throw StoreError("cannot store batch \(batch.id): \((error as? SQLiteError)?.message ?? "\(error)")")
         }
     }
 

@@ -26,6 +26,8 @@ public final class ChannelRun: Sendable {
         var lastDelivery: ResumePoint?
         /// Why the stream could not be opened, for the `stream_unreadable` alert's words.
         var unreadableReason: String?
+        /// The last segment or reload given up on, for the words of the alert it starts.
+        var lastFetchFailure: String?
     }
 
     /// The longest pause before a stream that could not be opened is tried again, in seconds.
@@ -210,18 +212,29 @@ public final class ChannelRun: Sendable {
                 case .segmentSkipped:
                     state.status.segmentsFailed += 1
                     metrics.segmentsFailed.increment()
+                    state.watch.segmentFailed(at: at)
+                    state.lastFetchFailure = failure.kind.description
                 case .leftLiveWindow(let sequences):
                     state.status.segmentsFailed += sequences.count
                     metrics.segmentsFailed.increment(by: sequences.count)
                 case .reloadFailed:
                     state.status.playlistReloadFailures += 1
                     metrics.reloadFailures.increment()
+                    state.watch.playlistFailing(true)
+                    state.lastFetchFailure = failure.kind.description
                 default:
                     break
                 }
-            case .tag, .malformed, .warning, .resumed, .mediaTime:
+            case .warning(let warning):
+                if case .reloadRecovered = warning.kind { state.watch.playlistFailing(false) }
+            case .tag, .malformed, .resumed, .mediaTime:
                 break
             }
+        }
+        // The segment or reload given up on is a record: what the report counts and names the fault by.
+        if case .failure(let failure) = event, let record = MeterRecord.fetchFailed(failure, channel: config.name, at: Date()) {
+            await write(record)
+            await check()
         }
         if case .resumed(let resumption) = event, let resume {
             let record = MeterRecord.resume(resumption, from: resume, at: Date())
@@ -229,6 +242,7 @@ public final class ChannelRun: Sendable {
             await write(record)
         }
         if case .warning(let warning) = event {
+            if case .reloadRecovered = warning.kind { await check() }
             log.log(.warning, "channel \(config.name): \(warning)")
             await write(.warning(warning.kind.description, channel: config.name, at: Date()))
             if case .switchedPath(_, _, let onBackup, _) = warning.kind {
@@ -274,11 +288,11 @@ public final class ChannelRun: Sendable {
             case _ where state.watch.lastTag != nil: state.status.state = .playing
             default: break
             }
-            return (changes, state.unreadableReason)
+            return (changes, (unreadable: state.unreadableReason, failure: state.lastFetchFailure))
         }
         for change in changes {
             metrics.alerts[change.alert]?.record(change.active ? 1 : 0)
-            let message = Self.words(change.alert, alertAfter: config.alertAfter, unreadable: reason)
+            let message = Self.words(change.alert, alertAfter: config.alertAfter, unreadable: reason.unreadable, lastFailure: reason.failure)
             // An unreadable stream's log lines are the run loop's (its failure, how often it is
             // retried, its opening again): the alert is its record and its series.
             if change.alert != .streamUnreadable {
@@ -300,12 +314,14 @@ public final class ChannelRun: Sendable {
         await write(.alert("failing_checks", active: active, channel: config.name, message: message, at: Date()))
     }
 
-    private static func words(_ alert: TagLossWatch.Alert, alertAfter: Double, unreadable reason: String?) -> String {
+    private static func words(_ alert: TagLossWatch.Alert, alertAfter: Double, unreadable reason: String?, lastFailure: String?) -> String {
         let seconds = alertAfter == alertAfter.rounded() ? String(Int(alertAfter)) : String(alertAfter)
         return switch alert {
         case .noTags: "no Nielsen tag for \(seconds) s"
         case .onlyUncreditableTags: "only invalid or placeholder-CID tags for \(seconds) s"
-        case .playlistStale: "the playlist has not advanced for three target durations"
+        case .playlistUnreachable: "the playlist cannot be loaded: \(lastFailure ?? "no reason given")"
+        case .playlistStale: "the playlist answers and has not advanced for three target durations"
+        case .segmentsFailing: "the playlist advances and its segments fail: \(lastFailure ?? "no reason given")"
         case .onBackup: "read from a redundant copy of the stream: its first host failed"
         case .streamUnreadable: "the stream could not be opened: \(reason ?? "no reason given")"
         }

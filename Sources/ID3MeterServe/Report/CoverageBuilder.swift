@@ -21,11 +21,15 @@ package struct CoverageBuilder: Sendable {
         let known = days.compactMap { day in calendar.bounds(of: day).map { (day: day, bounds: $0) } }
         let begun = known.filter { $0.bounds.lowerBound < now }
         let notBegun = known.filter { $0.bounds.lowerBound >= now }.map(\.day)
+        let all = try await reading.channels()
+        let holds = all.map(\.firstAt).min().flatMap { first in
+            all.map { max($0.lastAt, $0.deletedAt ?? $0.lastAt) }.max().map { CoverageReport.Holds(first: calendar.day(of: first), last: calendar.day(of: $0)) }
+        }
         guard let from = begun.map(\.bounds.lowerBound).min(), let to = begun.map(\.bounds.upperBound).max() else {
             return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: [],
-                                  notBegun: notBegun)
+                                  notBegun: notBegun, holds: holds)
         }
-        let channels = try await reading.channels().filter {
+        let channels = all.filter {
             only?.contains($0.channel) ?? true && $0.onAir(within: from..<min(to, now)) != nil
         }
         var results: [ChannelDay] = []
@@ -38,7 +42,7 @@ package struct CoverageBuilder: Sendable {
             progress(done + 1, channels.count)
         }
         return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: results,
-                              notBegun: notBegun)
+                              notBegun: notBegun, holds: holds)
     }
 
     /// `span`'s days from its coverage and other records over all of them; a day is on air until
@@ -52,7 +56,7 @@ package struct CoverageBuilder: Sendable {
                 onAir: span.onAir(within: bounds.lowerBound..<max(bounds.lowerBound, min(bounds.upperBound, now))),
                 minutes: coverage.mapValues { Self.slice($0, near) }.filter { !$0.value.isEmpty },
                 notable: notable.filter { $0.sentAt < bounds.upperBound }, notableSince: notableSince)
-            return ChannelDay(input, time: calendar.time)
+            return ChannelDay(input) { calendar.time($0, of: day, bounds: bounds) }
         }
     }
 

@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ID3MeterCore
+import ID3MeterReport
+@testable import ID3MeterServe
+import SampleGenerator
+
+/// Issue 55: a line-up of live channels, each given one fault for 36 s of its minute, metered
+/// by `serve`'s line-up and read back by the report: every fault is named by its own cause, in
+/// the alerts, in the records and as the gap's first cause.
+@Suite("The operator's truth: each fault named for what it is", .serialized, .timeLimit(.minutes(4)))
+struct FaultMatrixTests {
+    /// Seconds after a channel's first request during which its fault holds.
+    static let window = 12.0..<48.0
+
+    /// Each channel's own clock (from its first request), the playlist it served last before
+    /// its fault, and the first segment its CDN refused.
+    final class Script: Sendable {
+        private let state = Mutex<(first: [String: Date], frozen: [String: LocalHTTPServer.Response], refused: [String: Int])>(([:], [:], [:]))
+
+        func elapsed(_ channel: String) -> Double {
+            state.withLock { -($0.first[channel, default: Date()]).timeIntervalSinceNow }
+        }
+
+        func started(_ channel: String) { state.withLock { state in if state.first[channel] == nil { state.first[channel] = Date() } } }
+        func keep(_ playlist: LocalHTTPServer.Response, of channel: String) { state.withLock { $0.frozen[channel] = playlist } }
+        func frozen(_ channel: String) -> LocalHTTPServer.Response? { state.withLock { $0.frozen[channel] } }
+        func refused(_ segment: Int, of channel: String) { state.withLock { state in if state.refused[channel] == nil { state.refused[channel] = segment } } }
+        func firstRefused(_ channel: String) -> Int? { state.withLock { $0.refused[channel] } }
+    }
+
+    static func channel(seed: UInt64, untagged: Range<Int> = 0..<0) -> LiveChannel {
+        LiveChannel(preroll: 3) { date in
+            var stream = LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 6, segmentCount: 60, startDate: date)
+            stream.seed = seed
+            stream.untagged = untagged
+            return stream
+        }
+    }
+
+    @Test func eachFaultIsNamedInTheAlertsTheRecordsAndTheReport() async throws {
+        let script = Script()
+        let channels = ["cdn": Self.channel(seed: 11), "origin": Self.channel(seed: 12), "frozen": Self.channel(seed: 13),
+                        "untagged": Self.channel(seed: 14, untagged: 15..<51), "good": Self.channel(seed: 15)]
+        let server = try LineupServer(channels) { name, request in
+            script.started(name)
+            let during = Self.window.contains(script.elapsed(name))
+            switch name {
+            case "cdn" where during && request.path.hasPrefix("seg"):
+                script.refused(Int(request.path.dropFirst(3).prefix { $0.isNumber }) ?? -1, of: name)
+                return LocalHTTPServer.Response(status: 404)
+            case "origin" where during && request.path == "live.m3u8":
+                return LocalHTTPServer.Response(status: 503)
+            case "frozen" where request.path == "live.m3u8":
+                if during, let frozen = script.frozen(name) { return frozen }
+                let response = channels[name]!.respond(to: request)
+                script.keep(response, of: name)
+                return response
+            default:
+                return nil
+            }
+        }
+        defer { server.stop() }
+        let running = try await RunningLineup(channels.keys.sorted(), of: server)
+        let (statuses, ended) = try await running.statuses(within: 120) { $0.allSatisfy { [.ended, .failed].contains($0.state) } }
+        await running.lineup.removeAll()
+        #expect(ended, "\(statuses)")
+
+        // The alerts: each fault's own, and not another's.
+        // Until the stream's end (a channel whose stream ended is not torn down at once here).
+        func alerts(_ channel: String) -> Set<String> {
+            let end = running.deliveries(channel).last?.sentAt ?? 0
+            return Set(running.alerts(channel).filter { $0.active && $0.sentAt < end }.map(\.name)).subtracting(["failing_checks"])
+        }
+        #expect(alerts("cdn").contains("segments_failing") && !alerts("cdn").contains("playlist_stale"), "\(alerts("cdn"))")
+        #expect(alerts("origin").contains("playlist_unreachable") && !alerts("origin").contains("segments_failing"), "\(alerts("origin"))")
+        #expect(alerts("frozen").contains("playlist_stale") && !alerts("frozen").contains("playlist_unreachable"), "\(alerts("frozen"))")
+        #expect(alerts("untagged") == ["no_tags"], "\(alerts("untagged"))")
+        #expect(alerts("good").isEmpty, "\(alerts("good"))")
+
+        // The records of what was given up on: each segment refused, with its number and status.
+        func custom(_ channel: String, _ type: String) -> [MeterRecord.Custom] {
+            running.records(channel).compactMap { if case .custom(let custom) = $0.content, custom.type == type { custom } else { nil } }
+        }
+        let refused = custom("cdn", "segment_failed")
+        #expect(refused.count >= 30 && refused.allSatisfy { $0.fields["reason"] == "http" && $0.fields["status"] == "404" }, "\(refused.prefix(3))")
+        #expect(refused.first?.fields["media_sequence"] == script.firstRefused("cdn").map(String.init), "\(refused.first?.fields ?? [:])")
+        #expect(refused.allSatisfy { $0.fields["url"]?.hasSuffix(".ts") == true && $0.fields["attempts"] != nil })
+        let reloads = custom("origin", "playlist_failed")
+        #expect(!reloads.isEmpty && reloads.allSatisfy { $0.fields["status"] == "503" }, "\(reloads.prefix(3))")
+        #expect(custom("frozen", "segment_failed").isEmpty && custom("frozen", "playlist_failed").isEmpty)
+
+        // The report from those records: each channel's gap, its first cause the fault's.
+        let lines = running.collected.all.map { String(decoding: $0.jsonLine, as: UTF8.self) }.joined(separator: "\n")
+        let files = RecordFiles(bytes: Data(lines.utf8), name: "lineup")
+        let calendar = ReportCalendar(zone: TimeZone(identifier: "UTC")!)
+        // The report's time: the good channel's last tag, before any stream's end.
+        let now = try #require(running.deliveries("good").last?.sentAt)
+        let days = try #require(calendar.days(ending: calendar.day(of: now), count: 2))
+        let report = try await CoverageBuilder(calendar: calendar, now: now).report(days: days, from: files, source: "records")
+        func gaps(_ channel: String) -> [ChannelDay.Gap] { report.channels.filter { $0.channel == channel }.flatMap(\.gaps) }
+        for (channel, cause, words) in [("cdn", GapCause.segmentsFailing, "HTTP 404"), ("origin", .playlistUnreachable, "HTTP 503"),
+                                        ("frozen", .playlistStale, "advanced"), ("untagged", .noTags, "without Nielsen tags")] {
+            let found = gaps(channel).filter { $0.seconds >= 30 }
+            #expect(found.count == 1, "\(channel): \(gaps(channel))")
+            guard let gap = found.first else { continue }
+            #expect(gap.seconds <= 45, "\(channel): \(gap.seconds) s")
+            #expect(gap.causes.first?.kind == cause && gap.causes.first?.detail.contains(words) == true, "\(channel): \(gap.causes)")
+        }
+        #expect(gaps("good").isEmpty, "\(gaps("good"))")
+
+        // The CDN's gap starts at the last tag of the segment before the first refused one.
+        if let first = script.firstRefused("cdn"), let gap = gaps("cdn").first(where: { $0.seconds >= 30 }),
+           let live = channels["cdn"]?.liveStream, let lastOwner = live.tags(inSegment: first - 1).last?.owner {
+            let delivered = running.deliveries("cdn").first { $0.payload == lastOwner }
+            #expect(delivered.map { abs($0.sentAt - gap.start) < 1 } == true, "gap from \(gap.from); the last tag before the fault at \(String(describing: delivered?.sentAt))")
+        }
+    }
+}
