@@ -13,6 +13,7 @@ enum RecordText {
                 + "\(alert.active ? "starts" : "ends"): \(alert.message ?? "")"
         case .loss(let loss): "\(time)  loss \(loss.message)"
         case .warning(let warning): "\(time)  warning \(record.channel ?? "") \(warning.message)"
+        case .fetchFailure(let failure): "\(time)  \(record.type) \(record.channel ?? "") \(failure.message)"
         case .custom(let custom) where custom.type == "config_change": "\(time)  config \(custom.message ?? "")"
         case .custom(let custom): "\(time)  \(custom.type) \(custom.message ?? "")"
         case .delivery(let delivery):

@@ -13,11 +13,13 @@ struct CoverageReportTests {
     static let planted = PlantedLineupDay()
     static let arguments = ["--day", PlantedLineupDay.day, "--time-zone", PlantedLineupDay.zone]
 
-    /// `time` as the report writes it, by Foundation's own ISO 8601 formatter.
+    /// `time` as the report writes it, by Foundation's own ISO 8601 formatter; the day's end as
+    /// ISO 8601's 24:00:00 of the day.
     static func iso(_ time: Double) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: PlantedLineupDay.zone)
-        return formatter.string(from: Date(timeIntervalSince1970: time))
+        guard time == PlantedLineupDay.start + 86_400 else { return formatter.string(from: Date(timeIntervalSince1970: time)) }
+        return PlantedLineupDay.day + "T24:00:00" + formatter.string(from: Date(timeIntervalSince1970: time - 1)).suffix(6)
     }
 
     /// The channel's time on air within the day: from its first record to its deletion or the day's end.

@@ -80,16 +80,20 @@ struct FaultMatrixTests {
         #expect(alerts("good").isEmpty, "\(alerts("good"))")
 
         // The records of what was given up on: each segment refused, with its number and status.
-        func custom(_ channel: String, _ type: String) -> [MeterRecord.Custom] {
-            running.records(channel).compactMap { if case .custom(let custom) = $0.content, custom.type == type { custom } else { nil } }
+        func failures(_ channel: String, _ resource: MeterRecord.FetchFailure.Resource) -> [MeterRecord.FetchFailure] {
+            running.records(channel).compactMap { if case .fetchFailure(let failure) = $0.content, failure.resource == resource { failure } else { nil } }
         }
-        let refused = custom("cdn", "segment_failed")
-        #expect(refused.count >= 30 && refused.allSatisfy { $0.fields["reason"] == "http" && $0.fields["status"] == "404" }, "\(refused.prefix(3))")
-        #expect(refused.first?.fields["media_sequence"] == script.firstRefused("cdn").map(String.init), "\(refused.first?.fields ?? [:])")
-        #expect(refused.allSatisfy { $0.fields["url"]?.hasSuffix(".ts") == true && $0.fields["attempts"] != nil })
-        let reloads = custom("origin", "playlist_failed")
-        #expect(!reloads.isEmpty && reloads.allSatisfy { $0.fields["status"] == "503" }, "\(reloads.prefix(3))")
-        #expect(custom("frozen", "segment_failed").isEmpty && custom("frozen", "playlist_failed").isEmpty)
+        let refused = failures("cdn", .segment)
+        #expect(refused.count >= 30 && refused.allSatisfy { $0.reason == "http" && $0.status == 404 }, "\(refused.prefix(3))")
+        #expect(refused.first?.mediaSequence == script.firstRefused("cdn"), "\(String(describing: refused.first))")
+        #expect(refused.allSatisfy { $0.url?.hasSuffix(".ts") == true && $0.attempts == 3 })
+        #expect(Set(refused.compactMap(\.mediaSequence)).count == refused.count, "each segment once")
+        let reloads = failures("origin", .playlist)
+        #expect(!reloads.isEmpty && reloads.allSatisfy { $0.status == 503 && $0.url?.hasSuffix("live.m3u8") == true }, "\(reloads.prefix(3))")
+        #expect(failures("frozen", .segment).isEmpty && failures("frozen", .playlist).isEmpty && failures("good", .segment).isEmpty)
+        // As JSON, each is a record of its own type that reads back the same.
+        let line = try #require(running.records("cdn").first { $0.type == "segment_failed" })
+        #expect(try JSONDecoder().decode(MeterRecord.self, from: Data(line.jsonLine)) == line)
 
         // The report from those records: each channel's gap, its first cause the fault's.
         let lines = running.collected.all.map { String(decoding: $0.jsonLine, as: UTF8.self) }.joined(separator: "\n")
@@ -110,11 +114,69 @@ struct FaultMatrixTests {
         }
         #expect(gaps("good").isEmpty, "\(gaps("good"))")
 
+        // The same records through `collect`, read back by `report --database`: the same causes.
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("records.db").path
+        let collector = try CollectTests.RunningCollector(database: database)
+        let posted = try await CollectTests.post(#"{"batch":"matrix","records":[\#(lines.split(separator: "\n").joined(separator: ","))]}"#,
+                                                 to: collector.url)
+        collector.stop()
+        #expect(posted.status == 200, "\(posted)")
+        let fromDatabase = try Command.run(["report", "--database", database, "--day", days[1], "--days", "2", "--time-zone", "UTC", "--format", "json"])
+        let stored = try JSONDecoder().decode(CoverageReport.self, from: Data(fromDatabase.stdout.utf8))
+        for channel in ["cdn", "origin", "frozen", "untagged"] {
+            let first = { (report: CoverageReport) in
+                report.channels.filter { $0.channel == channel }.flatMap(\.gaps).first { $0.seconds >= 30 }?.causes.first?.kind
+            }
+            #expect(first(stored) != nil && first(stored) == first(report), "\(channel): \(String(describing: first(stored)))")
+        }
+
         // The CDN's gap starts at the last tag of the segment before the first refused one.
         if let first = script.firstRefused("cdn"), let gap = gaps("cdn").first(where: { $0.seconds >= 30 }),
            let live = channels["cdn"]?.liveStream, let lastOwner = live.tags(inSegment: first - 1).last?.owner {
             let delivered = running.deliveries("cdn").first { $0.payload == lastOwner }
             #expect(delivered.map { abs($0.sentAt - gap.start) < 1 } == true, "gap from \(gap.from); the last tag before the fault at \(String(describing: delivered?.sentAt))")
         }
+    }
+
+    /// A meter killed with an alert open, and started again, ended that alert when it started
+    /// (it raises what is still true anew): a later gap is not put down to it. The end of a day
+    /// is 24:00:00 of it; a report of days without records says which days the records are of.
+    @Test func aRestartedMetersOldAlertEndsAtItsStartAndMidnightStaysInItsDay() async throws {
+        let day = 1_795_046_400.0 // 2026-11-19T00:00:00Z
+        var factory = NielsenTagFactory(seed: 5)
+        func delivery(_ at: Double) -> String {
+            var record = MeterRecord.delivery(factory.owner(secondsIntoDay: Int(at - day)), context: TagContext(pts: 0, origin: TagOrigin(source: "s"), programDateTime: nil),
+                                              at: Date(timeIntervalSince1970: at))
+            (record.channel, record.meter) = ("news", "a")
+            return String(decoding: record.jsonLine, as: UTF8.self)
+        }
+        let lines = stride(from: day + 60, to: day + 100, by: 2).map(delivery)
+            + [#"{"type":"alert","alert":"no_tags","active":true,"message":"no Nielsen tag for 30 s","sent_at":\#(day + 130),"channel":"news","meter":"a"}"#,
+               #"{"type":"event","event":2001,"message":"startup","sent_at":\#(day + 300),"channel":"news","meter":"a"}"#]
+            + stride(from: day + 310, to: day + 400, by: 2).map(delivery)
+            + stride(from: day + 500, to: day + 86_399, by: 2).map(delivery)
+        let files = RecordFiles(bytes: Data(lines.joined(separator: "\n").utf8), name: "f")
+        let calendar = ReportCalendar(zone: TimeZone(identifier: "UTC")!)
+        let report = try await CoverageBuilder(calendar: calendar, now: day + 2 * 86_400).report(days: ["2026-11-19"], from: files, source: "f")
+        let gaps = try #require(report.channels.first { $0.channel == "news" }).gaps
+        #expect(gaps.map(\.seconds) == [212, 102], "\(gaps)")
+        #expect(gaps.first?.causes.map(\.kind).contains(.noTags) == true, "\(gaps.first?.causes ?? [])")
+        let later = try #require(gaps.first { $0.from.hasSuffix("T00:06:38+00:00") }, "\(gaps)")
+        #expect(!later.causes.map(\.kind).contains(.noTags), "the alert ended when meter a started again: \(later.causes)")
+        let day1 = try #require(report.channels.first)
+        #expect(day1.onAirTo == "2026-11-19T24:00:00+00:00", "\(String(describing: day1.onAirTo))")
+
+        // The day before the records begin (a database holding today alone, asked for yesterday).
+        let empty = try await CoverageBuilder(calendar: calendar, now: day + 40 * 86_400).report(days: ["2026-11-18"], from: files, source: "f")
+        #expect(empty.channels.isEmpty && empty.holds == CoverageReport.Holds(first: "2026-11-19", last: "2026-11-19"), "\(String(describing: empty.holds))")
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("records.jsonl")
+        try Data(lines.joined(separator: "\n").utf8).write(to: file)
+        let said = try Command.run(["report", file.path, "--day", "2026-11-18", "--time-zone", "UTC"])
+        #expect(said.status == 0 && said.stderr.contains("no channel was on air on 2026-11-18") && said.stderr.contains("the records are of 2026-11-19 to 2026-11-19"),
+                "\(said.stderr)")
     }
 }

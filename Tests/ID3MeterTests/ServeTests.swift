@@ -152,8 +152,10 @@ extension ServeTests {
         #expect(alert.sentAt - lastOfK >= 2 && alert.sentAt - lastOfK <= 3, "alerted \(alert.sentAt - lastOfK) s after k's last tag")
         // What k had buffered (three 1 s segments, its join) still played.
         #expect(lastOfK <= killedAt + 4)
-        // Its playlist stopped too: stale after three target durations.
-        #expect(running.alerts("k").contains { $0.name == "playlist_stale" && $0.active })
+        // Its playlist answers 404 too: unreachable, in words, not stale (issue 55).
+        #expect(running.alerts("k").contains { $0.name == "playlist_unreachable" && $0.active && $0.message?.contains("404") == true },
+                "\(running.alerts("k"))")
+        #expect(!running.alerts("k").contains { $0.name == "playlist_stale" })
 
         let a = try #require(server.channels["a"])
         #expect(running.deliveries("a").compactMap(\.payload) == a.owners(from: try #require(a.joinSegment(back: 3))))

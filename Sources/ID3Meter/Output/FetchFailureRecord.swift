@@ -2,44 +2,33 @@ import Foundation
 import ID3MeterCore
 
 /// The record of a segment the meter gave up on, or of a playlist (or MPD) reload that failed
-/// after its retries: what the report counts a channel's lost segments by, and names their
-/// fault with (docs/RELIABILITY.md). `segment_failed` and `playlist_failed` records carry the
-/// input, the URL without its query (a CDN token is a secret), the media sequence, the reason
-/// (`http`, `timeout`, `tls`, `connection`, `unreadable`, `refused`, `other`), the HTTP status
-/// and the attempts, as strings (a custom kind's fields), and the failure in words.
+/// after its retries (`MeterRecord.FetchFailure`), from the failure the walk emitted.
 extension MeterRecord {
     package static func fetchFailed(_ failure: InputFailure, channel: String?, at date: Date) -> MeterRecord? {
-        let (type, sequence, error): (String, Int?, (any Error & Sendable)?)
+        let (resource, sequence, error): (FetchFailure.Resource, Int?, (any Error & Sendable)?)
         switch failure.kind {
-        case .segmentSkipped(let mediaSequence, let cause): (type, sequence, error) = ("segment_failed", mediaSequence, cause)
-        case .reloadFailed(let cause): (type, sequence, error) = ("playlist_failed", nil, cause)
+        case .segmentSkipped(let mediaSequence, let cause): (resource, sequence, error) = (.segment, mediaSequence, cause)
+        case .reloadFailed(let cause): (resource, sequence, error) = (.playlist, nil, cause)
         default: return nil
         }
-        let reason = (error as? SegmentLoadError).map(FetchReason.init) ?? FetchReason(reason: "other", status: nil, attempts: nil)
-        var fields = ["source": failure.source, "reason": reason.reason]
-        fields["url"] = (failure.segment ?? reason.url).map(Self.withoutQuery)
-        fields["media_sequence"] = sequence.map(String.init)
-        fields["status"] = reason.status.map(String.init)
-        fields["attempts"] = reason.attempts.map(String.init)
-        return MeterRecord(sentAt: date.timeIntervalSince1970, channel: channel,
-                           .custom(Custom(type: type, message: failure.kind.description, fields: fields)))
-    }
-
-    private static func withoutQuery(_ url: String) -> String {
-        String(url.prefix { $0 != "?" && $0 != "#" })
+        // A fetch cut short by the meter's own stop is no fault of the stream's.
+        if case .fetch(let fetch, _, _) = error as? SegmentLoadError, fetch.isCancelled { return nil }
+        let why = (error as? SegmentLoadError).map(FetchReason.init) ?? FetchReason()
+        let url = (failure.segment ?? why.url).map { String($0.prefix { $0 != "?" && $0 != "#" }) }
+        return MeterRecord(sentAt: date.timeIntervalSince1970, channel: channel, .fetchFailure(FetchFailure(
+            resource: resource, source: failure.source, url: url, mediaSequence: sequence, reason: why.reason, status: why.status,
+            attempts: why.attempts, message: failure.kind.description)))
     }
 }
 
 /// What kind of failure a fetch was, for a record's `reason`.
 private struct FetchReason {
-    var reason: String
+    var reason = "other"
     var status: Int?
     var attempts: Int?
     var url: String?
 
-    init(reason: String, status: Int?, attempts: Int?) {
-        (self.reason, self.status, self.attempts) = (reason, status, attempts)
-    }
+    init() {}
 
     init(_ error: SegmentLoadError) {
         switch error {
@@ -55,13 +44,13 @@ private struct FetchReason {
             case .tls: reason = "tls"
             case .connection: reason = "connection"
             case .refused, .redirect: reason = "refused"
-            default: reason = "other"
+            default: break
             }
         case .refused: reason = "refused"
         case .unreadablePlaylist(let url, _), .unreadableMPD(let url, _):
             reason = "unreadable"
             self.url = url
-        default: reason = "other"
+        default: break
         }
     }
 }

@@ -26,6 +26,9 @@ public struct MeterRecord: Codable, Sendable, Equatable {
         case resume(Resume)
         case loss(Loss)
         case warning(Warning)
+        /// A segment given up on (`segment_failed`), or a reload of the playlist or MPD that
+        /// failed after its retries (`playlist_failed`).
+        case fetchFailure(FetchFailure)
         /// A kind the library does not make: the application's own (`serve`'s `config_change`),
         /// or one written by a later version, read back.
         case custom(Custom)
@@ -137,6 +140,33 @@ public struct MeterRecord: Codable, Sendable, Equatable {
         public init(_ message: String) { self.message = message }
     }
 
+    /// A fetch the meter gave up on: what the report counts a channel's lost segments by, and
+    /// names their fault with (docs/RELIABILITY.md).
+    public struct FetchFailure: Sendable, Equatable {
+        public enum Resource: String, Sendable {
+            case segment, playlist
+        }
+
+        public var resource: Resource
+        /// The input metered.
+        public var source: String
+        /// The segment's or playlist's URL, without its query (a CDN token is a secret).
+        public var url: String?
+        public var mediaSequence: Int?
+        /// How it failed: `http`, `timeout`, `tls`, `connection`, `refused`, `unreadable`, `other`.
+        public var reason: String
+        /// The HTTP status, for `http`.
+        public var status: Int?
+        public var attempts: Int?
+        public var message: String
+
+        public init(resource: Resource, source: String, url: String?, mediaSequence: Int?, reason: String, status: Int?, attempts: Int?,
+                    message: String) {
+            (self.resource, self.source, self.url, self.mediaSequence) = (resource, source, url, mediaSequence)
+            (self.reason, self.status, self.attempts, self.message) = (reason, status, attempts, message)
+        }
+    }
+
     /// A record of a kind the library does not make: its `type`, its words and its other
     /// fields, all strings. A `type` of the library's own kinds is read back as that kind.
     public struct Custom: Sendable, Equatable {
@@ -161,6 +191,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
         case .resume: "resume"
         case .loss: "loss"
         case .warning: "warning"
+        case .fetchFailure(let failure): "\(failure.resource.rawValue)_failed"
         case .custom(let custom): custom.type
         }
     }
@@ -174,6 +205,7 @@ public struct MeterRecord: Codable, Sendable, Equatable {
         case .resume(let resume): resume.message
         case .loss(let loss): loss.message
         case .warning(let warning): warning.message
+        case .fetchFailure(let failure): failure.message
         case .custom(let custom): custom.message
         }
     }

@@ -19,6 +19,7 @@ extension MeterRecord {
         static let interstitial = Key("interstitial"), event = Key("event"), alert = Key("alert"), active = Key("active")
         static let output = Key("output"), lostSeconds = Key("lost_seconds"), lostRecords = Key("lost_records")
         static let lostFrom = Key("lost_from"), lostTo = Key("lost_to")
+        static let url = Key("url"), reason = Key("reason"), status = Key("status"), attempts = Key("attempts")
 
         /// Keys a custom record's fields cannot take: the envelope's.
         static let envelope: Set<Key> = [.type, .sentAt, .channel, .meter, .message]
@@ -65,6 +66,13 @@ extension MeterRecord {
                                  message: message ?? ""))
         case "warning":
             content = .warning(Warning(message ?? ""))
+        case "segment_failed", "playlist_failed":
+            content = .fetchFailure(FetchFailure(
+                resource: try json.decode(String.self, forKey: .type) == "segment_failed" ? .segment : .playlist,
+                source: try json.decodeIfPresent(String.self, forKey: .source) ?? "", url: try json.decodeIfPresent(String.self, forKey: .url),
+                mediaSequence: try json.decodeIfPresent(Int.self, forKey: .mediaSequence), reason: try required(.reason),
+                status: try json.decodeIfPresent(Int.self, forKey: .status), attempts: try json.decodeIfPresent(Int.self, forKey: .attempts),
+                message: message ?? ""))
         case let type:
             var fields: [String: String] = [:]
             for key in json.allKeys where !Key.envelope.contains(key) {
@@ -114,6 +122,13 @@ extension MeterRecord {
             try json.encode(loss.to, forKey: .lostTo)
         case .warning:
             break
+        case .fetchFailure(let failure):
+            try json.encode(failure.source, forKey: .source)
+            try json.encodeIfPresent(failure.url, forKey: .url)
+            try json.encodeIfPresent(failure.mediaSequence, forKey: .mediaSequence)
+            try json.encode(failure.reason, forKey: .reason)
+            try json.encodeIfPresent(failure.status, forKey: .status)
+            try json.encodeIfPresent(failure.attempts, forKey: .attempts)
         case .custom(let custom):
             for (name, value) in custom.fields where !Key.envelope.contains(Key(name)) {
                 try json.encode(value, forKey: Key(name))

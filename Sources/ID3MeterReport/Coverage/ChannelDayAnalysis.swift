@@ -137,19 +137,19 @@ extension ChannelDay {
         }
         // A fault the meters recorded fetch by fetch (`segment_failed`, `playlist_failed`): how
         // many, and why, in the gap; else the alert's words, from a meter that wrote no such records.
-        func fetches(_ type: String, _ name: String, _ kind: GapCause, what: String) {
-            let failed = inside.filter { if case .custom(let custom) = $0.content { custom.type == type } else { false } }
-            guard !failed.isEmpty else { return alert(name, kind, what) }
-            let reasons = Dictionary(grouping: failed) { record -> String in
-                guard case .custom(let custom) = record.content else { return "" }
-                return custom.fields["status"].map { "HTTP \($0)" } ?? custom.fields["reason"] ?? "other"
-            }.map { "\($0.key) ×\($0.value.count)" }.sorted()
-            add(kind, "\(failed.count) \(what) (\(reasons.joined(separator: ", "))) from \(time(failed[0].sentAt))", failed.compactMap(\.meter))
+        func fetches(_ resource: MeterRecord.FetchFailure.Resource, _ name: String, _ kind: GapCause, what: String) {
+            let failed = inside.compactMap { record in
+                if case .fetchFailure(let failure) = record.content, failure.resource == resource { (record, failure) } else { nil }
+            }
+            guard let first = failed.first else { return alert(name, kind, what) }
+            let reasons = Dictionary(grouping: failed) { $0.1.status.map { "HTTP \($0)" } ?? $0.1.reason }
+                .map { "\($0.key) ×\($0.value.count)" }.sorted()
+            add(kind, "\(failed.count) \(what) (\(reasons.joined(separator: ", "))) from \(time(first.0.sentAt))", failed.compactMap(\.0.meter))
         }
         alert("stream_unreadable", .streamUnreadable, "the stream could not be opened")
-        fetches("playlist_failed", "playlist_unreachable", .playlistUnreachable, what: "reloads of the playlist failed")
+        fetches(.playlist, "playlist_unreachable", .playlistUnreachable, what: "reloads of the playlist failed")
         alert("playlist_stale", .playlistStale, "the playlist stopped advancing")
-        fetches("segment_failed", "segments_failing", .segmentsFailing, what: "segments were given up on")
+        fetches(.segment, "segments_failing", .segmentsFailing, what: "segments were given up on")
         let uncreditable = tagsInside.reduce(into: TagCounts()) {
             $0.placeholder += $1.placeholder
             $0.info += $1.info
