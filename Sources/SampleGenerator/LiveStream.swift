@@ -22,6 +22,9 @@ public struct LiveStream: Sendable {
     public var seed: UInt64 = 0
     /// Segments that carry no tag, as when an encoder loses its watermark feed.
     public var untagged: Range<Int> = 0..<0
+    /// Segments whose tags carry the placeholder PC CID (a source change the SDK has not yet
+    /// identified): valid tags that credit nobody.
+    public var placeholder: Range<Int> = 0..<0
     /// Segments the packager lists as `EXT-X-GAP` (its input failed): no media, 404 if asked for.
     public var gaps: Range<Int> = 0..<0
     /// A low-latency packager's playlist (LL-HLS): its last two segments and the one being made
@@ -94,7 +97,7 @@ public struct LiveStream: Sendable {
             let offset = Int64((Double(k) * tagInterval + tagInterval / 3) * 90_000)
             let pts = PTS.asCarried(startPTS + Int64(index) * segmentTicks + offset)
             let mediaSeconds = Int(Double(index) * segmentDuration + Double(k) * tagInterval)
-            return (pts, factory.owner(secondsIntoDay: 36_000 + mediaSeconds))
+            return (pts, factory.owner(secondsIntoDay: 36_000 + mediaSeconds, placeholder: placeholder.contains(index)))
         }
     }
 

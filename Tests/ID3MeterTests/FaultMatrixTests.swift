@@ -30,11 +30,12 @@ struct FaultMatrixTests {
         func firstRefused(_ channel: String) -> Int? { state.withLock { $0.refused[channel] } }
     }
 
-    static func channel(seed: UInt64, untagged: Range<Int> = 0..<0) -> LiveChannel {
+    static func channel(seed: UInt64, untagged: Range<Int> = 0..<0, placeholder: Range<Int> = 0..<0) -> LiveChannel {
         LiveChannel(preroll: 3) { date in
             var stream = LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 6, segmentCount: 60, startDate: date)
             stream.seed = seed
             stream.untagged = untagged
+            stream.placeholder = placeholder
             return stream
         }
     }
@@ -42,7 +43,8 @@ struct FaultMatrixTests {
     @Test func eachFaultIsNamedInTheAlertsTheRecordsAndTheReport() async throws {
         let script = Script()
         let channels = ["cdn": Self.channel(seed: 11), "origin": Self.channel(seed: 12), "frozen": Self.channel(seed: 13),
-                        "untagged": Self.channel(seed: 14, untagged: 15..<51), "good": Self.channel(seed: 15)]
+                        "untagged": Self.channel(seed: 14, untagged: 15..<51), "placeholder": Self.channel(seed: 16, placeholder: 15..<51),
+                        "good": Self.channel(seed: 15)]
         let server = try LineupServer(channels) { name, request in
             script.started(name)
             let during = Self.window.contains(script.elapsed(name))
@@ -77,6 +79,7 @@ struct FaultMatrixTests {
         #expect(alerts("origin").contains("playlist_unreachable") && !alerts("origin").contains("segments_failing"), "\(alerts("origin"))")
         #expect(alerts("frozen").contains("playlist_stale") && !alerts("frozen").contains("playlist_unreachable"), "\(alerts("frozen"))")
         #expect(alerts("untagged") == ["no_tags"], "\(alerts("untagged"))")
+        #expect(alerts("placeholder") == ["only_uncreditable_tags"], "\(alerts("placeholder"))")
         #expect(alerts("good").isEmpty, "\(alerts("good"))")
 
         // The records of what was given up on: each segment refused, with its number and status.
@@ -105,7 +108,8 @@ struct FaultMatrixTests {
         let report = try await CoverageBuilder(calendar: calendar, now: now).report(days: days, from: files, source: "records")
         func gaps(_ channel: String) -> [ChannelDay.Gap] { report.channels.filter { $0.channel == channel }.flatMap(\.gaps) }
         for (channel, cause, words) in [("cdn", GapCause.segmentsFailing, "HTTP 404"), ("origin", .playlistUnreachable, "HTTP 503"),
-                                        ("frozen", .playlistStale, "advanced"), ("untagged", .noTags, "without Nielsen tags")] {
+                                        ("frozen", .playlistStale, "advanced"), ("untagged", .noTags, "without Nielsen tags"),
+                                        ("placeholder", .onlyUncreditableTags, "placeholder-CID")] {
             let found = gaps(channel).filter { $0.seconds >= 30 }
             #expect(found.count == 1, "\(channel): \(gaps(channel))")
             guard let gap = found.first else { continue }
@@ -125,7 +129,7 @@ struct FaultMatrixTests {
         #expect(posted.status == 200, "\(posted)")
         let fromDatabase = try Command.run(["report", "--database", database, "--day", days[1], "--days", "2", "--time-zone", "UTC", "--format", "json"])
         let stored = try JSONDecoder().decode(CoverageReport.self, from: Data(fromDatabase.stdout.utf8))
-        for channel in ["cdn", "origin", "frozen", "untagged"] {
+        for channel in ["cdn", "origin", "frozen", "untagged", "placeholder"] {
             let first = { (report: CoverageReport) in
                 report.channels.filter { $0.channel == channel }.flatMap(\.gaps).first { $0.seconds >= 30 }?.causes.first?.kind
             }
