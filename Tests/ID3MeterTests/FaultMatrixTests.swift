@@ -44,11 +44,19 @@ struct FaultMatrixTests {
         let script = Script()
         let channels = ["cdn": Self.channel(seed: 11), "origin": Self.channel(seed: 12), "frozen": Self.channel(seed: 13),
                         "untagged": Self.channel(seed: 14, untagged: 15..<51), "placeholder": Self.channel(seed: 16, placeholder: 15..<51),
-                        "good": Self.channel(seed: 15)]
+                        "failover": Self.channel(seed: 17), "good": Self.channel(seed: 15)]
+        // The failover channel's copy, on another host: its master lists both.
+        let backup = try LocalHTTPServer(host: "127.0.0.2") { channels["failover"]!.respond(to: $0) }
+        defer { backup.stop() }
         let server = try LineupServer(channels) { name, request in
             script.started(name)
             let during = Self.window.contains(script.elapsed(name))
             switch name {
+            case "failover" where request.path == "master.m3u8":
+                let copy = "#EXT-X-STREAM-INF:BANDWIDTH=200000,FRAME-RATE=29.970\n"
+                return LocalHTTPServer.Response(body: Array("#EXTM3U\n\(copy)live.m3u8\n\(copy)\(backup.url("live.m3u8"))\n".utf8))
+            case "failover" where during:
+                return LocalHTTPServer.Response(status: 503)
             case "cdn" where during && request.path.hasPrefix("seg"):
                 script.refused(Int(request.path.dropFirst(3).prefix { $0.isNumber }) ?? -1, of: name)
                 return LocalHTTPServer.Response(status: 404)
@@ -81,6 +89,8 @@ struct FaultMatrixTests {
         #expect(alerts("untagged") == ["no_tags"], "\(alerts("untagged"))")
         #expect(alerts("placeholder") == ["only_uncreditable_tags"], "\(alerts("placeholder"))")
         #expect(alerts("good").isEmpty, "\(alerts("good"))")
+        #expect(alerts("failover").contains("on_backup"), "\(alerts("failover"))")
+        #expect(running.records("failover").warnings.contains { $0.contains("redundant copy at") }, "the switch is a record")
 
         // The records of what was given up on: each segment refused, with its number and status.
         func failures(_ channel: String, _ resource: MeterRecord.FetchFailure.Resource) -> [MeterRecord.FetchFailure] {
@@ -117,6 +127,8 @@ struct FaultMatrixTests {
             #expect(gap.causes.first?.kind == cause && gap.causes.first?.detail.contains(words) == true, "\(channel): \(gap.causes)")
         }
         #expect(gaps("good").isEmpty, "\(gaps("good"))")
+        // The copy saved the failover channel's audience: no gap, or one the report puts down to the failover.
+        #expect(gaps("failover").allSatisfy { $0.causes.contains { $0.kind == .failover } }, "\(gaps("failover"))")
 
         // The same records through `collect`, read back by `report --database`: the same causes.
         let folder = try Samples.temporaryFolder()
