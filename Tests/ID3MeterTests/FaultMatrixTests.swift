@@ -162,17 +162,20 @@ struct FaultMatrixTests {
     @Test func aRestartedMetersOldAlertEndsAtItsStartAndMidnightStaysInItsDay() async throws {
         let day = 1_795_046_400.0 // 2026-11-19T00:00:00Z
         var factory = NielsenTagFactory(seed: 5)
-        func delivery(_ at: Double) -> String {
+        func delivery(_ at: Double, channel: String = "news") -> String {
             var record = MeterRecord.delivery(factory.owner(secondsIntoDay: Int(at - day)), context: TagContext(pts: 0, origin: TagOrigin(source: "s"), programDateTime: nil),
                                               at: Date(timeIntervalSince1970: at))
-            (record.channel, record.meter) = ("news", "a")
+            (record.channel, record.meter) = (channel, "a")
             return String(decoding: record.jsonLine, as: UTF8.self)
         }
-        let lines = stride(from: day + 60, to: day + 100, by: 2).map(delivery)
+        let lines = stride(from: day + 60, to: day + 100, by: 2).map { delivery($0) }
             + [#"{"type":"alert","alert":"no_tags","active":true,"message":"no Nielsen tag for 30 s","sent_at":\#(day + 130),"channel":"news","meter":"a"}"#,
                #"{"type":"event","event":2001,"message":"startup","sent_at":\#(day + 300),"channel":"news","meter":"a"}"#]
-            + stride(from: day + 310, to: day + 400, by: 2).map(delivery)
-            + stride(from: day + 500, to: day + 86_399, by: 2).map(delivery)
+            + stride(from: day + 310, to: day + 400, by: 2).map { delivery($0) }
+            + stride(from: day + 500, to: day + 86_399, by: 2).map { delivery($0) }
+            // A meter that stopped with an alert open, and never came back.
+            + stride(from: day + 60, to: day + 100, by: 2).map { delivery($0, channel: "sport") }
+            + [#"{"type":"alert","alert":"no_tags","active":true,"message":"no Nielsen tag for 30 s","sent_at":\#(day + 130),"channel":"sport","meter":"a"}"#]
         let files = RecordFiles(bytes: Data(lines.joined(separator: "\n").utf8), name: "f")
         let calendar = ReportCalendar(zone: TimeZone(identifier: "UTC")!)
         let report = try await CoverageBuilder(calendar: calendar, now: day + 2 * 86_400).report(days: ["2026-11-19"], from: files, source: "f")
@@ -181,7 +184,11 @@ struct FaultMatrixTests {
         #expect(gaps.first?.causes.map(\.kind).contains(.noTags) == true, "\(gaps.first?.causes ?? [])")
         let later = try #require(gaps.first { $0.from.hasSuffix("T00:06:38+00:00") }, "\(gaps)")
         #expect(!later.causes.map(\.kind).contains(.noTags), "the alert ended when meter a started again: \(later.causes)")
-        let day1 = try #require(report.channels.first)
+        #expect(gaps.first?.causes.first { $0.kind == .noTags }?.detail == "segments came without Nielsen tags", "ended by the restart, not open")
+        let sport = try #require(report.channels.first { $0.channel == "sport" }?.gaps.last)
+        #expect(sport.to == "2026-11-19T24:00:00+00:00" && sport.causes.first { $0.kind == .noTags }?.detail == "segments came without Nielsen tags (still open when the records end)",
+                "\(sport)")
+        let day1 = try #require(report.channels.first { $0.channel == "news" })
         #expect(day1.onAirTo == "2026-11-19T24:00:00+00:00", "\(String(describing: day1.onAirTo))")
 
         // The day before the records begin (a database holding today alone, asked for yesterday).

@@ -130,10 +130,14 @@ extension ChannelDay {
         if inside.isEmpty, openAlerts.isEmpty, !signsOfLife {
             add(.silent, "no meter sent a record from \(time(from)) to \(time(to))", [])
         }
+        // An alert no record ended (its meter stopped, or the records stop): said, not hidden.
+        func still(_ spans: [AlertSpans.Span]) -> String {
+            spans.contains { $0.to == .infinity } ? " (still open when the records end)" : ""
+        }
         func alert(_ name: String, _ kind: GapCause, _ words: String) {
             let spans = alerts.overlapping(name, from, to)
             guard !spans.isEmpty else { return }
-            add(kind, spans.compactMap(\.message).first ?? words, spans.map(\.meter))
+            add(kind, (spans.compactMap(\.message).first ?? words) + still(spans), spans.map(\.meter))
         }
         // A fault the meters recorded fetch by fetch (`segment_failed`, `playlist_failed`): how
         // many, and why, in the gap; else the alert's words, from a meter that wrote no such records.
@@ -162,7 +166,7 @@ extension ChannelDay {
         }
         if !causes.contains(where: { [.streamUnreadable, .playlistUnreachable, .playlistStale, .segmentsFailing].contains($0.kind) }) {
             let spans = alerts.overlapping("no_tags", from, to)
-            if !spans.isEmpty { add(.noTags, "segments came without Nielsen tags", spans.map(\.meter)) }
+            if !spans.isEmpty { add(.noTags, "segments came without Nielsen tags" + still(spans), spans.map(\.meter)) }
         }
         alert("on_backup", .failover, "the stream was read from a backup copy")
         for record in inside {
