@@ -30,14 +30,9 @@ struct FaultMatrixTests {
         func firstRefused(_ channel: String) -> Int? { state.withLock { $0.refused[channel] } }
     }
 
+    /// A minute of 1 s segments, a tag a second.
     static func channel(seed: UInt64, untagged: Range<Int> = 0..<0, placeholder: Range<Int> = 0..<0) -> LiveChannel {
-        LiveChannel(preroll: 3) { date in
-            var stream = LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 6, segmentCount: 60, startDate: date)
-            stream.seed = seed
-            stream.untagged = untagged
-            stream.placeholder = placeholder
-            return stream
-        }
+        ServeTests.channel(seed: seed, untagged: untagged, placeholder: placeholder, tagInterval: 1, segments: 60)
     }
 
     @Test func eachFaultIsNamedInTheAlertsTheRecordsAndTheReport() async throws {

@@ -72,12 +72,14 @@ struct RunningLineup {
 /// `serve`'s line-up against a real local server of several live channels.
 @Suite("serve: a line-up in one process", .serialized, .timeLimit(.minutes(3)))
 struct ServeTests {
-    static func channel(seed: UInt64, untagged: Range<Int> = 0..<0, gaps: Range<Int> = 0..<0) -> LiveChannel {
+    static func channel(seed: UInt64, untagged: Range<Int> = 0..<0, gaps: Range<Int> = 0..<0, placeholder: Range<Int> = 0..<0,
+                        tagInterval: Double = 0.5, segments: Int = 14) -> LiveChannel {
         LiveChannel(preroll: 3) { date in
-            var stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 6, segmentCount: 14, startDate: date)
+            var stream = LiveStream(segmentDuration: 1, tagInterval: tagInterval, windowSize: 6, segmentCount: segments, startDate: date)
             stream.seed = seed
             stream.untagged = untagged
             stream.gaps = gaps
+            stream.placeholder = placeholder
             return stream
         }
     }
