@@ -30,6 +30,8 @@ struct FaultMatrixTests {
         func firstRefused(_ channel: String) -> Int? { state.withLock { $0.refused[channel] } }
     }
 
+    static let errorPage = "<!DOCTYPE html>\n<html><body><h1>403 Forbidden</h1>Access denied by edge policy.</body></html>\n"
+
     /// A minute of 1 s segments, a tag a second.
     static func channel(seed: UInt64, untagged: Range<Int> = 0..<0, placeholder: Range<Int> = 0..<0) -> LiveChannel {
         ServeTests.channel(seed: seed, untagged: untagged, placeholder: placeholder, tagInterval: 1, segments: 60)
@@ -39,7 +41,7 @@ struct FaultMatrixTests {
         let script = Script()
         let channels = ["cdn": Self.channel(seed: 11), "origin": Self.channel(seed: 12), "frozen": Self.channel(seed: 13),
                         "untagged": Self.channel(seed: 14, untagged: 15..<51), "placeholder": Self.channel(seed: 16, placeholder: 15..<51),
-                        "failover": Self.channel(seed: 17), "good": Self.channel(seed: 15)]
+                        "failover": Self.channel(seed: 17), "good": Self.channel(seed: 15), "garbage": Self.channel(seed: 18)]
         // The failover channel's copy, on another host: its master lists both.
         let backup = try LocalHTTPServer(host: "127.0.0.2") { channels["failover"]!.respond(to: $0) }
         defer { backup.stop() }
@@ -55,6 +57,9 @@ struct FaultMatrixTests {
             case "cdn" where during && request.path.hasPrefix("seg"):
                 script.refused(Int(request.path.dropFirst(3).prefix { $0.isNumber }) ?? -1, of: name)
                 return LocalHTTPServer.Response(status: 404)
+            case "garbage" where during && request.path.hasPrefix("seg"):
+                // A CDN's error page, served with 200 where the segment was due.
+                return LocalHTTPServer.Response(body: Array(Self.errorPage.utf8))
             case "origin" where during && request.path == "live.m3u8":
                 return LocalHTTPServer.Response(status: 503)
             case "frozen" where request.path == "live.m3u8":
@@ -69,8 +74,16 @@ struct FaultMatrixTests {
         defer { server.stop() }
         let running = try await RunningLineup(channels.keys.sorted(), of: server)
         let (statuses, ended) = try await running.statuses(within: 120) { $0.allSatisfy { [.ended, .failed].contains($0.state) } }
-        await running.lineup.removeAll()
         #expect(ended, "\(statuses)")
+        // A channel meant to end (`vod`) owes nothing after its end: whatever it had open ended with it.
+        for channel in channels.keys {
+            var open: Set<String> = []
+            for alert in running.alerts(channel) where alert.name != "failing_checks" {
+                if alert.active { open.insert(alert.name) } else { open.remove(alert.name) }
+            }
+            #expect(open.isEmpty, "\(channel): \(open) still open after its stream ended")
+        }
+        await running.lineup.removeAll()
 
         // The alerts: each fault's own, and not another's.
         // Until the stream's end (a channel whose stream ended is not torn down at once here).
@@ -84,6 +97,10 @@ struct FaultMatrixTests {
         #expect(alerts("untagged") == ["no_tags"], "\(alerts("untagged"))")
         #expect(alerts("placeholder") == ["only_uncreditable_tags"], "\(alerts("placeholder"))")
         #expect(alerts("good").isEmpty, "\(alerts("good"))")
+        #expect(alerts("garbage").contains("stream_unreadable") && alerts("garbage").isDisjoint(with: ["segments_failing", "playlist_stale"]),
+                "\(alerts("garbage"))")
+        let unparsed = running.alerts("garbage").first { $0.name == "stream_unreadable" && $0.active }?.message ?? ""
+        #expect(unparsed.hasPrefix("its segments do not parse: ") && unparsed.contains(#"they begin "<!DOCTYPE html>"#), "\(unparsed)")
         #expect(alerts("failover").contains("on_backup"), "\(alerts("failover"))")
         #expect(running.records("failover").warnings.contains { $0.contains("redundant copy at") }, "the switch is a record")
 
@@ -98,6 +115,8 @@ struct FaultMatrixTests {
         #expect(Set(refused.compactMap(\.mediaSequence)).count == refused.count, "each segment once")
         let reloads = failures("origin", .playlist)
         #expect(!reloads.isEmpty && reloads.allSatisfy { $0.status == 503 && $0.url?.hasSuffix("live.m3u8") == true }, "\(reloads.prefix(3))")
+        let pages = failures("garbage", .segment)
+        #expect(pages.count >= 30 && pages.allSatisfy { $0.reason == "unreadable" && $0.status == nil }, "\(pages.prefix(3))")
         #expect(failures("frozen", .segment).isEmpty && failures("frozen", .playlist).isEmpty && failures("good", .segment).isEmpty)
         // As JSON, each is a record of its own type that reads back the same.
         let line = try #require(running.records("cdn").first { $0.type == "segment_failed" })
@@ -114,7 +133,8 @@ struct FaultMatrixTests {
         func gaps(_ channel: String) -> [ChannelDay.Gap] { report.channels.filter { $0.channel == channel }.flatMap(\.gaps) }
         for (channel, cause, words) in [("cdn", GapCause.segmentsFailing, "HTTP 404"), ("origin", .playlistUnreachable, "HTTP 503"),
                                         ("frozen", .playlistStale, "advanced"), ("untagged", .noTags, "without Nielsen tags"),
-                                        ("placeholder", .onlyUncreditableTags, "placeholder-CID")] {
+                                        ("placeholder", .onlyUncreditableTags, "placeholder-CID"),
+                                        ("garbage", .streamUnreadable, "did not parse (unreadable ×")] {
             let found = gaps(channel).filter { $0.seconds >= 30 }
             #expect(found.count == 1, "\(channel): \(gaps(channel))")
             guard let gap = found.first else { continue }
@@ -136,7 +156,7 @@ struct FaultMatrixTests {
         #expect(posted.status == 200, "\(posted)")
         let fromDatabase = try Command.run(["report", "--database", database, "--day", days[1], "--days", "2", "--time-zone", "UTC", "--format", "json"])
         let stored = try JSONDecoder().decode(CoverageReport.self, from: Data(fromDatabase.stdout.utf8))
-        for channel in ["cdn", "origin", "frozen", "untagged", "placeholder"] {
+        for channel in ["cdn", "origin", "frozen", "untagged", "placeholder", "garbage"] {
             let first = { (report: CoverageReport) in
                 report.channels.filter { $0.channel == channel }.flatMap(\.gaps).first { $0.seconds >= 30 }?.causes.first?.kind
             }
@@ -149,6 +169,73 @@ struct FaultMatrixTests {
             let delivered = running.deliveries("cdn").first { $0.payload == lastOwner }
             #expect(delivered.map { abs($0.sentAt - gap.start) < 1 } == true, "gap from \(gap.from); the last tag before the fault at \(String(describing: delivered?.sentAt))")
         }
+    }
+
+    /// The matrix's two faults of processes, through the real `serve` and `collect`: a meter
+    /// killed (`kill -9`, no `--state`) and started again 30 s later, and the collector down
+    /// (killed) for a minute around it. The meter's absence is one gap, from its last tag,
+    /// put down to its restart without a stop; the collector's minute is no gap at all; the
+    /// database holds every record the meter wrote, once.
+    @Test func aMeterKilledAndTheCollectorDownForAMinute() async throws {
+        let server = try LineupServer(["news": LiveChannel(preroll: 3) { date in
+            var stream = LiveStream(segmentDuration: 1, tagInterval: 1, windowSize: 6, startDate: date)
+            stream.seed = 19
+            return stream
+        }])
+        defer { server.stop() }
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("records.db").path
+        var collector = try CollectTests.RunningCollector(database: database)
+        let file = folder.appendingPathComponent("records.jsonl")
+        let arguments = ["serve", try server.writeConfig(in: folder).path, "--listen", "127.0.0.1:0", "--output", file.path,
+                         "--collector", collector.url, "--spool", folder.appendingPathComponent("spool").path, "--meter", "m"]
+        func sends() -> [[String: Any]] { KillAndResumeTests.sends(file) }
+        func kept() async throws -> [String] { try await CollectTests.kept(in: database).compactMap(\.delivery?.payload) }
+        func wait(_ what: String, within seconds: Double = 60, until done: () async throws -> Bool) async throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            while try await !done() {
+                guard Date() < deadline else { throw TestFailure("waited \(Int(seconds)) s for \(what)") }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+
+        var serve = try Command.launch(arguments).process
+        defer { if serve.isRunning { serve.terminate() } }
+        try await wait("the first tags") { sends().count >= 8 }
+        collector.stop(SIGKILL)
+        let collectorDown = Date()
+        let whileCollecting = sends().count
+        try await wait("tags with the collector down") { sends().count >= whileCollecting + 6 }
+        kill(serve.processIdentifier, SIGKILL)
+        serve.waitUntilExit()
+        let killed = Date()
+        let lastBeforeKill = try #require(sends().last?["sent_at"] as? Double)
+        let beforeRestart = sends().count
+        // Longer than a gap (`CoverageMinute.gapThreshold`, 30 s).
+        try await wait("30 s without a meter") { Date() >= killed.addingTimeInterval(30) }
+        serve = try Command.launch(arguments).process
+        try await wait("tags after the restart") { sends().count >= beforeRestart + 5 }
+        try await wait("the collector's minute", within: 70) { Date() >= collectorDown.addingTimeInterval(60) }
+        collector = try CollectTests.RunningCollector(database: database, port: collector.port)
+        // What both runs spooled while it was down reaches it; then the meter stops, and its last batch too.
+        try await wait("the spool sent") { try await kept().count >= beforeRestart + 5 }
+        KillAndResumeTests.stop(serve)
+        let written = sends().compactMap { $0["payload"] as? String }
+        try await wait("the last batch") { try await kept().count >= written.count }
+        collector.stop()
+        let stored = try await kept()
+        #expect(stored == written, "every delivery the meter wrote, once, in order: \(stored.count) stored, \(written.count) written")
+
+        let day = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        let said = try Command.run(["report", "--database", database, "--day", day, "--days", "2", "--time-zone", "UTC", "--format", "json"])
+        let report = try JSONDecoder().decode(CoverageReport.self, from: Data(said.stdout.utf8))
+        let gaps = report.channels.filter { $0.channel == "news" }.flatMap(\.gaps)
+        #expect(gaps.count == 1, "the kill's gap alone, none for the collector's minute: \(gaps)")
+        let gap = try #require(gaps.first)
+        #expect(abs(gap.start - lastBeforeKill) < 1.5, "from the last tag before the kill: \(gap.from), \(lastBeforeKill)")
+        #expect(gap.seconds >= 30 && gap.seconds <= 45, "\(gap.seconds) s")
+        #expect(gap.causes.first?.kind == .meterRestart && gap.causes.first?.detail.contains("without a stop record (killed") == true, "\(gap.causes)")
     }
 
     /// A meter killed with an alert open, and started again, ended that alert when it started

@@ -56,6 +56,20 @@ struct SegmentedExtractorTests {
         }
     }
 
+    /// An error page served where a segment was due is not read as broken MPEG-TS (a player's
+    /// demuxer fails it): one failure naming it, no damage, and the next segment reads whole.
+    @Test func aResourceOfNoKnownFormIsOneFailureNotDamage() {
+        var extractor = SegmentedExtractor(source: "p.m3u8")
+        var events: [MediaEvent] = []
+        let page = Array("<!DOCTYPE html><html><body>403 Forbidden</body></html>".utf8)
+        extractor.append(page, origin: TagOrigin(source: "p.m3u8", segment: TagOrigin.Segment(uri: "a.ts", mediaSequence: 1))) { events.append($0) }
+        let failures = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
+        #expect(events.count == 1 && failures.count == 1, "\(events)")
+        guard let failure = failures.first, case .unknownForm = failure.kind else { Issue.record("\(events)"); return }
+        #expect(failure.segment == "a.ts")
+        #expect(Self.read([Piece(uri: "a.ts", sequence: 1, bytes: page[...]), Piece(uri: "b.ts", sequence: 2, bytes: Self.stream[...])]).owners == Self.owners)
+    }
+
     @Test func aPacketCutByASubRangeWaitsForTheNextSubRange() {
         for cut in [188 * 3 + 100, 188 * 5 + 1, Self.stream.count - 187] {
             let first = ByteRange(offset: 0, length: cut), second = ByteRange(offset: cut, length: Self.stream.count - cut)

@@ -99,5 +99,30 @@ struct TagLossWatchTests {
                 "answering again without a new segment, for longer than three target durations: stale")
         origin.segmentRead(at: 32)
         #expect(origin.check(at: 32) == [.init(alert: .playlistStale, active: false, at: 32)])
+
+        // Bytes that came and do not parse (an error page served with 200): unreadable, not a failing CDN.
+        var garbage = TagLossWatch(alertAfter: 1_000)
+        garbage.opened(isLive: true, targetDuration: 2, at: 0)
+        garbage.segmentFailed(at: 2, unparsable: true)
+        #expect(garbage.check(at: 2) == [.init(alert: .streamUnreadable, active: true, at: 2)])
+        garbage.segmentFailed(at: 4)
+        #expect(garbage.check(at: 4) == [.init(alert: .segmentsFailing, active: true, at: 4)], "each its own, both at once")
+        #expect(garbage.check(at: 9).isEmpty, "the playlist advanced: not stale")
+        garbage.segmentRead(at: 10)
+        #expect(garbage.check(at: 10) == [.init(alert: .segmentsFailing, active: false, at: 10), .init(alert: .streamUnreadable, active: false, at: 10)])
+    }
+
+    /// A VOD channel's stream that ended as meant owes nothing more: what was open ends with it,
+    /// and nothing starts after it, until it is opened again.
+    @Test func aStreamThatEndedAsMeantRaisesNothing() {
+        var watch = TagLossWatch(alertAfter: 10)
+        watch.opened(isLive: false, targetDuration: 2, at: 0)
+        watch.segmentFailed(at: 5)
+        #expect(watch.check(at: 5) == [.init(alert: .segmentsFailing, active: true, at: 5)])
+        watch.streamEnded()
+        #expect(watch.check(at: 6) == [.init(alert: .segmentsFailing, active: false, at: 6)])
+        #expect(watch.nextCheck() == nil && watch.check(at: 1_000).isEmpty, "no no_tags after the end")
+        watch.opened(isLive: false, targetDuration: 2, at: 2_000)
+        #expect(watch.check(at: 2_001) == [.init(alert: .noTags, active: true, at: 2_001)], "no tag since the start: due again")
     }
 }

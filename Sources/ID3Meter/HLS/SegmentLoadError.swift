@@ -37,6 +37,17 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
     case keySize(String, bytes: Int)
     /// AES-128 decryption found no valid padding: a wrong key or IV, or a clear segment.
     case decryptionFailed
+    /// The segment's bytes (`bytes` of them, the first few `begins`) are of no form the meter
+    /// reads: an error page served with 200, say. A player's demuxer fails such a segment.
+    case unreadableSegment(bytes: Int64, begins: [UInt8])
+
+    /// Bytes came, and they do not parse: the stream is unreadable, not unreachable.
+    package var isUnparsable: Bool {
+        switch self {
+        case .unreadableSegment, .decryptionFailed: true
+        default: false
+        }
+    }
 
     /// The failed fetch, when that is what it was.
     package var fetchFailure: FetchFailure? {
@@ -75,6 +86,17 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
         case .noSuchRepresentation(let variant, let count): "a Period of the MPD has \(count) Representations; cannot pick \(variant)"
         case .keySize(let uri, let bytes): "AES-128 key \(uri) is \(bytes) bytes, expected 16"
         case .decryptionFailed: "AES-128 decryption failed (wrong key or IV, or the segment is not encrypted)"
+        case .unreadableSegment(0, _): "the segment is empty"
+        case .unreadableSegment(let bytes, let begins):
+            "its \(bytes) bytes are of no form id3-meter reads (MPEG-TS, packed audio, fMP4); they begin \"\(Self.visible(begins))\""
         }
+    }
+
+    /// Bytes as words can show them: printable ASCII as it is, anything else as `\xNN`.
+    private static func visible(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            (0x20...0x7E).contains(byte) && byte != 0x22 && byte != 0x5C
+                ? String(UnicodeScalar(byte)) : "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+        }.joined()
     }
 }

@@ -97,6 +97,11 @@ package final class SegmentReader {
         let streams = probeStreams ? (try? StreamProbe.streams(in: attempt.probePrefix, interrupt: interrupt)) ?? [] : []
         let end = extractor.end(keepingCut: segment.byteRange != nil) { attempt.collect($0) }
         attempt.takeEvents(source: source, segment: segment.uri).forEach(emit)
+        if let unknown = end?.unknownForm {
+            extractor.finish(emit: emit)
+            emit(.failure(failed(.unreadableSegment(bytes: attempt.byteCount, begins: unknown))))
+            return nil
+        }
         let read = end?.origin ?? origin
         if let segment = read.segment { emit(.segment(segment)) }
         return SegmentRead(origin: read, streams: streams, hasTimedID3: end?.hasTimedID3 ?? false, byteCount: attempt.byteCount)

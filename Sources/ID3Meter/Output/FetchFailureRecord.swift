@@ -50,6 +50,7 @@ private struct FetchReason {
         case .unreadablePlaylist(let url, _), .unreadableMPD(let url, _):
             reason = "unreadable"
             self.url = url
+        case .unreadableSegment, .decryptionFailed: reason = "unreadable"
         default: break
         }
     }

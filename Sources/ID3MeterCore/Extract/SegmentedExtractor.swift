@@ -23,6 +23,9 @@ public struct SegmentedExtractor: Sendable {
         package var origin: TagOrigin
         /// A timed-ID3 stream declared (MPEG-TS), or any tag read (packed audio, fMP4).
         package var hasTimedID3: Bool
+        /// The first bytes of a whole resource of no form the meter reads (an error page
+        /// served with 200): nothing of it was read. `nil` for a segment of a known form.
+        package var unknownForm: [UInt8]?
     }
 
     /// The segment being read.
@@ -39,6 +42,8 @@ public struct SegmentedExtractor: Sendable {
         /// Packed audio or fMP4; `nil` for MPEG-TS, which goes through `transportStream`.
         var extractor: (any TagExtractor)?
         var foundTag = false
+        /// Its first bytes, when they are of no known form and begin a resource.
+        var unknownForm: [UInt8]?
     }
 
     private let source: String
@@ -80,8 +85,12 @@ public struct SegmentedExtractor: Sendable {
 
     /// The segment's bytes ended: what they complete is handed out; a TS tag its end cuts waits
     /// for the next segment.
+    /// A segment of no form the meter reads is a failure (`unknownForm`).
     public mutating func end(emit: (MediaEvent) -> Void) {
-        _ = end(keepingCut: false, emit: emit)
+        let origin = current?.origin
+        if end(keepingCut: false, emit: emit)?.unknownForm != nil, let origin {
+            emit(.failure(InputFailure(source: origin.source, segment: origin.segment?.uri, .unknownForm)))
+        }
     }
 
     /// A whole stored segment: `begin`, `feed` and `end` in one.
@@ -113,6 +122,7 @@ public struct SegmentedExtractor: Sendable {
     package mutating func end(keepingCut: Bool, emit: (MediaEvent) -> Void) -> SegmentEnd? {
         guard var segment = current.take() else { return nil }
         if !segment.started { start(&segment, emit: emit) }
+        if let unknown = segment.unknownForm { return SegmentEnd(origin: segment.origin, hasTimedID3: false, unknownForm: unknown) }
         if var extractor = segment.extractor {
             var found = segment.foundTag
             extractor.finish { event in
@@ -146,14 +156,20 @@ public struct SegmentedExtractor: Sendable {
     }
 
     /// The form is told from the first bytes: packed audio and fMP4 segments stand alone; only
-    /// MPEG-TS carries state across segments. Bytes of no known form are read as MPEG-TS, the
-    /// stream's continuation: a sub-range that starts inside a packet does not sniff as one,
-    /// and the demuxer says what it cannot read.
+    /// MPEG-TS carries state across segments. A whole resource of no known form is not read
+    /// (a player's demuxer fails it); a sub-range's bytes of no known form are read as MPEG-TS,
+    /// the stream's continuation: one that starts inside a packet does not sniff as one, and
+    /// the demuxer says what it cannot read.
     private mutating func start(_ segment: inout Current, emit: (MediaEvent) -> Void) {
         segment.started = true
         let prefix = segment.prefix
         segment.prefix = []
         let form = segment.initSegment != nil ? .fragmentedMP4 : MediaForm.sniff(segment.carried + prefix)
+        // A resource shorter than the packets sync is checked over starts with one at least.
+        if form == nil, segment.range == nil, segment.carried.isEmpty, prefix.first != 0x47 {
+            segment.unknownForm = Array(prefix.prefix(Self.unknownFormShown))
+            return
+        }
         if let form, form != .transportStream {
             segment.extractor = form.makeExtractor(origin: segment.origin, initSegment: segment.initSegment)
         } else {
@@ -164,7 +180,11 @@ public struct SegmentedExtractor: Sendable {
         prefix.withUnsafeBufferPointer { pass($0, &segment, emit: emit) }
     }
 
+    /// How many of an unreadable segment's first bytes its failure shows.
+    private static let unknownFormShown = 24
+
     private mutating func pass(_ bytes: UnsafeBufferPointer<UInt8>, _ segment: inout Current, emit: (MediaEvent) -> Void) {
+        guard segment.unknownForm == nil else { return }
         guard segment.extractor != nil else { return transportStream.feed(bytes, emit: emit) }
         var found = false
         segment.extractor!.feed(bytes) { event in

@@ -23,8 +23,10 @@ package struct TagLossWatch: Sendable {
         /// The stream is read from a redundant copy, not the master playlist's first choice:
         /// its first host failed, and there is no spare left if this one does.
         case onBackup = "on_backup"
-        /// The stream could not be opened, from its first failed attempt until one succeeds:
-        /// with it, a collector's report tells an unreadable stream from a meter gone silent.
+        /// The stream could not be opened, from its first failed attempt until one succeeds; or
+        /// its segments come and do not parse (an error page served with 200, a wrong key),
+        /// from the first until one does: with it, a collector's report tells an unreadable
+        /// stream from an unreachable one, and from a meter gone silent.
         case streamUnreadable = "stream_unreadable"
 
         public static func < (lhs: Alert, rhs: Alert) -> Bool {
@@ -54,10 +56,13 @@ package struct TagLossWatch: Sendable {
     private var lastSegment: Double?
     private var staleAfter: Double?
     private var reloadsFailing = false
-    /// Segments given up on since the last one read.
+    /// Segments given up on since the last one read: those that could not be had, and those
+    /// whose bytes did not parse.
     public private(set) var failingSegments = 0
+    public private(set) var unparsedSegments = 0
     private var onBackup = false
     private var unreadable = false
+    private var ended = false
     private let start: Double
 
     public init(alertAfter: Double = 30, start: Double = 0) {
@@ -72,6 +77,8 @@ package struct TagLossWatch: Sendable {
         unreadable = false
         reloadsFailing = false
         failingSegments = 0
+        unparsedSegments = 0
+        ended = false
     }
 
     /// An attempt to open the stream failed: unreadable until `opened`.
@@ -87,15 +94,22 @@ package struct TagLossWatch: Sendable {
     public mutating func segmentRead(at now: Double) {
         lastSegment = now
         failingSegments = 0
+        unparsedSegments = 0
         reloadsFailing = false
     }
 
     /// A segment the playlist listed could not be read, after its retries: the playlist
-    /// advanced, the segment failed.
-    public mutating func segmentFailed(at now: Double) {
+    /// advanced, the segment failed. `unparsable`: its bytes came and are of no form read.
+    public mutating func segmentFailed(at now: Double, unparsable: Bool = false) {
         lastSegment = now
-        failingSegments += 1
+        if unparsable { unparsedSegments += 1 } else { failingSegments += 1 }
         reloadsFailing = false
+    }
+
+    /// The stream ended, as it was meant to (a VOD channel): nothing more is due, so no alert
+    /// holds, until it is `opened` again.
+    public mutating func streamEnded() {
+        ended = true
     }
 
     /// A reload of the playlist failed (`true`, after its retries) or succeeded again (`false`).
@@ -111,30 +125,34 @@ package struct TagLossWatch: Sendable {
     /// The alerts that started or ended by `now`, in a fixed order.
     public mutating func check(at now: Double) -> [Change] {
         var due: Set<Alert> = []
-        if now - (lastTag ?? start) >= alertAfter {
-            due.insert(.noTags)
-        } else if now - (lastCreditable ?? start) >= alertAfter {
-            due.insert(.onlyUncreditableTags)
+        // A stream that ended as meant owes nothing more (`streamEnded`).
+        if !ended {
+            if now - (lastTag ?? start) >= alertAfter {
+                due.insert(.noTags)
+            } else if now - (lastCreditable ?? start) >= alertAfter {
+                due.insert(.onlyUncreditableTags)
+            }
+            // Stale is a playlist that answers without advancing: one that does not answer is unreachable.
+            if reloadsFailing {
+                due.insert(.playlistUnreachable)
+            } else if let staleAfter, let lastSegment, now - lastSegment >= staleAfter {
+                due.insert(.playlistStale)
+            }
+            if failingSegments > 0 { due.insert(.segmentsFailing) }
+            if onBackup { due.insert(.onBackup) }
+            if unreadable || unparsedSegments > 0 { due.insert(.streamUnreadable) }
         }
-        // Stale is a playlist that answers without advancing: one that does not answer is unreachable.
-        if reloadsFailing {
-            due.insert(.playlistUnreachable)
-        } else if let staleAfter, let lastSegment, now - lastSegment >= staleAfter {
-            due.insert(.playlistStale)
-        }
-        if failingSegments > 0 { due.insert(.segmentsFailing) }
-        if onBackup { due.insert(.onBackup) }
-        if unreadable { due.insert(.streamUnreadable) }
         let started = due.subtracting(active).map { Change(alert: $0, active: true, at: now) }
-        let ended = active.subtracting(due).map { Change(alert: $0, active: false, at: now) }
+        let stopped = active.subtracting(due).map { Change(alert: $0, active: false, at: now) }
         active = due
-        return (ended + started).sorted { ($0.active ? 1 : 0, $0.alert) < ($1.active ? 1 : 0, $1.alert) }
+        return (stopped + started).sorted { ($0.active ? 1 : 0, $0.alert) < ($1.active ? 1 : 0, $1.alert) }
     }
 
     /// The earliest time an alert not active now could start if nothing else happens: when to
     /// check next. `nil` when none can start by time alone; an active alert ends on an event
     /// (a tag, a segment), after which the caller checks anyway.
     public func nextCheck() -> Double? {
+        guard !ended else { return nil }
         var times: [Double] = []
         if !active.contains(.noTags) {
             times.append((lastTag ?? start) + alertAfter)

@@ -57,7 +57,7 @@ extension ChannelDay {
         func gap(to end: Double) {
             guard end - position >= threshold else { return }
             found.append(Gap(from: time(position), to: time(end), seconds: Int((end - position).rounded()),
-                             causes: Self.causes(position, end, input: input, alerts: alerts, time: time), start: position))
+                             causes: Self.causes(position, end, afterTags: position > onAir.lowerBound, input: input, alerts: alerts, time: time), start: position))
         }
         for stretch in covered where stretch.upperBound > position {
             guard stretch.lowerBound < onAir.upperBound else { break }
@@ -106,7 +106,8 @@ extension ChannelDay {
     }
 
     /// What the records say of `from..<to`, the likeliest first.
-    private static func causes(_ from: Double, _ to: Double, input: ChannelDayInput, alerts: AlertSpans,
+    /// `afterTags`: the gap follows tags delivered (it does not open the day's air).
+    private static func causes(_ from: Double, _ to: Double, afterTags: Bool, input: ChannelDayInput, alerts: AlertSpans,
                                time: (Double) -> String) -> [Cause] {
         var causes: [Cause] = []
         func add(_ kind: GapCause, _ detail: String, _ meters: [String]) {
@@ -141,19 +142,21 @@ extension ChannelDay {
         }
         // A fault the meters recorded fetch by fetch (`segment_failed`, `playlist_failed`): how
         // many, and why, in the gap; else the alert's words, from a meter that wrote no such records.
-        func fetches(_ resource: MeterRecord.FetchFailure.Resource, _ name: String, _ kind: GapCause, what: String) {
+        func fetches(_ name: String, _ kind: GapCause, what: String, _ counted: (MeterRecord.FetchFailure) -> Bool) {
             let failed = inside.compactMap { record in
-                if case .fetchFailure(let failure) = record.content, failure.resource == resource { (record, failure) } else { nil }
+                if case .fetchFailure(let failure) = record.content, counted(failure) { (record, failure) } else { nil }
             }
             guard let first = failed.first else { return alert(name, kind, what) }
             let reasons = Dictionary(grouping: failed) { $0.1.status.map { "HTTP \($0)" } ?? $0.1.reason }
                 .map { "\($0.key) ×\($0.value.count)" }.sorted()
             add(kind, "\(failed.count) \(what) (\(reasons.joined(separator: ", "))) from \(time(first.0.sentAt))", failed.compactMap(\.0.meter))
         }
-        alert("stream_unreadable", .streamUnreadable, "the stream could not be opened")
-        fetches(.playlist, "playlist_unreachable", .playlistUnreachable, what: "reloads of the playlist failed")
+        // Segments whose bytes came and did not parse: the stream is unreadable, not unreachable.
+        let unparsed = { (failure: MeterRecord.FetchFailure) in failure.resource == .segment && failure.reason == "unreadable" }
+        fetches("stream_unreadable", .streamUnreadable, what: "segments' bytes did not parse") { unparsed($0) }
+        fetches("playlist_unreachable", .playlistUnreachable, what: "reloads of the playlist failed") { $0.resource == .playlist }
         alert("playlist_stale", .playlistStale, "the playlist stopped advancing")
-        fetches(.segment, "segments_failing", .segmentsFailing, what: "segments were given up on")
+        fetches("segments_failing", .segmentsFailing, what: "segments were given up on") { $0.resource == .segment && !unparsed($0) }
         let uncreditable = tagsInside.reduce(into: TagCounts()) {
             $0.placeholder += $1.placeholder
             $0.info += $1.info
@@ -171,8 +174,17 @@ extension ChannelDay {
         alert("on_backup", .failover, "the stream was read from a backup copy")
         for record in inside {
             switch record.content {
-            case .event(let event) where event.code == 2001 || event.code == 2002:
-                add(.meterRestart, "\(event.code == 2001 ? "started" : "stopped") (\(event.code)) at \(time(record.sentAt))", [record.meter ?? ""])
+            case .event(let event) where event.code == 2002:
+                add(.meterRestart, "stopped (2002) at \(time(record.sentAt))", [record.meter ?? ""])
+            case .event(let event) where event.code == 2001:
+                // A start with no stop of that meter before it, after tags it delivered: it was
+                // killed (or its host lost), not stopped.
+                let stopped = inside.contains { other in
+                    guard case .event(let earlier) = other.content else { return false }
+                    return earlier.code == 2002 && other.meter == record.meter && other.sentAt <= record.sentAt
+                }
+                let abrupt = afterTags && !stopped ? "; it ended before without a stop record (killed, or its host lost)" : ""
+                add(.meterRestart, "started (2001) at \(time(record.sentAt))" + abrupt, [record.meter ?? ""])
             case .resume(let resume):
                 add(.meterRestart, "resumed at \(time(record.sentAt))" + (resume.lostSeconds.map { ", \(Int($0.rounded())) s of media never read" } ?? ""),
                     [record.meter ?? ""])

@@ -7,7 +7,8 @@ package enum GapCause: String, Codable, Sendable, CaseIterable, Comparable {
     /// No meter sent a record of any kind during it, and none had an alert open: stopped,
     /// cut off from the collector, or its alert threshold is longer than the gap.
     case silent
-    /// The stream could not be opened (`stream_unreadable`).
+    /// The stream could not be opened, or its segments came and did not parse
+    /// (`stream_unreadable`, `segment_failed` records of reason `unreadable`).
     case streamUnreadable = "stream_unreadable"
     /// The playlist (or MPD) could not be loaded: its reloads failed (`playlist_unreachable`,
     /// `playlist_failed` records).

@@ -24,7 +24,8 @@ public final class ChannelRun: Sendable {
         var checks: ChannelChecks
         /// The last delivery: where a reopened stream resumes.
         var lastDelivery: ResumePoint?
-        /// Why the stream could not be opened, for the `stream_unreadable` alert's words.
+        /// Why the stream cannot be read (it could not be opened, or its segments do not
+        /// parse), in the `stream_unreadable` alert's words.
         var unreadableReason: String?
         /// The last segment or reload given up on, for the words of the alert it starts.
         var lastFetchFailure: String?
@@ -139,6 +140,11 @@ public final class ChannelRun: Sendable {
                 if failures > 0 { log.log(.notice, "channel \(config.name): its stream opened again, after \(failures) failed attempt\(failures == 1 ? "" : "s")") }
                 failures = 0
                 lastReason = nil
+                if config.isVOD {
+                    // Meant to end: nothing more is due, and what was open is over.
+                    state.withLock { $0.watch.streamEnded() }
+                    await check()
+                }
                 state.withLock { $0.status.state = .ended }
                 guard !config.isVOD else {
                     log.log(.notice, "channel \(config.name): its stream ended")
@@ -158,7 +164,7 @@ public final class ChannelRun: Sendable {
                 let reason = failure ?? "no reason given"
                 state.withLock {
                     $0.watch.failedToOpen()
-                    $0.unreadableReason = reason
+                    $0.unreadableReason = "the stream could not be opened: \(reason)"
                 }
                 await check()
                 if failures == 1 || reason != lastReason || failures % 10 == 0 {
@@ -209,11 +215,17 @@ public final class ChannelRun: Sendable {
                 }
             case .failure(let failure):
                 switch failure.kind {
-                case .segmentSkipped:
+                case .segmentSkipped(_, let error):
                     state.status.segmentsFailed += 1
                     metrics.segmentsFailed.increment()
-                    state.watch.segmentFailed(at: at)
-                    state.lastFetchFailure = failure.kind.description
+                    // Bytes that came and do not parse are an unreadable stream, not a failing CDN.
+                    let unparsable = (error as? SegmentLoadError)?.isUnparsable == true
+                    state.watch.segmentFailed(at: at, unparsable: unparsable)
+                    if unparsable {
+                        state.unreadableReason = "its segments do not parse: \(failure.kind.description)"
+                    } else {
+                        state.lastFetchFailure = failure.kind.description
+                    }
                 case .leftLiveWindow(let sequences):
                     state.status.segmentsFailed += sequences.count
                     metrics.segmentsFailed.increment(by: sequences.count)
@@ -323,7 +335,7 @@ public final class ChannelRun: Sendable {
         case .playlistStale: "the playlist answers and has not advanced for three target durations"
         case .segmentsFailing: "the playlist advances and its segments fail: \(lastFailure ?? "no reason given")"
         case .onBackup: "read from a redundant copy of the stream: its first host failed"
-        case .streamUnreadable: "the stream could not be opened: \(reason ?? "no reason given")"
+        case .streamUnreadable: reason ?? "the stream could not be read"
         }
     }
 }
