@@ -177,8 +177,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),
                 .product(name: "Yams", package: "Yams", condition: .when(traits: ["Service"])),
             ],
-            // Read by OutputSnapshotTests from the source tree, not bundled.
-            exclude: ["Snapshots"]
+            // Tests/Conformance holds the cases taken from the players' own tests (docs/CONFORMANCE.md).
+            path: "Tests",
+            // Read by OutputSnapshotTests from the source tree, not bundled; the shards' list.
+            exclude: ["ID3MeterTests/Snapshots", "shards"],
+            sources: ["ID3MeterTests", "Conformance"]
         ),
     ]
 )

@@ -44,7 +44,7 @@ extension SourceReport {
         lines += warnings.map { "warning: \($0)" }
         lines.append("\(nielsenTags) Nielsen tags in \(id3Tags) ID3 tags: \(validTags) valid, "
                      + "\(nielsenTags - validTags) invalid\(QAReport.reasons(invalidByReason))"
-                     + (segments > 0 ? "; \(segments) segments" : ""))
+                     + (segments > 0 ? "; \(segments) segment\(segments == 1 ? "" : "s")" : ""))
         lines.append("\(dataTags) DATA tags, \(infoTags) INFO tags" + (streams.isEmpty ? "" : " on " + streams.joined(separator: ", "))
                      + (infoTagInterval.map { String(format: "; INFO tags %.1f to %.1f s apart", $0.lowerBound, $0.upperBound) } ?? ""))
         lines.append(longestGap.map { String(format: "longest DATA spacing %.3f s, ending at %@", $0.seconds, $0.at.place) }

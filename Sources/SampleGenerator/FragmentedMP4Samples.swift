@@ -74,7 +74,7 @@ public struct FragmentedMP4Samples {
     }
 
     /// Where the first box after a leading `styp` starts.
-    static func afterSegmentType(_ bytes: [UInt8]) -> Int {
+    public static func afterSegmentType(_ bytes: [UInt8]) -> Int {
         guard bytes.count >= 8, String(decoding: bytes[4..<8], as: UTF8.self) == "styp" else { return 0 }
         return bytes[0..<4].reduce(0) { $0 << 8 | Int($1) }
     }

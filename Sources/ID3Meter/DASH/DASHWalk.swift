@@ -99,7 +99,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     private func follow(_ first: MPD, state: inout Progress, emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void) async {
         var mpd = first
         var offset = 0.0
-        switch await loader.serverClockOffset(mpd.utcTimings, mpd: input, now: wallClock) {
+        switch await loader.serverClockOffset(mpd.utcTimings, mpd: mpd.answeredFrom ?? input, now: wallClock) {
         case .success(let seconds): offset = seconds
         case .failure(let problem): emit(.warning(InputFailure(source: input, .serverClock(problem.reason))))
         }
@@ -134,7 +134,10 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
             guard (try? await clock.sleep(for: .seconds(max(wait, 0.05)))) != nil else { return }
             guard let period = mpd.minimumUpdatePeriod, clock.now >= fetched.advanced(by: .seconds(max(period, 0.5))) else { continue }
             do {
-                let location = mpd.locations.first ?? input
+                // Where it was answered from after a redirect, as dash.js (its manifest's url)
+                // and shaka-player refresh it; after a failed refresh, where it was first asked
+                // (shaka tries that one second).
+                let location = mpd.locations.first ?? (failedReloads == 0 ? mpd.answeredFrom : nil) ?? input
                 let refreshed = try await loader.load(location, referencedBy: location == input ? nil : input, unlessSameAs: &lastRefresh)
                 fetched = clock.now
                 fetchedAt = wallClock().addingTimeInterval(offset)

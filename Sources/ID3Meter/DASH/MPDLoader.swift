@@ -17,6 +17,8 @@ struct MPDLoader: Sendable {
     /// The last MPD fetched and what reading it gave.
     struct Refresh {
         var bytes: [UInt8]
+        /// Where they came from, after redirects.
+        var base: String
         var result: Result<MPD, SegmentLoadError>
         /// Its remote Periods as they were resolved.
         var remote: [String: [MPDDocument.Element]] = [:]
@@ -26,23 +28,26 @@ struct MPDLoader: Sendable {
     /// holds): an unchanged MPD, or a broken one served again, costs a compare, not a parse.
     func load(_ location: String, referencedBy parent: String? = nil, unlessSameAs last: inout Refresh?) async throws(SegmentLoadError) -> MPD {
         if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw .refused(refusal, .mpd(location)) }
-        let bytes: [UInt8]
-        do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, retrying: false) } catch {
+        let bytes: [UInt8], base: String
+        do throws(FetchFailure) { (bytes, base) = try await fetcher.fetchDocument(location, as: .playlist, retrying: false) } catch {
             throw .fetch(error, .mpd(location))
         }
-        if let last, last.bytes == bytes { return try last.result.get() }
+        if let last, last.bytes == bytes, last.base == base { return try last.result.get() }
         let result: Result<MPD, SegmentLoadError>
         var remote: [String: [MPDDocument.Element]] = [:]
+        // Its relative URLs are of where it came from after redirects (shaka-player: "uses
+        // redirect URL for manifest BaseURL"); it is refreshed from `location`.
         do throws(MPDError) {
-            let resolved = await resolvingRemotePeriods(of: try MPDDocument.parse(bytes), location: location, known: last?.remote ?? [:])
-            var mpd = try MPDParser.parse(resolved.document, location: location)
+            let resolved = await resolvingRemotePeriods(of: try MPDDocument.parse(bytes), location: base, known: last?.remote ?? [:])
+            var mpd = try MPDParser.parse(resolved.document, location: base)
             mpd.remoteFailures = resolved.failures
+            mpd.answeredFrom = base
             remote = resolved.resolved
             result = .success(mpd)
         } catch {
             result = .failure(.unreadableMPD(location, error))
         }
-        last = Refresh(bytes: bytes, result: result, remote: remote)
+        last = Refresh(bytes: bytes, base: base, result: result, remote: remote)
         return try result.get()
     }
 

@@ -17,12 +17,15 @@ struct PlaylistLoader: Sendable {
     func load(_ location: String, referencedBy parent: String? = nil, targetDuration: Double? = nil,
               keeping window: PlaylistParser.SegmentWindow = .all, imports: [String: String] = [:]) async throws(SegmentLoadError) -> Playlist {
         if let parent, let refusal = ReferenceRule.refusal(of: location, from: parent) { throw .refused(refusal, .playlist(location)) }
-        let bytes: [UInt8]
-        do throws(FetchFailure) { bytes = try await fetcher.fetch(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
+        let document: (bytes: [UInt8], location: String)
+        do throws(FetchFailure) { document = try await fetcher.fetchDocument(location, as: .playlist, targetDuration: targetDuration, retrying: false) } catch {
             throw .fetch(error, .playlist(location))
         }
+        // Its references, and `QUERYPARAM`s, are of where it came from after redirects, as
+        // hls.js reads them (its loader's response URL); it is reloaded from `location`.
         do throws(PlaylistError) {
-            return try PlaylistParser.parse(String(decoding: bytes, as: UTF8.self), location: location, keeping: window, imports: imports)
+            return try PlaylistParser.parse(String(decoding: document.bytes, as: UTF8.self), location: document.location, keeping: window,
+                                            imports: imports)
         } catch {
             throw .unreadablePlaylist(location, error)
         }

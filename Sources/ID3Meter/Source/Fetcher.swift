@@ -80,9 +80,11 @@ public struct Fetcher: Sendable {
     /// `retrying` off, and for local files, there is one attempt. `afterEachChunk` is awaited
     /// once a chunk is consumed: where a consumer that hands a chunk's events on waits for room,
     /// the read waiting with it (a stream's server told so by TCP's window).
+    /// Returns where the bytes came from, after redirects.
+    @discardableResult
     package func read(_ location: String, range: ByteRange? = nil, as resource: Fetcher.Limits.Resource, targetDuration: Double? = nil,
                      retrying: Bool = true, restart: () -> Void = {}, afterEachChunk: () async -> Void = {},
-                     consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchFailure) {
+                     consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchFailure) -> String {
         let network = Location.transport(of: location) != .file
         let attempts = retrying && network ? max(retry.attempts, 1) : 1
         for attempt in 1...attempts {
@@ -97,15 +99,23 @@ public struct Fetcher: Sendable {
                 }
             }
         }
+        return location
     }
 
     /// The whole resource: for what is parsed whole (playlists, keys, initialisation sections).
     package func fetch(_ location: String, range: ByteRange? = nil, as resource: Fetcher.Limits.Resource, targetDuration: Double? = nil,
                       retrying: Bool = true) async throws(FetchFailure) -> [UInt8] {
+        try await fetchDocument(location, range: range, as: resource, targetDuration: targetDuration, retrying: retrying).bytes
+    }
+
+    /// The whole resource and where it came from after redirects (`location`), which its relative
+    /// references are resolved against: a playlist's, an MPD's.
+    package func fetchDocument(_ location: String, range: ByteRange? = nil, as resource: Fetcher.Limits.Resource, targetDuration: Double? = nil,
+                              retrying: Bool = true) async throws(FetchFailure) -> (bytes: [UInt8], location: String) {
         var bytes: [UInt8] = []
-        try await read(location, range: range, as: resource, targetDuration: targetDuration, retrying: retrying,
-                 restart: { bytes.removeAll() }) { bytes.append(contentsOf: $0) }
-        return bytes
+        let final = try await read(location, range: range, as: resource, targetDuration: targetDuration, retrying: retrying,
+                                   restart: { bytes.removeAll() }) { bytes.append(contentsOf: $0) }
+        return (bytes, final)
     }
 
     private static let chunkSize = 256 << 10
@@ -153,15 +163,15 @@ public struct Fetcher: Sendable {
     }
 
     private func readOnce(_ location: String, range: ByteRange?, as resource: Fetcher.Limits.Resource, targetDuration: Double?,
-                          afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) {
+                          afterEachChunk: () async -> Void, consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(FetchError) -> String {
         let limit = limits.maximumBytes(for: resource)
         if let range, range.length > limit { throw .tooLarge(resource, limit: limit, declared: Int64(range.length)) }
         let deadline = limits.deadline(for: resource, targetDuration: targetDuration)
         switch Location.transport(of: location) {
         case .http:
             // Playlists and MPDs are text, most of what a meter fetches, and compress tenfold.
-            try await transport.read(location, range: range, limit: limit, resource: resource, deadline: deadline,
-                                     compressed: resource == .playlist, afterEachChunk: afterEachChunk, consume: consume)
+            return try await transport.read(location, range: range, limit: limit, resource: resource, deadline: deadline,
+                                            compressed: resource == .playlist, afterEachChunk: afterEachChunk, consume: consume).location
         case .file:
             var file = try LocalFile(location, range: range, limit: limit, resource: resource)
             while let chunk = try file.next(interrupt: interrupt) {
@@ -172,6 +182,7 @@ public struct Fetcher: Sendable {
             try await readStream(location, range: range, limit: limit, resource: resource, deadline: deadline,
                                  afterEachChunk: afterEachChunk, consume: consume)
         }
+        return location
     }
 
     /// Through libavformat, on `BlockingPool` a read at a time: only a whole input is ever read

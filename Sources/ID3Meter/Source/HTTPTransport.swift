@@ -74,7 +74,7 @@ struct HTTPTransport: Sendable {
             }
             guard (200..<300).contains(status) else { throw .http(status: status, reason: response.status.reasonPhrase) }
             let answer = Answer(contentType: response.headers.first(name: "content-type"),
-                                date: response.headers.first(name: "date").flatMap(Self.httpDate))
+                                date: response.headers.first(name: "date").flatMap(Self.httpDate), location: location)
             if method == .HEAD { return answer }
             let declared = response.headers.first(name: "content-length").flatMap { Int64($0) }
             // A declared size is a claim, used only to refuse early, never to allocate (a sub-range's is the playlist's).
@@ -120,6 +120,9 @@ struct HTTPTransport: Sendable {
         var contentType: String?
         /// `Date`: the server's clock when it answered, to the second.
         var date: Date?
+        /// Where the answer came from, after redirects: what a document's relative references
+        /// are resolved against, as players do.
+        var location: String
     }
 
     /// Scheme, host and port, as a browser's same-origin rule compares them.

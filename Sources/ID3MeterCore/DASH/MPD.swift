@@ -18,6 +18,9 @@ package struct MPD: Sendable {
     package var maxSegmentDuration: Double?
     /// `Location`: where to fetch the MPD again.
     package var locations: [String]
+    /// Where it was answered from, after redirects: its relative URLs are of it, and a live
+    /// MPD is refreshed there.
+    package var answeredFrom: String?
     package var utcTimings: [UTCTiming]
     package var periods: [Period]
 

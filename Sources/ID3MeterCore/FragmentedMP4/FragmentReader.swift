@@ -166,7 +166,9 @@ struct FragmentReader: TagExtractor {
         }
         var carriage = Carriage(stream: "emsg \(message.schemeIDURI)")
         carriage.note = "emsg \(message.time.version) \(message.schemeIDURI)"
-        let event = InbandEvent(scheme: message.schemeIDURI, value: message.value, id: message.id, message: message.messageData)
+        var stated: Int?
+        if case .absolute(let time) = message.time { stated = time }
+        let event = InbandEvent(scheme: message.schemeIDURI, value: message.value, id: message.id, time: stated, message: message.messageData)
         if repeats.isRepeat(event) { return }
         carriage.event = event
         let contents = ID3PacketParser.parse(message.messageData)

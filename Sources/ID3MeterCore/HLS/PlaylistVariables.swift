@@ -21,7 +21,9 @@ struct PlaylistVariables {
         let name: String, value: String
         if let defined = attributes["NAME"] {
             guard let given = attributes["VALUE"] else { throw PlaylistError(.badDefine("NAME=\"\(defined)\" without VALUE"), line: line) }
-            (name, value) = (defined, given)
+            // A value may use the variables defined before it, as hls.js reads it (a quoted
+            // string, where RFC 8216bis §4.3 substitutes); what it adds counts to the bound.
+            (name, value) = (defined, String(try substitute(Substring(given), line: line)))
         } else if let imported = attributes["IMPORT"] {
             guard let imports else { throw PlaylistError(.badDefine("IMPORT in a master playlist"), line: line) }
             guard let given = imports[imported] else { throw PlaylistError(.undefinedImport(imported), line: line) }
