@@ -77,14 +77,15 @@ struct InterstitialTests {
         }
     }
 
-    static func server() throws -> LocalHTTPServer {
+    /// The primary (`primary/<scenario>.m3u8`, of `scenarios` and `more`) and the ads.
+    static func server(more: [String: [String]] = [:]) throws -> LocalHTTPServer {
         let fmp4 = Samples.folder.appendingPathComponent("fmp4"), hls = Samples.folder.appendingPathComponent("hls/low")
         return try LocalHTTPServer { request in
             let parts = request.path.split(separator: "/", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { return .notFound }
             switch (parts[0], parts[1]) {
             case ("primary", let name) where name.hasSuffix(".m3u8"):
-                guard let ranges = scenarios[String(name.dropLast(5))] else { return .notFound }
+                guard let ranges = scenarios[String(name.dropLast(5))] ?? more[String(name.dropLast(5))] else { return .notFound }
                 return .init(body: Array(primaryPlaylist(ranges).utf8), contentType: "application/vnd.apple.mpegurl")
             case ("primary", let name): return .file(name, in: fmp4)
             case ("ad", "both.m3u8"): return .init(body: Array(adPlaylist(["seg0.ts", "seg1.ts"]).utf8))

@@ -59,12 +59,20 @@ struct InterstitialSchedule {
         return due
     }
 
-    /// `interstitial` played for `seconds`: the primary from its start to its resumption is replaced.
+    /// `interstitial` played for `seconds`: the primary from its start to its resumption is
+    /// replaced. Breaks at one start play one after another, and their offsets add up: the
+    /// primary resumes after all of them (hls.js: "X-RESUME-OFFSET values of interstitials
+    /// scheduled at the same time are cumulative").
     mutating func played(_ interstitial: Interstitial, for seconds: Double) {
         guard !interstitial.cue.contains(.pre), !interstitial.cue.contains(.post) else { return }
         let resume = interstitial.resumeOffset ?? seconds
         guard resume > 0 else { return }
-        replaced.append(interstitial.startDate..<interstitial.startDate.addingTimeInterval(resume))
+        let start = interstitial.startDate
+        if let last = replaced.last, abs(last.lowerBound.timeIntervalSince(start)) <= Self.tolerance {
+            replaced[replaced.count - 1] = last.lowerBound..<last.upperBound.addingTimeInterval(resume)
+            return
+        }
+        replaced.append(start..<start.addingTimeInterval(resume))
         if replaced.count > PlaylistParser.maximumInterstitials { replaced.removeFirst() }
     }
 

@@ -35,12 +35,13 @@ package struct Interstitial: Sendable, Equatable {
 
     /// The interstitial an `EXT-X-DATERANGE`'s attributes describe, URIs resolved against the
     /// playlist at `location`; `nil` for a date range of another class, or one a player could not
-    /// schedule (no ID, no START-DATE, no asset).
+    /// schedule (no ID, no START-DATE, no asset, `CUE` both `PRE` and `POST`).
     static func parse(_ attributes: AttributeList, location: String) -> Interstitial? {
         guard attributes["CLASS"] == dateRangeClass, let id = attributes["ID"], !id.isEmpty,
               let start = attributes["START-DATE"].flatMap({ ProgramDateTime.parse(Substring($0)) }) else { return nil }
         let uri = attributes["X-ASSET-URI"].map { Location.resolve($0, against: location) }
-        let list = attributes["X-ASSET-LIST"].map { Location.resolve($0, against: location) }
+        // RFC 8216bis Appendix D allows one of the two; given both, hls.js plays the URI.
+        let list = uri != nil ? nil : attributes["X-ASSET-LIST"].map { Location.resolve($0, against: location) }
         guard uri != nil || list != nil else { return nil }
         func seconds(_ name: String) -> Double? { attributes.decimal(name).flatMap { $0.isFinite && (0...86_400).contains($0) ? $0 : nil } }
         var cue: Cue = []
@@ -52,6 +53,8 @@ package struct Interstitial: Sendable, Equatable {
             default: break
             }
         }
+        // Before the primary and after it at once is no place: hls.js finds it invalid.
+        guard !cue.isSuperset(of: [.pre, .post]) else { return nil }
         return Interstitial(id: id, startDate: start, duration: seconds("DURATION") ?? seconds("PLANNED-DURATION"), assetURI: uri,
                             assetList: list, resumeOffset: seconds("X-RESUME-OFFSET"), playoutLimit: seconds("X-PLAYOUT-LIMIT"), cue: cue)
     }

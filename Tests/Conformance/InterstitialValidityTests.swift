@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+@testable import ID3MeterCore
+import SampleGenerator
+
+/// Which `EXT-X-DATERANGE`s are interstitials a player plays (docs/CONFORMANCE.md,
+/// "Interstitials a player ignores").
+///
+/// hls.js, tests/unit/loader/date-range.ts, "parses the CUE attribute PRE, POST, and ONCE
+/// Trigger Identifiers": a `CUE` of both `PRE` and `POST` makes the date range invalid
+/// (`DateRange.isValid`), and an invalid one schedules nothing; one of the interstitial class
+/// needs `X-ASSET-URI` or `X-ASSET-LIST`. Given both, hls.js loads the URI
+/// (src/controller/interstitials-controller.ts, `preloadAssets`).
+@Suite("Conformance: interstitials a player ignores")
+struct InterstitialValidityTests {
+    static let ranges = [
+        // Invalid: before and after the primary at once; its asset is missing.
+        #"ID="both-cues",CLASS="com.apple.hls.interstitial",START-DATE="\#(InterstitialTests.date(after: 0))",CUE="PRE,POST",X-ASSET-URI="../ad/missing.m3u8""#,
+        // Invalid: no START-DATE.
+        #"ID="no-start",CLASS="com.apple.hls.interstitial",X-ASSET-URI="../ad/missing.m3u8""#,
+        // Both assets: the URI is played, the list never asked.
+        #"ID="break-1",CLASS="com.apple.hls.interstitial",START-DATE="\#(InterstitialTests.date(after: 6.006))",X-ASSET-URI="../ad/both.m3u8",X-ASSET-LIST="../ad/missing.json",X-RESUME-OFFSET=0"#,
+    ]
+
+    @Test func invalidDateRangesScheduleNothingAndBothAssetsPlayTheURI() async throws {
+        guard case .media(let playlist) = try PlaylistParser.parse(InterstitialTests.primaryPlaylist(Self.ranges), location: "https://h/primary/x.m3u8") else {
+            Issue.record("a media playlist")
+            return
+        }
+        #expect(playlist.interstitials.map(\.id) == ["break-1"])
+        #expect(playlist.interstitials.first?.assetURI == "https://h/ad/both.m3u8" && playlist.interstitials.first?.assetList == nil)
+
+        let server = try InterstitialTests.server(more: ["invalid": Self.ranges])
+        defer { server.stop() }
+        let events = await Samples.scan(server.url("primary/invalid.m3u8"))
+        #expect(events.failures.isEmpty, "\(events.failures)")
+        #expect(InterstitialTests.found(events) == (try InterstitialTests.expected("insert")), "the insert scenario's tags, as if the others were not there")
+        #expect(!server.requests.contains { $0.path.hasPrefix("ad/missing") })
+    }
+}
+
+/// hls.js, tests/unit/controller/interstitials-controller.ts, "X-RESUME-OFFSET values of
+/// interstitials scheduled at the same time are cumulative": two breaks at 0 s (DURATION 5 and
+/// 25, no offset) resume the primary at 5 and then 30 s; three at 31 s (offsets 0, none with
+/// DURATION 3, 4) at 31, 34 and 38 s. The primary in between is replaced: its tags never play.
+@Suite("Conformance: breaks at one START-DATE")
+struct InterstitialsAtOneStartTests {
+    @Test func theirResumeOffsetsAddUp() throws {
+        func range(_ id: Int, at seconds: Int, duration: Int, offset: Int?) -> String {
+            #"#EXT-X-DATERANGE:ID="\#(id)",CLASS="com.apple.hls.interstitial",START-DATE="2020-01-01T11:00:\#(String(format: "%02d", seconds)).000Z",DURATION=\#(duration),"#
+                + (offset.map { "X-RESUME-OFFSET=\($0)," } ?? "") + #"X-ASSET-URI="https://example.com/index\#(id).m3u8""#
+        }
+        let text = (["#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-VERSION:6", "#EXT-X-PROGRAM-DATE-TIME:2020-01-01T11:00:00.000Z",
+                     range(0, at: 0, duration: 5, offset: nil), range(1, at: 0, duration: 25, offset: nil)]
+            + (1...3).flatMap { ["#EXTINF:10,", "fileSequence\($0).ts"] }
+            + [range(2, at: 31, duration: 3, offset: 0), range(3, at: 31, duration: 3, offset: nil), range(4, at: 31, duration: 3, offset: 4),
+               "#EXTINF:10,", "fileSequence4.ts", "#EXT-X-ENDLIST"]).joined(separator: "\n")
+        guard case .media(let playlist) = try PlaylistParser.parse(text, location: "https://example.com/p.m3u8") else {
+            Issue.record("a media playlist")
+            return
+        }
+        let start = try #require(playlist.segments.first?.programDateTime)
+        var schedule = InterstitialSchedule()
+        schedule.learn(playlist.interstitials)
+        let first = schedule.due(beforeSegmentAt: start, joined: false)
+        #expect(first.map(\.id) == ["0", "1"], "in the playlist's order")
+        // Played as long as their DURATION says (no X-RESUME-OFFSET: the time they played).
+        for interstitial in first { schedule.played(interstitial, for: interstitial.duration ?? 0) }
+        #expect(schedule.replacesSegment(at: start.addingTimeInterval(10), duration: 10)
+                && schedule.replacesSegment(at: start.addingTimeInterval(20), duration: 10), "resumed at 30 s, not 5 s")
+        #expect(schedule.isReplaced(start.addingTimeInterval(29.5)) && !schedule.isReplaced(start.addingTimeInterval(30.5)))
+        let second = schedule.due(beforeSegmentAt: start.addingTimeInterval(31), joined: false)
+        #expect(second.map(\.id) == ["2", "3", "4"])
+        for interstitial in second { schedule.played(interstitial, for: interstitial.duration ?? 0) }
+        #expect(schedule.isReplaced(start.addingTimeInterval(37.5)) && !schedule.isReplaced(start.addingTimeInterval(38.5)),
+                "resumed at 38 s: 31 + 0 + 3 + 4")
+        #expect(!schedule.isReplaced(start.addingTimeInterval(30.5)), "the primary plays between the two")
+    }
+}
