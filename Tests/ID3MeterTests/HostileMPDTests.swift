@@ -64,7 +64,7 @@ struct HostileMPDTests {
         defer { xlink.stop() }
         let warned = await Samples.scan(xlink.url("hostile.mpd"))
         // Resolved on load, it is fetched; nothing answers there: said, with why, and passed.
-        let said = warned.warnings.compactMap { if case .remotePeriod(let reference, let failure?) = $0.kind { (reference, failure) } else { nil } }
+        let said = warned.warnings.compactMap { if case .remotePeriod(let reference, let failure?, _) = $0.kind { (reference, failure) } else { nil } }
         #expect(said.map(\.0) == ["http://127.0.0.1:9/ad.xml"] && said.allSatisfy { $0.1 is MPDLoader.RemotePeriodFailure }, "\(warned.warnings)")
         #expect(xlink.requests.map(\.path) == ["hostile.mpd"])
 

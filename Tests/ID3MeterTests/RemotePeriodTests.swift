@@ -50,7 +50,7 @@ struct RemotePeriodTests {
         let events = await Samples.scan(server.url("manifest.mpd"))
         #expect(DASHSampleTests.found(events) == (try DASHSampleTests.planted("periods")), "the resolved Periods' tags all the same")
         let said = events.warnings.compactMap { warning -> (String, Bool)? in
-            if case .remotePeriod(let reference, let failure) = warning.kind { (Location.name(reference), failure != nil) } else { nil }
+            if case .remotePeriod(let reference, let failure, _) = warning.kind { (Location.name(reference), failure != nil) } else { nil }
         }
         #expect(said.map(\.0) == ["gone.xml", "later.xml"] && said.map(\.1) == [true, false], "\(said)")
         #expect(events.warnings.contains { "\($0)".contains("gone.xml") && "\($0)".contains("404") }, "\(events.warnings.map { "\($0)" })")

@@ -195,11 +195,16 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     private func read(_ period: Period, of mpd: MPD, availableUntil: Double?, state: inout Progress,
                       emit: (MediaEvent) -> Void, afterEachSegment: () async -> Void) async -> Bool {
         if let remote = period.remoteReference {
+            // A reference not resolved plays the Period as written, its default content, as
+            // dash.js does (XlinkController: the element kept, its xlink attributes dropped).
+            let asWritten = !period.adaptationSets.isEmpty || !period.eventStreams.isEmpty
             if state.saidRemote.insert(period.key).inserted {
-                emit(.warning(InputFailure(source: input, .remotePeriod(remote, failure: mpd.remoteFailures[remote]))))
+                emit(.warning(InputFailure(source: input, .remotePeriod(remote, failure: mpd.remoteFailures[remote], asWritten: asWritten))))
             }
-            state.finished.insert(period.key)
-            return true
+            guard asWritten else {
+                state.finished.insert(period.key)
+                return true
+            }
         }
         let current = state.chosen[period.key].flatMap { id in period.adaptationSets.flatMap(\.representations).first { $0.id == id } }
         var candidates = current.map { [$0] } ?? MPDChoice(variant: variant).candidates(in: period)

@@ -87,8 +87,9 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
         case steeringFailed(any Error & Sendable)
         /// A DASH Period whose content is elsewhere (`xlink:href`) and was not had: one to resolve
         /// when a player reaches it (`onRequest`, never followed), or one whose resolution failed
-        /// (`failure`); its time passed without tags.
-        case remotePeriod(String, failure: (any Error & Sendable)?)
+        /// (`failure`). `asWritten`: the MPD writes content in its place, which is played (as
+        /// dash.js plays it); else its time passes without tags.
+        case remotePeriod(String, failure: (any Error & Sendable)?, asWritten: Bool = false)
         /// A live (dynamic) MPD with no segment available: its time-shift buffer is empty (the
         /// presentation ended more than the buffer ago, or has not begun).
         case noSegmentAvailable
@@ -137,10 +138,12 @@ public struct InputFailure: Error, Sendable, CustomStringConvertible {
                 "version-0 emsg tags without a time: the fragment's start is unknown without the init segment's timescale (EXT-X-MAP)"
             case .noSegmentHasTimedID3: "none of its segments has \(MediaForm.noTimedID3.dropFirst(3))"
             case .playlist(let error): "\(error)"
-            case .remotePeriod(let reference, let failure?):
-                "a Period's content at \(reference) (xlink:href) could not be had (\(failure)); its time passes without tags"
-            case .remotePeriod(let reference, nil):
-                "a Period's content is at \(reference) (xlink:href, to be resolved on request): not followed; its time passes without tags"
+            case .remotePeriod(let reference, let failure?, let asWritten):
+                "a Period's content at \(reference) (xlink:href) could not be had (\(failure)); "
+                    + (asWritten ? "the content the MPD writes in its place is played" : "its time passes without tags")
+            case .remotePeriod(let reference, nil, let asWritten):
+                "a Period's content is at \(reference) (xlink:href, to be resolved on request): not followed; "
+                    + (asWritten ? "the content the MPD writes in its place is played" : "its time passes without tags")
             case .noSegmentAvailable:
                 "the live MPD has no segment available now (its time-shift buffer is empty: the presentation ended, or has not begun)"
             case .bufferBeyondReach(let numbers, let read):
