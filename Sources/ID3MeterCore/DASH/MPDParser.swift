@@ -44,9 +44,9 @@ package enum MPDParser {
                                 remoteReference: element.xlinkHref.map { Location.resolve($0, against: location) })
             let periodBases = baseURLs(of: element, against: bases)
             let inherited = Inherited(segment: SegmentInformation(element))
-            period.adaptationSets = try element.children(named: "AdaptationSet").map { set throws(MPDError) in
+            period.adaptationSets = mergingCopies(try element.children(named: "AdaptationSet").map { set throws(MPDError) in
                 try adaptationSet(set, bases: periodBases, inherited: inherited)
-            }
+            })
             period.eventStreams = try element.children(named: "EventStream").map(eventStream)
             mpd.periods.append(period)
             previousEnd = period.duration.map { start + $0 }
@@ -94,6 +94,28 @@ package enum MPDParser {
             }
         }
         return AdaptationSet(id: element.attribute("id"), contentType: own.contentType, representations: representations)
+    }
+
+    /// ISO/IEC 23009-1 §5.3.5.2: a Representation's id is unique in its Period unless it is
+    /// functionally identical to another; the same id in a later AdaptationSet (one set per CDN)
+    /// is one more copy of the first, as the same id again in one set is. A set left with no
+    /// Representation of its own goes.
+    private static func mergingCopies(_ sets: [AdaptationSet]) -> [AdaptationSet] {
+        var merged = sets
+        var first: [String: (set: Int, representation: Int)] = [:]
+        for setIndex in merged.indices {
+            var kept: [Representation] = []
+            for representation in merged[setIndex].representations {
+                if let place = first[representation.id] {
+                    merged[place.set].representations[place.representation].addCopies(of: representation, upTo: maximumCopies)
+                } else {
+                    first[representation.id] = (setIndex, kept.count)
+                    kept.append(representation)
+                }
+            }
+            merged[setIndex].representations = kept
+        }
+        return merged.filter { !$0.representations.isEmpty }
     }
 
     private static func representation(_ element: MPDDocument.Element, bases: [BaseURL], inherited: Inherited) throws(MPDError) -> Representation {
