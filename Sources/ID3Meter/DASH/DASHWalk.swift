@@ -36,6 +36,10 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         var confirmed: Set<String> = []
         /// Per Period, the copy of its Representation read from (an index in its `baseURLs`).
         var copyInUse: [String: Int] = [:]
+        /// Service locations and DVB priorities a failed copy excluded: never read from again
+        /// while another copy is not excluded (dash.js keeps them excluded; Media3 for 5 minutes).
+        var excludedLocations: Set<String> = []
+        var excludedPriorities: Set<Int> = []
         var lastRead: [String: DASHSegment] = [:]
         var finished: Set<String> = []
         /// `EventStream` events handed out, by Period, then scheme, value and id (§5.10.2: the
@@ -250,7 +254,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 var held: [MediaEvent] = []
                 let settled = state.opened && state.confirmed.contains(period.key)
                 let hold = { (event: MediaEvent) in if settled { emit(event) } else { held.append(event) } }
-                let copy = state.copyInUse[period.key] ?? 0
+                let copy = state.copyInUse[period.key] ?? Self.firstAllowed(of: representation, state.excludedLocations, state.excludedPriorities) ?? 0
                 handOutEvents(of: period, representation: representation, before: segment,
                               origin: Self.segment(segment, of: representation, copy: copy, in: period, mpd: mpd), state: &state, emit: hold)
                 let (segmentRead, readFrom) = await read(segment, of: representation, from: copy, in: period, mpd: mpd, state: &state, emit: hold)
@@ -301,19 +305,24 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Reads `segment` from the copy `copy` of `representation`, and when that fails from the
-    /// next copies in turn (as a player fails over between CDNs), each switch said. The tags a
-    /// failed attempt read before it failed are delivered (as HLS delivers a lost segment's),
-    /// and not again from the next copy: the extractor knows an `emsg` event whichever copy
-    /// carries it, and an MPEG-TS tag, which has no identity of its own, is told by its PTS and
-    /// frames (`SameTag`) from those the attempts before delivered. The read (or `nil` when every
-    /// copy failed, or the walk was cancelled) and the copy it came from.
+    /// next copy not excluded (as a player fails over between CDNs), each switch said. While
+    /// another copy may be tried, a copy is asked once, not retried: Media3 moves on at once
+    /// from a 404 or 503, and a live segment waits for nobody. The tags a failed attempt read
+    /// before it failed are delivered (as HLS delivers a lost segment's), and not again from the
+    /// next copy: the extractor knows an `emsg` event whichever copy carries it, and an MPEG-TS
+    /// tag, which has no identity of its own, is told by its PTS and frames (`SameTag`) from
+    /// those the attempts before delivered. The read (or `nil` when every copy failed, or the
+    /// walk was cancelled) and the copy it came from.
     private func read(_ segment: DASHSegment, of representation: Representation, from copy: Int, in period: Period, mpd: MPD,
                       state: inout Progress, emit: (MediaEvent) -> Void) async -> (SegmentReader.SegmentRead?, Int) {
         var copy = copy
         var delivered: Set<String> = []
         for attempt in 1...representation.baseURLs.count {
             var events: [MediaEvent] = []
-            let read = await state.reader.read(Self.segment(segment, of: representation, copy: copy, in: period, mpd: mpd)) { events.append($0) }
+            let last = attempt == representation.baseURLs.count
+            let read = await state.reader.read(Self.segment(segment, of: representation, copy: copy, in: period, mpd: mpd), retrying: last) {
+                events.append($0)
+            }
             let earlier = delivered
             events.removeAll { event in
                 guard case .tag(let timed) = event else { return false }
@@ -322,26 +331,51 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 return earlier.contains(key)
             }
             // A read stopped by the walk's cancellation is no copy's failure: no switch to say.
-            if read != nil || attempt == representation.baseURLs.count || Task.isCancelled {
+            if read != nil || last || Task.isCancelled {
                 events.forEach(emit)
                 return (read, copy)
             }
             let failure = events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }.last
             events.filter { if case .failure = $0 { false } else { true } }.forEach(emit)
-            copy = switchCopy(of: representation, from: copy, because: failure, emit: emit)
+            copy = switchCopy(of: representation, from: copy, because: failure, state: &state, emit: emit)
         }
         return (nil, copy)
     }
 
-    /// The next copy of `representation` after `copy`, the switch said as HLS says one.
+    /// The copy of `representation` to read after `copy` failed, the switch said as HLS says
+    /// one. The failed copy's service location and DVB priority level are excluded (DVB A168
+    /// §10.8.2.4, as dash.js's DVBSelector and Media3's BaseUrlExclusionList exclude them), and
+    /// the first copy of neither is next, in the MPD's order of preference; when that would
+    /// leave none, nothing is excluded and the next copy in order is (Media3 never excludes the
+    /// last priority level).
     private func switchCopy(of representation: Representation, from copy: Int, because failure: InputFailure?,
-                            emit: (MediaEvent) -> Void) -> Int {
-        let next = (copy + 1) % representation.baseURLs.count
+                            state: inout Progress, emit: (MediaEvent) -> Void) -> Int {
+        let group = representation.group(ofCopy: copy)
+        var locations = state.excludedLocations, priorities = state.excludedPriorities
+        locations.insert(group.serviceLocation)
+        if let priority = group.priority { priorities.insert(priority) }
+        let allowed = Self.firstAllowed(of: representation, locations, priorities)
+        let next: Int
+        if let allowed {
+            (state.excludedLocations, state.excludedPriorities) = (locations, priorities)
+            next = allowed
+        } else {
+            next = (copy + 1) % representation.baseURLs.count
+        }
         // A read that ended without a failure was stopped.
         let cause: any Error & Sendable = failure?.cause ?? failure ?? CancellationError()
         emit(.warning(InputFailure(source: input, .switchedPath(from: representation.baseURLs[copy], to: representation.baseURLs[next],
                                                                  onBackup: next != 0, because: .segmentsLost(1, cause)))))
         return next
+    }
+
+    /// The first copy of `representation`, in the MPD's order of preference, whose service
+    /// location and priority level are not excluded.
+    private static func firstAllowed(of representation: Representation, _ locations: Set<String>, _ priorities: Set<Int>) -> Int? {
+        representation.baseURLs.indices.first { index in
+            let group = representation.group(ofCopy: index)
+            return !locations.contains(group.serviceLocation) && !(group.priority.map(priorities.contains) ?? false)
+        }
     }
 
     /// The segments of `representation` to read now: after `last` (all of them when `nil`:
@@ -350,7 +384,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                           after last: DASHSegment?, state: inout Progress, emit: (MediaEvent) -> Void) async -> [DASHSegment] {
         if case .base(let base) = representation.addressing, base.isIndexed {
             // The index is read from the copy in use, or the next that answers.
-            var copy = state.copyInUse[period.key] ?? 0
+            var copy = state.copyInUse[period.key] ?? Self.firstAllowed(of: representation, state.excludedLocations, state.excludedPriorities) ?? 0
             for attempt in 1...representation.baseURLs.count {
                 var events: [MediaEvent] = []
                 if let segments = await indexedSegments(of: representation.copy(copy), base: base, period: period,
@@ -364,7 +398,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                     break
                 }
                 copy = switchCopy(of: representation, from: copy, because: events.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }.last,
-                                  emit: emit)
+                                  state: &state, emit: emit)
             }
             return []
         }

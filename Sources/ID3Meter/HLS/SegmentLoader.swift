@@ -20,7 +20,7 @@ package struct SegmentLoader: Sendable {
 
     /// Hands the segment's plaintext to `consume` as it arrives. After a failed attempt the
     /// segment is read again from the start: `restart` is called first.
-    mutating func load(_ segment: Segment, restart: () -> Void,
+    mutating func load(_ segment: Segment, retrying: Bool = true, restart: () -> Void,
                        consume: (UnsafeBufferPointer<UInt8>) -> Void) async throws(SegmentLoadError) {
         if let refusal = ReferenceRule.refusal(of: segment.uri, from: playlist) { throw .refused(refusal, .segment) }
         var key: SegmentDecryptor?
@@ -29,7 +29,7 @@ package struct SegmentLoader: Sendable {
         }
         var decryptor = key
         do throws(FetchFailure) {
-            try await fetcher.read(segment.uri, range: segment.byteRange, as: .segment, targetDuration: targetDuration, restart: {
+            try await fetcher.read(segment.uri, range: segment.byteRange, as: .segment, targetDuration: targetDuration, retrying: retrying, restart: {
                 decryptor = key
                 restart()
             }) { chunk in
@@ -48,12 +48,12 @@ package struct SegmentLoader: Sendable {
     }
 
     /// The initialisation section at `uri` (its `range`, when given), fetched once.
-    mutating func initSegment(at uri: String, range: ByteRange? = nil) async throws(SegmentLoadError) -> [UInt8] {
+    mutating func initSegment(at uri: String, range: ByteRange? = nil, retrying: Bool = true) async throws(SegmentLoadError) -> [UInt8] {
         let key = range.map { "\(uri) \($0)" } ?? uri
         if let bytes = initSegments[key] { return bytes }
         if let refusal = ReferenceRule.refusal(of: uri, from: playlist) { throw .refused(refusal, .initSection(uri)) }
         let bytes: [UInt8]
-        do throws(FetchFailure) { bytes = try await fetcher.fetch(uri, range: range, as: .initSection, targetDuration: targetDuration) } catch {
+        do throws(FetchFailure) { bytes = try await fetcher.fetch(uri, range: range, as: .initSection, targetDuration: targetDuration, retrying: retrying) } catch {
             throw .fetch(error, .initSection(uri))
         }
         initSegments[key] = bytes

@@ -59,8 +59,8 @@ package final class SegmentReader {
 
     /// Emits the tags of `segment`; `nil` when it could not be read (and a failure was emitted,
     /// after whatever its bytes up to the failure held). `probeStreams` asks libavformat for its
-    /// streams' frame rates.
-    public func read(_ segment: Segment, probeStreams: Bool = false, emit: (MediaEvent) -> Void) async -> SegmentRead? {
+    /// streams' frame rates. `retrying` off: one attempt (another copy is there to try).
+    public func read(_ segment: Segment, probeStreams: Bool = false, retrying: Bool = true, emit: (MediaEvent) -> Void) async -> SegmentRead? {
         let origin = TagOrigin(source: source, segment: Self.origin(of: segment))
         follow(segment, emit: emit)
         if let note = segment.note { emit(.warning(InputFailure(source: source, segment: segment.uri, .segmentNote(note)))) }
@@ -69,7 +69,7 @@ package final class SegmentReader {
         }
         var initSegment: [UInt8]?
         if let uri = segment.mapURI {
-            do throws(SegmentLoadError) { initSegment = try await loader.initSegment(at: uri, range: segment.mapByteRange) } catch {
+            do throws(SegmentLoadError) { initSegment = try await loader.initSegment(at: uri, range: segment.mapByteRange, retrying: retrying) } catch {
                 extractor.finish(emit: emit)
                 emit(.failure(failed(error)))
                 return nil
@@ -79,7 +79,7 @@ package final class SegmentReader {
         let saved = extractor
         var attempt = Attempt()
         do throws(SegmentLoadError) {
-            try await loader.load(segment, restart: {
+            try await loader.load(segment, retrying: retrying, restart: {
                 extractor = saved
                 attempt = Attempt()
             }) { chunk in

@@ -99,6 +99,28 @@ package struct Representation: Sendable {
     package var baseURL: String { baseURLs[0] }
     /// The `availabilityTimeOffset` a copy's `BaseURL`s give it, by copy (absent: 0).
     package var baseURLAvailabilityTimeOffsets: [String: Double] = [:]
+    /// Each copy's DVB-DASH priority and service location, by copy (absent: no priority, its
+    /// own location): a failed copy excludes the others of either (DVB A168 §10.8.2.4).
+    package var copyGroups: [String: CopyGroup] = [:]
+
+    /// What a copy shares with others: a failure of one is taken as a failure of them all.
+    package struct CopyGroup: Sendable, Equatable {
+        /// `dvb:priority`, `nil` when the MPD gives none (never excluded by it).
+        package var priority: Int?
+        /// `serviceLocation`, else the copy's own URL.
+        package var serviceLocation: String
+
+        package init(priority: Int?, serviceLocation: String) {
+            self.priority = priority
+            self.serviceLocation = serviceLocation
+        }
+    }
+
+    /// The group of copy `index`.
+    package func group(ofCopy index: Int) -> CopyGroup {
+        let url = baseURLs[index]
+        return copyGroups[url] ?? CopyGroup(priority: nil, serviceLocation: url)
+    }
     package var addressing: SegmentAddressing?
     /// `InbandEventStream`s, its own and its AdaptationSet's: events its segments carry as `emsg`.
     package var inbandEventStreams: [EventScheme]
@@ -110,6 +132,7 @@ package struct Representation: Sendable {
         for url in other.baseURLs where baseURLs.count < limit && !baseURLs.contains(url) {
             baseURLs.append(url)
             baseURLAvailabilityTimeOffsets[url] = other.baseURLAvailabilityTimeOffsets[url]
+            copyGroups[url] = other.copyGroups[url]
         }
     }
 

@@ -133,6 +133,8 @@ package enum MPDParser {
                               baseURLs: located.map(\.url),
                               baseURLAvailabilityTimeOffsets: Dictionary(located.filter { $0.availabilityTimeOffset != 0 }
                                   .map { ($0.url, $0.availabilityTimeOffset) }, uniquingKeysWith: { first, _ in first }),
+                              copyGroups: Dictionary(located.map { ($0.url, Representation.CopyGroup(priority: $0.priority, serviceLocation: $0.serviceLocation ?? $0.url)) },
+                                                     uniquingKeysWith: { first, _ in first }),
                               addressing: try segment.addressing(representationID: id, bandwidth: bandwidth),
                               inbandEventStreams: inherited.inband + inbandStreams(of: element),
                               protection: inherited.protection + protection(of: element))
@@ -290,6 +292,9 @@ package enum MPDParser {
     private struct BaseURL {
         var url: String
         var availabilityTimeOffset = 0.0
+        /// DVB-DASH's, from the nearest level that gives them.
+        var priority: Int?
+        var serviceLocation: String?
     }
 
     /// The element's `BaseURL`s resolved against each of `bases` (the level above's), in the
@@ -297,18 +302,20 @@ package enum MPDParser {
     /// player draws among equals by weight, we take the heaviest), then document order. `bases`
     /// when it has none.
     private static func baseURLs(of element: MPDDocument.Element, against bases: [BaseURL]) -> [BaseURL] {
-        func number(_ element: MPDDocument.Element, _ name: String, default value: Int) -> Int {
-            element.attributes.first { $0.key == name || $0.key.hasSuffix(":" + name) }.flatMap { Int($0.value) } ?? value
+        func number(_ element: MPDDocument.Element, _ name: String) -> Int? {
+            element.attributes.first { $0.key == name || $0.key.hasSuffix(":" + name) }.flatMap { Int($0.value) }
         }
         let own = element.children(named: "BaseURL").enumerated()
-            .map { (place: $0.offset, text: trimmed($0.element.text), priority: number($0.element, "priority", default: 1),
-                    weight: number($0.element, "weight", default: 1), offset: availabilityTimeOffset($0.element)) }
+            .map { (place: $0.offset, text: trimmed($0.element.text), priority: number($0.element, "priority"),
+                    weight: number($0.element, "weight") ?? 1, offset: availabilityTimeOffset($0.element),
+                    location: $0.element.attribute("serviceLocation")) }
             .filter { !$0.text.isEmpty }
-            .sorted { ($0.priority, -$0.weight, $0.place) < ($1.priority, -$1.weight, $1.place) }
+            .sorted { ($0.priority ?? 1, -$0.weight, $0.place) < ($1.priority ?? 1, -$1.weight, $1.place) }
         guard !own.isEmpty else { return bases }
         var resolved: [BaseURL] = []
         for base in bases {
-            for url in own.map({ BaseURL(url: Location.resolve($0.text, against: base.url), availabilityTimeOffset: base.availabilityTimeOffset + $0.offset) })
+            for url in own.map({ BaseURL(url: Location.resolve($0.text, against: base.url), availabilityTimeOffset: base.availabilityTimeOffset + $0.offset,
+                                         priority: $0.priority ?? base.priority, serviceLocation: $0.location ?? base.serviceLocation) })
             where !resolved.contains(where: { $0.url == url.url }) {
                 resolved.append(url)
                 if resolved.count == maximumCopies { return resolved }
