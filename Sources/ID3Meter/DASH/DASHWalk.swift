@@ -429,7 +429,8 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
         // A join keeps the few segments it starts from (`liveStart`; under a suggestedPresentationDelay, told by time below).
         let keep = joining && mpd.suggestedPresentationDelay == nil ? max(liveStart, 1) : Self.batch
         let early = representation.availabilityTimeOffset
-        for segment in SegmentEnumeration(representation: representation, periodDuration: period.duration, from: from, until: until) {
+        let ahead = until + DASHSegment.lookAhead(early: early)
+        for segment in SegmentEnumeration(representation: representation, periodDuration: period.duration, from: from, until: ahead) {
             guard segment.availableFrom(early: early) <= until + 1e-9 else { break }
             if let last, segment.start < last.end - 1e-9 { continue }
             available.append(segment)

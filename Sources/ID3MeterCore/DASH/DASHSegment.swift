@@ -20,8 +20,16 @@ package struct DASHSegment: Sendable, Equatable {
     package var end: Double { start + seconds }
 
     /// When a live presentation has it (seconds from its Period's start): at its end, or
-    /// `early` seconds before (an `availabilityTimeOffset`), but not before its start.
-    package func availableFrom(early: Double) -> Double { max(start, end - max(early, 0)) }
+    /// `early` seconds before (an `availabilityTimeOffset`), before its start when `early` is
+    /// longer than it, as Media3 and shaka-player read the offset (docs/CONFORMANCE.md);
+    /// `INF` (infinity): from its start, as low-latency packagers mean it.
+    package func availableFrom(early: Double) -> Double {
+        early.isFinite ? end - max(early, 0) : start
+    }
+
+    /// How far past `until` a segment may start and be available by `until`, for `early`:
+    /// bounded, so that an offset of a year asks for no more than a minute's segments ahead.
+    package static func lookAhead(early: Double) -> Double { early.isFinite ? min(max(early, 0), 60) : 0 }
 }
 
 /// A Representation's segments in one Period, made as they are asked for: a `SegmentTimeline`

@@ -102,6 +102,20 @@ package struct Representation: Sendable {
     /// Each copy's DVB-DASH priority and service location, by copy (absent: no priority, its
     /// own location): a failed copy excludes the others of either (DVB A168 §10.8.2.4).
     package var copyGroups: [String: CopyGroup] = [:]
+    package var addressing: SegmentAddressing?
+    /// `InbandEventStream`s, its own and its AdaptationSet's: events its segments carry as `emsg`.
+    package var inbandEventStreams: [EventScheme]
+    /// `ContentProtection` (CENC, Widevine, PlayReady ...): its samples are encrypted.
+    package var protection: [ContentProtection]
+
+    /// Adds `other`'s locations as copies, those it has and past `limit` left out.
+    mutating func addCopies(of other: Representation, upTo limit: Int) {
+        for url in other.baseURLs where baseURLs.count < limit && !baseURLs.contains(url) {
+            baseURLs.append(url)
+            baseURLAvailabilityTimeOffsets[url] = other.baseURLAvailabilityTimeOffsets[url]
+            copyGroups[url] = other.copyGroups[url]
+        }
+    }
 
     /// What a copy shares with others: a failure of one is taken as a failure of them all.
     package struct CopyGroup: Sendable, Equatable {
@@ -121,25 +135,12 @@ package struct Representation: Sendable {
         let url = baseURLs[index]
         return copyGroups[url] ?? CopyGroup(priority: nil, serviceLocation: url)
     }
-    package var addressing: SegmentAddressing?
-    /// `InbandEventStream`s, its own and its AdaptationSet's: events its segments carry as `emsg`.
-    package var inbandEventStreams: [EventScheme]
-    /// `ContentProtection` (CENC, Widevine, PlayReady ...): its samples are encrypted.
-    package var protection: [ContentProtection]
-
-    /// Adds `other`'s locations as copies, those it has and past `limit` left out.
-    mutating func addCopies(of other: Representation, upTo limit: Int) {
-        for url in other.baseURLs where baseURLs.count < limit && !baseURLs.contains(url) {
-            baseURLs.append(url)
-            baseURLAvailabilityTimeOffsets[url] = other.baseURLAvailabilityTimeOffsets[url]
-            copyGroups[url] = other.copyGroups[url]
-        }
-    }
 
     /// How long before its end a segment of the copy in use may be fetched (§5.3.9.5.3, the
     /// `availabilityTimeOffset`s of its segment information and its BaseURLs added): a
-    /// low-latency packager's segment is there, growing, from its first chunk. Never more than
-    /// the segment's own length: none is there before it starts.
+    /// low-latency packager's segment is there, growing, from its first chunk. It may be more
+    /// than the segment's length: the segment is then there before it starts (`DASHSegment.
+    /// availableFrom`).
     package var availabilityTimeOffset: Double {
         let timing: SegmentTiming? = switch addressing {
         case .template(let template): template.timing
