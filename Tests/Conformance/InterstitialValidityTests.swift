@@ -67,8 +67,9 @@ struct InterstitialsAtOneStartTests {
         #expect(first.map(\.id) == ["0", "1"], "in the playlist's order")
         // Played as long as their DURATION says (no X-RESUME-OFFSET: the time they played).
         for interstitial in first { schedule.played(interstitial, for: interstitial.duration ?? 0) }
-        #expect(schedule.replacesSegment(at: start.addingTimeInterval(10), duration: 10)
-                && schedule.replacesSegment(at: start.addingTimeInterval(20), duration: 10), "resumed at 30 s, not 5 s")
+        let second10 = schedule.replacesSegment(at: start.addingTimeInterval(10), duration: 10)
+        let second20 = schedule.replacesSegment(at: start.addingTimeInterval(20), duration: 10)
+        #expect(second10 && second20, "resumed at 30 s, not 5 s")
         #expect(schedule.isReplaced(start.addingTimeInterval(29.5)) && !schedule.isReplaced(start.addingTimeInterval(30.5)))
         let second = schedule.due(beforeSegmentAt: start.addingTimeInterval(31), joined: false)
         #expect(second.map(\.id) == ["2", "3", "4"])
@@ -76,5 +77,57 @@ struct InterstitialsAtOneStartTests {
         #expect(schedule.isReplaced(start.addingTimeInterval(37.5)) && !schedule.isReplaced(start.addingTimeInterval(38.5)),
                 "resumed at 38 s: 31 + 0 + 3 + 4")
         #expect(!schedule.isReplaced(start.addingTimeInterval(30.5)), "the primary plays between the two")
+    }
+}
+
+/// `X-SNAP`, as Apple's HLS Interstitials define it and hls.js schedules it:
+/// tests/unit/controller/interstitials-controller.ts, "should parse Interstitial Events from
+/// LevelDetails and produce a schedule" (START-DATE 4 s into a 6 s segment with
+/// `X-SNAP="OUT,IN"`: the break starts at 6 s, the boundary nearest its date) and "resumes at
+/// segment boundary nearest to live-edge with X-SNAP". `OUT` leaves the primary at the segment
+/// boundary nearest the START-DATE, `IN` rejoins it at the one nearest the resumption point: a
+/// segment is played whole or not at all.
+@Suite("Conformance: X-SNAP")
+struct InterstitialSnapTests {
+    static func schedule(_ attributes: String) throws -> (InterstitialSchedule, Interstitial, Date) {
+        let text = (["#EXTM3U", "#EXT-X-TARGETDURATION:6", "#EXT-X-VERSION:6", "#EXT-X-PROGRAM-DATE-TIME:2020-01-01T11:00:00.000Z",
+                     #"#EXT-X-DATERANGE:ID="0",CLASS="com.apple.hls.interstitial",X-ASSET-URI="https://example.com/ad1.m3u8","# + attributes]
+            + (0..<8).flatMap { ["#EXTINF:6,", "fileSequence\($0).ts"] } + ["#EXT-X-ENDLIST"]).joined(separator: "\n")
+        guard case .media(let playlist) = try PlaylistParser.parse(text, location: "https://example.com/p.m3u8") else { throw TestFailure("a media playlist") }
+        var schedule = InterstitialSchedule()
+        schedule.learn(playlist.interstitials)
+        return (schedule, try #require(playlist.interstitials.first), try #require(playlist.segments.first?.programDateTime))
+    }
+
+    @Test func theBreakLeavesAndRejoinsThePrimaryAtTheNearestBoundaries() throws {
+        var (schedule, interstitial, start) = try Self.schedule(#"START-DATE="2020-01-01T11:00:04.000Z",DURATION=30,X-SNAP="OUT,IN""#)
+        #expect(interstitial.snap == [.out, .in])
+        func at(_ seconds: Double) -> Date { start.addingTimeInterval(seconds) }
+        #expect(schedule.due(beforeSegmentAt: at(0), duration: 6, joined: false).isEmpty, "4 s is nearer 6 s than 0 s")
+        #expect(schedule.due(beforeSegmentAt: at(6), duration: 6, joined: false).map(\.id) == ["0"])
+        schedule.played(interstitial, for: 30)
+        #expect(!schedule.isReplaced(at(5)), "the primary plays to the boundary it leaves at")
+        for segment in 1..<5 {
+            let replaced = schedule.replacesSegment(at: at(Double(segment) * 6), duration: 6)
+            #expect(replaced, "segment \(segment)")
+        }
+        let holdingTheResumption = schedule.replacesSegment(at: at(30), duration: 6)
+        #expect(holdingTheResumption && schedule.isReplaced(at(35)),
+                "the resumption point, 34 s, is nearer 36 s than 30 s: the segment 30–36 s is not played")
+        let after = schedule.replacesSegment(at: at(36), duration: 6)
+        #expect(!after && !schedule.isReplaced(at(36.5)))
+
+        // Without X-SNAP: left at its date, rejoined mid-segment.
+        var (plain, break2, _) = try Self.schedule(#"START-DATE="2020-01-01T11:00:04.000Z",DURATION=30"#)
+        #expect(plain.due(beforeSegmentAt: at(0), duration: 6, joined: false).isEmpty)
+        #expect(plain.due(beforeSegmentAt: at(6), duration: 6, joined: false).map(\.id) == ["0"])
+        plain.played(break2, for: 30)
+        let plainHolding = plain.replacesSegment(at: at(30), duration: 6)
+        #expect(plain.isReplaced(at(5)) && !plainHolding && !plain.isReplaced(at(35)))
+
+        // OUT snaps back too: a START-DATE 1 s into a segment leaves the primary at that segment's start.
+        var (early, _, _) = try Self.schedule(#"START-DATE="2020-01-01T11:00:07.000Z",DURATION=6,X-SNAP="OUT""#)
+        #expect(early.due(beforeSegmentAt: at(0), duration: 6, joined: false).isEmpty)
+        #expect(early.due(beforeSegmentAt: at(6), duration: 6, joined: false).map(\.id) == ["0"])
     }
 }

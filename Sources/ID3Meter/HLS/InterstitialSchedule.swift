@@ -5,7 +5,8 @@ import Foundation
 /// `START-DATE` (on the segments' PROGRAM-DATE-TIME), `CUE=PRE` ones before the primary's first
 /// segment, `CUE=POST` ones after its last; each once. The primary resumes `X-RESUME-OFFSET` after
 /// the break's start (absent: the time the break played), so the primary content in between was
-/// replaced: a player never shows it, and its tags are not delivered.
+/// replaced: a player never shows it, and its tags are not delivered. `X-SNAP` moves where the
+/// primary is left (`OUT`) and rejoined (`IN`) to the segment boundary closest to each.
 ///
 /// A walk that joins a live stream (or resumes) does not play a break that started before the
 /// first segment it reads: it joined after it.
@@ -14,8 +15,10 @@ struct InterstitialSchedule {
     private var known: [String: Interstitial] = [:]
     private var order: [String] = []
     private var done: Set<String> = []
-    /// The primary content breaks replaced: from their start to where the primary resumed.
-    private var replaced: [Range<Date>] = []
+    /// The primary content breaks replaced: from where the primary was left to where it resumed.
+    private var replaced: [Replaced] = []
+    /// Where an `X-SNAP=OUT` break left the primary: the boundary it was due at, by ID.
+    private var outPoints: [String: Date] = [:]
     private var started = false
 
     /// Takes what a playlist load lists (a later listing of an ID replaces the earlier).
@@ -30,10 +33,18 @@ struct InterstitialSchedule {
         }
     }
 
-    /// The breaks due before the primary segment that starts at `date`: at the first segment, the
-    /// `PRE` ones (and, unless `joined`, those scheduled at or before it); then those whose start
-    /// the primary has reached.
-    mutating func due(beforeSegmentAt date: Date?, joined: Bool) -> [Interstitial] {
+    /// The primary content a break replaced; `snapsIn`: its end is still to move to the segment
+    /// boundary closest to it (`X-SNAP=IN`), once the segment that holds it comes.
+    private struct Replaced {
+        var range: Range<Date>
+        var snapsIn: Bool
+    }
+
+    /// The breaks due before the primary segment that starts at `date`, `duration` long: at the
+    /// first segment, the `PRE` ones (and, unless `joined`, those scheduled at or before it);
+    /// then those whose start the primary has reached, and an `X-SNAP=OUT` one whose start is
+    /// nearer this segment's start than its end.
+    mutating func due(beforeSegmentAt date: Date?, duration: Double = 0, joined: Bool) -> [Interstitial] {
         var due: [Interstitial] = []
         if !started {
             started = true
@@ -44,9 +55,13 @@ struct InterstitialSchedule {
             }
         }
         if let date {
-            due += pending.filter { !$0.cue.contains(.pre) && !$0.cue.contains(.post) && $0.startDate.timeIntervalSince(date) <= Self.tolerance }
-                .filter { candidate in !due.contains { $0.id == candidate.id } }
-                .sorted { $0.startDate < $1.startDate }
+            let reached = pending.filter { interstitial in
+                let ahead = interstitial.startDate.timeIntervalSince(date)
+                return !interstitial.cue.contains(.pre) && !interstitial.cue.contains(.post)
+                    && (ahead <= Self.tolerance || interstitial.snap.contains(.out) && ahead <= duration / 2)
+            }
+            for interstitial in reached where interstitial.snap.contains(.out) { outPoints[interstitial.id] = date }
+            due += reached.filter { candidate in !due.contains { $0.id == candidate.id } }.sorted { $0.startDate < $1.startDate }
         }
         due.forEach { done.insert($0.id) }
         return due
@@ -68,24 +83,43 @@ struct InterstitialSchedule {
         let resume = interstitial.resumeOffset ?? seconds
         guard resume > 0 else { return }
         let start = interstitial.startDate
-        if let last = replaced.last, abs(last.lowerBound.timeIntervalSince(start)) <= Self.tolerance {
-            replaced[replaced.count - 1] = last.lowerBound..<last.upperBound.addingTimeInterval(resume)
+        let snapsIn = interstitial.snap.contains(.in)
+        // Left at its out point (an `X-SNAP=OUT` boundary), resumed `resume` after its start.
+        let left = outPoints.removeValue(forKey: interstitial.id) ?? start
+        if let last = replaced.last, abs(last.range.lowerBound.timeIntervalSince(left)) <= Self.tolerance {
+            replaced[replaced.count - 1] = Replaced(range: last.range.lowerBound..<last.range.upperBound.addingTimeInterval(resume),
+                                                    snapsIn: last.snapsIn || snapsIn)
             return
         }
-        replaced.append(start..<start.addingTimeInterval(resume))
+        let end = start.addingTimeInterval(resume)
+        guard end > left else { return }
+        replaced.append(Replaced(range: left..<end, snapsIn: snapsIn))
         if replaced.count > PlaylistParser.maximumInterstitials { replaced.removeFirst() }
     }
 
     /// Whether the primary's media at `date` was replaced by a break.
     func isReplaced(_ date: Date) -> Bool {
-        replaced.contains { $0.lowerBound.timeIntervalSince(date) <= Self.tolerance && date < $0.upperBound.addingTimeInterval(-Self.tolerance) }
+        replaced.contains { $0.range.lowerBound.timeIntervalSince(date) <= Self.tolerance && date < $0.range.upperBound.addingTimeInterval(-Self.tolerance) }
     }
 
-    /// Whether the whole of the primary segment from `date`, `duration` seconds long, was replaced.
-    func replacesSegment(at date: Date?, duration: Double) -> Bool {
+    /// Whether the whole of the primary segment from `date`, `duration` seconds long, was
+    /// replaced. An `X-SNAP=IN` resumption point inside it moves first to the nearer of its
+    /// boundaries: the segment is then played whole, or not at all.
+    mutating func replacesSegment(at date: Date?, duration: Double) -> Bool {
         guard let date else { return false }
-        return replaced.contains { date.timeIntervalSince($0.lowerBound) >= -Self.tolerance
-            && date.addingTimeInterval(duration).timeIntervalSince($0.upperBound) <= Self.tolerance }
+        let end = date.addingTimeInterval(duration)
+        for index in replaced.indices where replaced[index].snapsIn {
+            let resume = replaced[index].range.upperBound
+            // A later segment holds it.
+            guard resume < end else { continue }
+            if resume > date {
+                let boundary = resume.timeIntervalSince(date) <= end.timeIntervalSince(resume) ? date : end
+                replaced[index].range = replaced[index].range.lowerBound..<max(boundary, replaced[index].range.lowerBound)
+            }
+            replaced[index].snapsIn = false
+        }
+        return replaced.contains { date.timeIntervalSince($0.range.lowerBound) >= -Self.tolerance
+            && end.timeIntervalSince($0.range.upperBound) <= Self.tolerance }
     }
 
     /// Dates within a millisecond are the same place (PROGRAM-DATE-TIME has milliseconds).

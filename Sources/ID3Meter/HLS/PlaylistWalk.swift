@@ -111,7 +111,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             defer { number += 1 }
             await afterEachSegment()
             if number == 0 {
-                for interstitial in schedule.due(beforeSegmentAt: segment.programDateTime, joined: joined) {
+                for interstitial in schedule.due(beforeSegmentAt: segment.programDateTime, duration: segment.duration, joined: joined) {
                     // The primary's MPEG-TS state does not run on into the break.
                     lanes[number].reader.finish(emit: deliver)
                     let seconds = await playBreak(interstitial, listedIn: lanes[number].location, after: lastPrimary ?? segment) { event in

@@ -24,6 +24,16 @@ package struct Interstitial: Sendable, Equatable {
     public var playoutLimit: Double?
     /// `CUE`: played before the primary (`PRE`), after it ends (`POST`), at most once (`ONCE`).
     public var cue: Cue = []
+    /// `X-SNAP`: the primary is left (`OUT`) at the segment boundary closest to `startDate`, and
+    /// rejoined (`IN`) at the one closest to the resumption point, not inside a segment.
+    public var snap: Snap = []
+
+    package struct Snap: OptionSet, Sendable, Equatable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
+        package static let out = Snap(rawValue: 1)
+        package static let `in` = Snap(rawValue: 2)
+    }
 
     package struct Cue: OptionSet, Sendable, Equatable {
         package let rawValue: UInt8
@@ -55,8 +65,17 @@ package struct Interstitial: Sendable, Equatable {
         }
         // Before the primary and after it at once is no place: hls.js finds it invalid.
         guard !cue.isSuperset(of: [.pre, .post]) else { return nil }
+        var snap: Snap = []
+        for value in (attributes["X-SNAP"] ?? "").split(separator: ",") {
+            switch value.trimmingWhitespace {
+            case "OUT": snap.insert(.out)
+            case "IN": snap.insert(.in)
+            default: break
+            }
+        }
         return Interstitial(id: id, startDate: start, duration: seconds("DURATION") ?? seconds("PLANNED-DURATION"), assetURI: uri,
-                            assetList: list, resumeOffset: seconds("X-RESUME-OFFSET"), playoutLimit: seconds("X-PLAYOUT-LIMIT"), cue: cue)
+                            assetList: list, resumeOffset: seconds("X-RESUME-OFFSET"), playoutLimit: seconds("X-PLAYOUT-LIMIT"), cue: cue,
+                            snap: snap)
     }
 
     /// An `X-ASSET-LIST` document (`{"ASSETS": [{"URI": ..., "DURATION": ...}, ...]}`).
