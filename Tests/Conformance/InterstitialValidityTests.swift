@@ -131,3 +131,48 @@ struct InterstitialSnapTests {
         #expect(early.due(beforeSegmentAt: at(6), duration: 6, joined: false).map(\.id) == ["0"])
     }
 }
+
+/// hls.js, tests/unit/controller/interstitials-controller.ts, "request asset-list with
+/// _HLS_start_offset when joining" (a mid-roll at 20 s, DURATION 30, joined at 30 s: played from
+/// 10 s in) and "resumes at segment boundary nearest to live-edge with X-SNAP" (mid-rolls that
+/// ended before the join are kept in the schedule and not played). A join inside a break's
+/// stretch of the primary plays the rest of it; its tags are the audience's.
+@Suite("Conformance: a live join inside a break", .timeLimit(.minutes(1)))
+struct JoinInsideABreakTests {
+    @Test func theScheduleStartsTheBreakPartWayIn() throws {
+        var (schedule, _, start) = try InterstitialSnapTests.schedule(#"START-DATE="2020-01-01T11:00:20.000Z",DURATION=30"#)
+        let due = schedule.due(beforeSegmentAt: start.addingTimeInterval(30), duration: 6, joined: true)
+        #expect(due.map(\.id) == ["0"])
+        #expect(schedule.startOffset(of: due[0]) == 10)
+        var (over, _, _) = try InterstitialSnapTests.schedule(#"START-DATE="2020-01-01T11:00:00.000Z",DURATION=15"#)
+        #expect(over.due(beforeSegmentAt: start.addingTimeInterval(30), duration: 6, joined: true).isEmpty, "over at 15 s, before the join")
+    }
+
+    /// The meter joins a live stream 8.5 s in (its first segment the 6th) inside a break placed
+    /// at 4 s that replaces 3 s of the primary: the break's last two seconds are played, then
+    /// the primary from 7 s.
+    @Test func theMeterJoiningInsideABreakPlaysItsRest() async throws {
+        var ad = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 10, segmentCount: 3, startDate: Date(timeIntervalSince1970: 0))
+        ad.seed = 78
+        let channel = LiveChannel(preroll: 8.5) { date in
+            var stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 30, segmentCount: 10, startDate: date)
+            stream.seed = 6
+            stream.breaks = [.init(id: "joined-break", atSegment: 4, assetURI: "ad/live.m3u8", resumeOffset: 3)]
+            return stream
+        }
+        let asset = ad
+        let server = try LocalHTTPServer { request in
+            guard request.path.hasPrefix("ad/") else { return channel.respond(to: request) }
+            var inner = request
+            inner.path = String(request.path.dropFirst(3))
+            return asset.respond(to: inner)
+        }
+        defer { server.stop() }
+        let run = try await offThePool { try Command.run(["--format", "jsonl", server.url("master.m3u8")]) }
+        #expect(run.status == 0, "\(run.stderr)")
+        let stream = try #require(channel.liveStream)
+        let primary = (7..<10).flatMap { stream.tags(inSegment: $0) }.map { InterstitialTests.Tag(pts: $0.pts, payload: $0.owner, interstitial: nil) }
+        let rest = (1..<3).flatMap { ad.tags(inSegment: $0) }.map { InterstitialTests.Tag(pts: $0.pts, payload: $0.owner, interstitial: "joined-break") }
+        #expect(InterstitialTests.recorded(run.stdout) == rest + primary, "\(run.stderr)")
+    }
+}

@@ -8,8 +8,9 @@ import Foundation
 /// replaced: a player never shows it, and its tags are not delivered. `X-SNAP` moves where the
 /// primary is left (`OUT`) and rejoined (`IN`) to the segment boundary closest to each.
 ///
-/// A walk that joins a live stream (or resumes) does not play a break that started before the
-/// first segment it reads: it joined after it.
+/// A walk that joins a live stream (or resumes) inside a break's stretch of the primary (from its
+/// start to its resumption) plays the break from that far in, as hls.js does (`_HLS_start_offset`);
+/// one whose stretch ended before the first segment it reads is not played: it joined after it.
 struct InterstitialSchedule {
     /// Interstitials known, by ID, in the order first listed; bounded as a playlist's are.
     private var known: [String: Interstitial] = [:]
@@ -19,6 +20,8 @@ struct InterstitialSchedule {
     private var replaced: [Replaced] = []
     /// Where an `X-SNAP=OUT` break left the primary: the boundary it was due at, by ID.
     private var outPoints: [String: Date] = [:]
+    /// How far into a break a live join came (seconds), by ID: it is played from there.
+    private var joinedInto: [String: Double] = [:]
     private var started = false
 
     /// Takes what a playlist load lists (a later listing of an ID replaces the earlier).
@@ -50,8 +53,17 @@ struct InterstitialSchedule {
             started = true
             due += pending.filter { $0.cue.contains(.pre) }
             if joined, let date {
-                // Joined after these began: a player that joins here never plays them.
-                for interstitial in pending where !interstitial.cue.contains(.pre) && interstitial.startDate < date { done.insert(interstitial.id) }
+                for interstitial in pending where !interstitial.cue.contains(.pre) && interstitial.startDate < date {
+                    // Its stretch of the primary: to its resumption (absent: its DURATION), as hls.js places it.
+                    let stretch = interstitial.resumeOffset ?? interstitial.duration ?? 0
+                    let into = date.timeIntervalSince(interstitial.startDate)
+                    if into < stretch - Self.tolerance, !interstitial.cue.contains(.post) {
+                        joinedInto[interstitial.id] = into
+                    } else {
+                        // Over before the join: a player that joins here never plays it.
+                        done.insert(interstitial.id)
+                    }
+                }
             }
         }
         if let date {
@@ -65,6 +77,11 @@ struct InterstitialSchedule {
         }
         due.forEach { done.insert($0.id) }
         return due
+    }
+
+    /// How far into `interstitial` it is played from: the seconds a live join came into it.
+    mutating func startOffset(of interstitial: Interstitial) -> Double {
+        joinedInto.removeValue(forKey: interstitial.id) ?? 0
     }
 
     /// The `POST` breaks, played when the primary has ended.

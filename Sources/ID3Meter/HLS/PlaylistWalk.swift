@@ -114,7 +114,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 for interstitial in schedule.due(beforeSegmentAt: segment.programDateTime, duration: segment.duration, joined: joined) {
                     // The primary's MPEG-TS state does not run on into the break.
                     lanes[number].reader.finish(emit: deliver)
-                    let seconds = await playBreak(interstitial, listedIn: lanes[number].location, after: lastPrimary ?? segment) { event in
+                    let seconds = await playBreak(interstitial, listedIn: lanes[number].location, after: lastPrimary ?? segment,
+                                                  from: schedule.startOffset(of: interstitial)) { event in
                         if opened { deliver(event) } else { breakBeforeOpening.append(event) }
                     }
                     schedule.played(interstitial, for: seconds)
@@ -270,8 +271,10 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
     /// be had is said, and the next is read. Its segments take the place (media and
     /// discontinuity sequence) of `primary`, the primary segment before the break (the first,
     /// for a pre-roll): a resumed meter replays the break from there, the tags it delivered held
-    /// back. Returns the seconds the break played.
-    private func playBreak(_ interstitial: Interstitial, listedIn playlist: String, after primary: Segment?,
+    /// back. A live join `offset` seconds into the break passes its segments before that, as a
+    /// player starts a break part way in. Returns the seconds the break played (those passed
+    /// included: the primary resumes as far after the break's start).
+    private func playBreak(_ interstitial: Interstitial, listedIn playlist: String, after primary: Segment?, from offset: Double = 0,
                            emit: (MediaEvent) -> Void) async -> Double {
         func failed(_ error: SegmentLoadError) { emit(.failure(InputFailure(source: input, .interstitialFailed(id: interstitial.id, error)))) }
         var assets: [(uri: String, referrer: String)] = interstitial.assetURI.map { [($0, playlist)] } ?? []
@@ -291,6 +294,11 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             let reader = SegmentReader(source: input, playlist: asset.location, targetDuration: asset.playlist.targetDuration,
                                        fetcher: loader.fetcher, programs: programs)
             for var segment in asset.playlist.segments where played < limit {
+                // Before where a live join came in: passed, not read.
+                if played + segment.duration <= offset + 0.001 {
+                    played += segment.duration
+                    continue
+                }
                 segment.interstitial = TagOrigin.InterstitialPlace(id: interstitial.id, asset: index)
                 if let primary { (segment.mediaSequence, segment.discontinuitySequence) = (primary.mediaSequence, primary.discontinuitySequence) }
                 if segment.isGap {
