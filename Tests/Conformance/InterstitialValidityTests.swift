@@ -80,6 +80,27 @@ struct InterstitialsAtOneStartTests {
     }
 }
 
+/// The scan the issue saw go wrong: two inserted breaks at one START-DATE, then a later one;
+/// each is played, in the playlist's order, and the primary between them.
+@Suite("Conformance: breaks at one START-DATE, then more")
+struct BreaksInARowTests {
+    @Test func everyBreakIsFetchedAndPlayedInOrder() async throws {
+        let ranges = [
+            #"ID="a",CLASS="com.apple.hls.interstitial",START-DATE="\#(InterstitialTests.date(after: 6.006))",X-ASSET-URI="../ad/both.m3u8",X-RESUME-OFFSET=0"#,
+            #"ID="b",CLASS="com.apple.hls.interstitial",START-DATE="\#(InterstitialTests.date(after: 6.006))",X-ASSET-URI="../ad/one.m3u8",X-RESUME-OFFSET=0"#,
+            #"ID="c",CLASS="com.apple.hls.interstitial",START-DATE="\#(InterstitialTests.date(after: 12.012))",X-ASSET-URI="../ad/two.m3u8",X-RESUME-OFFSET=0"#,
+        ]
+        let server = try InterstitialTests.server(more: ["row": ranges])
+        defer { server.stop() }
+        let events = await Samples.scan(server.url("primary/row.m3u8"))
+        #expect(events.failures.isEmpty, "\(events.failures)")
+        let expected = try InterstitialTests.primaryTags(["seg0.m4s"]) + InterstitialTests.adTags(["seg0.ts", "seg1.ts"], in: "a")
+            + InterstitialTests.adTags(["seg0.ts"], in: "b") + InterstitialTests.primaryTags(["seg1.m4s"])
+            + InterstitialTests.adTags(["seg1.ts"], in: "c") + InterstitialTests.primaryTags(["seg2.m4s"])
+        #expect(InterstitialTests.found(events) == expected)
+    }
+}
+
 /// `X-SNAP`, as Apple's HLS Interstitials define it and hls.js schedules it:
 /// tests/unit/controller/interstitials-controller.ts, "should parse Interstitial Events from
 /// LevelDetails and produce a schedule" (START-DATE 4 s into a 6 s segment with
