@@ -85,6 +85,46 @@ struct CollectTests {
         try await contract(database: try TestPostgres.empty())
     }
 
+    /// Issue 56: a redundant pair's meters post at the same moments, their batches over the
+    /// same channels. Eight posters at once (four pairs), each batch 200 deliveries over 100
+    /// channels in an order of its own, the pair's two batches the same tags: on PostgreSQL,
+    /// every batch is answered 200 the first time (two transactions that took the same
+    /// channels' rows in different orders deadlocked: 40P01, answered 503), and each tag is kept
+    /// once.
+    @Test(.enabled(if: TestPostgres.requested != nil, Comment(rawValue: TestPostgres.why)))
+    func concurrentPairsOverTheSameChannelsNeverDeadlock() async throws {
+        let database = try TestPostgres.empty()
+        let collector = try RunningCollector(database: database)
+        func batch(pair: Int, meter: String, round: Int) -> String {
+            var generator = SeededRandom(seed: UInt64(pair * 1_000 + round * 10 + (meter == "a" ? 1 : 2)))
+            let records = (0..<200).map { index in
+                var record = MeterRecord.delivery("www.nielsen.com/pair\(pair)/round\(round)/\(index)",
+                                                  context: TagContext(pts: Int64(index), origin: TagOrigin(source: "s"), programDateTime: nil),
+                                                  at: Date(timeIntervalSince1970: 1_795_000_000 + Double(round * 200 + index)))
+                (record.channel, record.meter) = ("ch\(index % 100)", "pair\(pair)-\(meter)")
+                return String(decoding: record.jsonLine, as: UTF8.self)
+            }.shuffled(using: &generator)
+            return #"{"batch":"pair\#(pair)-\#(meter)-\#(round)","records":[\#(records.joined(separator: ","))]}"#
+        }
+        let url = collector.url
+        var statuses: [Int] = []
+        for round in 0..<4 {
+            statuses += try await withThrowingTaskGroup(of: Int.self) { group in
+                for pair in 0..<4 {
+                    for meter in ["a", "b"] {
+                        let body = batch(pair: pair, meter: meter, round: round)
+                        group.addTask { try await Self.post(body, to: url).status }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        collector.stop()
+        #expect(statuses.count == 32 && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        let kept = try await Self.kept(in: database).compactMap(\.delivery?.payload)
+        #expect(kept.count == 4 * 4 * 200 && Set(kept).count == kept.count, "\(kept.count) kept")
+    }
+
     func contract(database: String) async throws {
         let collector = try RunningCollector(database: database, extra: ["--max-batch-size", "4K"])
         let first = Self.batch("a-batch-1", meter: "a", payloads: ["www.nielsen.com/1", "www.nielsen.com/2"])

@@ -171,12 +171,28 @@ enum CollectorSchema {
             return StoreReceipt(alreadyHad: true, records: batch.records.count, kept: 0)
         }
         var kept = 0
-        for start in stride(from: 0, to: batch.records.count, by: insertRows) {
-            kept += try await run(insert(batch.records[start..<min(start + insertRows, batch.records.count)], batch: batch.id)).count
+        let records = inKeyOrder(batch.records)
+        for start in stride(from: 0, to: records.count, by: insertRows) {
+            kept += try await run(insert(records[start..<min(start + insertRows, records.count)], batch: batch.id)).count
         }
         _ = try await run(Self.kept(kept, batch: batch.id))
         try await fold(batch, run: run)
         return StoreReceipt(alreadyHad: false, records: batch.records.count, kept: kept)
+    }
+
+    /// The batch's records with its deliveries in the order of their unique key (channel, tag),
+    /// in the places deliveries hold, the other records where they are: every transaction then
+    /// inserts a pair's shared tags in one order, and two of them wait for each other rather
+    /// than each for the other (PostgreSQL's deadlock, 40P01, when a redundant pair's batches
+    /// over the same channels were stored at once).
+    static func inKeyOrder(_ records: [CollectedRecord]) -> [CollectedRecord] {
+        let places = records.indices.filter { records[$0].record.delivery != nil }
+        let sorted = places.map { records[$0] }.sorted {
+            ($0.record.channel ?? "", $0.record.delivery?.tagID ?? "") < ($1.record.channel ?? "", $1.record.delivery?.tagID ?? "")
+        }
+        var ordered = records
+        for (place, record) in zip(places, sorted) { ordered[place] = record }
+        return ordered
     }
 
     /// Folds the batch's deliveries into its meters' coverage minutes (every copy, a delivery of
@@ -200,7 +216,10 @@ enum CollectorSchema {
             }
             heard[channel] = known
         }
-        for (key, folded) in tags {
+        // Rows are taken in one order, the same in every transaction: two batches over the same
+        // channels at once (a redundant pair's, posted together) then wait for each other, and
+        // never each for the other (PostgreSQL's deadlock, 40P01).
+        for (key, folded) in tags.sorted(by: { ($0.key.channel, $0.key.minute, $0.key.meter) < ($1.key.channel, $1.key.minute, $1.key.meter) }) {
             let found = try await run(Statement("""
                 SELECT creditable, info, placeholder, invalid, first_at, last_at, hole_from, hole_to, info_first, info_last
                 FROM coverage WHERE channel = ? AND minute = ? AND meter = ?
@@ -217,7 +236,7 @@ enum CollectorSchema {
                       .integer(minute.placeholder), .integer(minute.invalid), .real(minute.first), .real(minute.last),
                       .real(minute.hole?.lowerBound), .real(minute.hole?.upperBound), .real(minute.infoFirst), .real(minute.infoLast)]))
         }
-        for (channel, times) in heard {
+        for (channel, times) in heard.sorted(by: { $0.key < $1.key }) {
             guard let start = times.first ?? times.deleted else { continue }
             _ = try await run(Statement(heardOf, [.text(channel), .real(start), .real(times.last ?? start), .real(times.deleted)]))
         }
