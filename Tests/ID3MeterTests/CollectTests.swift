@@ -125,6 +125,39 @@ struct CollectTests {
         #expect(kept.count == 4 * 4 * 200 && Set(kept).count == kept.count, "\(kept.count) kept")
     }
 
+    /// Batches of one meter's channel minute stored at once (two collectors fed under one
+    /// meter name, or a spool drained in parallel): the minute's coverage counts every delivery
+    /// of every batch. The fold read a minute, added to it and wrote it back: the second of
+    /// two at once wrote over the first's count.
+    @Test(.enabled(if: TestPostgres.requested != nil, Comment(rawValue: TestPostgres.why)))
+    func concurrentBatchesOfOneMinuteAllCount() async throws {
+        let database = try TestPostgres.empty()
+        let collector = try RunningCollector(database: database)
+        let url = collector.url
+        let minute = 1_795_000_020.0
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for poster in 0..<8 {
+                var factory = NielsenTagFactory(seed: UInt64(100 + poster))
+                let records = (0..<50).map { index in
+                    var record = MeterRecord.delivery(factory.owner(secondsIntoDay: 40_020 + index),
+                                                      context: TagContext(pts: Int64(index), origin: TagOrigin(source: "s"), programDateTime: nil),
+                                                      at: Date(timeIntervalSince1970: minute + Double(index) * 0.5))
+                    (record.channel, record.meter) = ("news", "m")
+                    return String(decoding: record.jsonLine, as: UTF8.self)
+                }
+                let body = #"{"batch":"minute-\#(poster)","records":[\#(records.joined(separator: ","))]}"#
+                group.addTask { try await Self.post(body, to: url).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        collector.stop()
+        #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        let said = try Command.run(["report", "--database", database, "--day", "2026-11-18", "--time-zone", "UTC", "--format", "json"])
+        let report = try JSONDecoder().decode(CoverageReport.self, from: Data(said.stdout.utf8))
+        let creditable = report.channels.first { $0.channel == "news" }?.tags.creditable
+        #expect(creditable == 400, "every delivery of the eight batches counted: \(String(describing: creditable))")
+    }
+
     func contract(database: String) async throws {
         let collector = try RunningCollector(database: database, extra: ["--max-batch-size", "4K"])
         let first = Self.batch("a-batch-1", meter: "a", payloads: ["www.nielsen.com/1", "www.nielsen.com/2"])

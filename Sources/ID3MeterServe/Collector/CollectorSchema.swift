@@ -165,8 +165,8 @@ enum CollectorSchema {
     }
 
     /// Keeps `batch` through `run` (a statement in, the rows it returned out), inside a
-    /// transaction the caller opened and commits.
-    static func store(_ batch: CollectedBatch, run: (Statement) async throws -> [Row]) async throws -> StoreReceipt {
+    /// transaction the caller opened and commits, in `dialect`.
+    static func store(_ batch: CollectedBatch, dialect: Dialect, run: (Statement) async throws -> [Row]) async throws -> StoreReceipt {
         guard try await run(claim(batch)).count == 1 else {
             return StoreReceipt(alreadyHad: true, records: batch.records.count, kept: 0)
         }
@@ -176,7 +176,7 @@ enum CollectorSchema {
             kept += try await run(insert(records[start..<min(start + insertRows, records.count)], batch: batch.id)).count
         }
         _ = try await run(Self.kept(kept, batch: batch.id))
-        try await fold(batch, run: run)
+        try await fold(batch, dialect: dialect, run: run)
         return StoreReceipt(alreadyHad: false, records: batch.records.count, kept: kept)
     }
 
@@ -197,7 +197,7 @@ enum CollectorSchema {
 
     /// Folds the batch's deliveries into its meters' coverage minutes (every copy, a delivery of
     /// a pair already kept too: it tells which meter saw what), and its times into its channels'.
-    private static func fold(_ batch: CollectedBatch, run: (Statement) async throws -> [Row]) async throws {
+    private static func fold(_ batch: CollectedBatch, dialect: Dialect, run: (Statement) async throws -> [Row]) async throws {
         struct Key: Hashable { var channel: String, minute: Int, meter: String }
         var tags: [Key: [(TagCredit, Double)]] = [:]
         var heard: [String: (first: Double?, last: Double?, deleted: Double?)] = [:]
@@ -220,9 +220,19 @@ enum CollectorSchema {
         // channels at once (a redundant pair's, posted together) then wait for each other, and
         // never each for the other (PostgreSQL's deadlock, 40P01).
         for (key, folded) in tags.sorted(by: { ($0.key.channel, $0.key.minute, $0.key.meter) < ($1.key.channel, $1.key.minute, $1.key.meter) }) {
+            // A minute is read, added to and written back: on PostgreSQL its row is made if new and
+            // locked first, so that two batches of one meter's minute stored at once (two
+            // collectors fed under one meter name) add up, not write over each other. SQLite
+            // stores one batch at a time.
+            if dialect == .postgres {
+                _ = try await run(Statement("""
+                    INSERT INTO coverage (channel, minute, meter, creditable, info, placeholder, invalid) VALUES (?, ?, ?, 0, 0, 0, 0)
+                    ON CONFLICT DO NOTHING
+                    """, [.text(key.channel), .integer(key.minute), .text(key.meter)]))
+            }
             let found = try await run(Statement("""
                 SELECT creditable, info, placeholder, invalid, first_at, last_at, hole_from, hole_to, info_first, info_last
-                FROM coverage WHERE channel = ? AND minute = ? AND meter = ?
+                FROM coverage WHERE channel = ? AND minute = ? AND meter = ?\(dialect == .postgres ? " FOR UPDATE" : "")
                 """, [.text(key.channel), .integer(key.minute), .text(key.meter)])).first
             var minute = found.map { coverageMinute(key.minute, $0) } ?? CoverageMinute(minute: key.minute)
             for (credit, time) in folded { minute.add(credit, at: time) }

@@ -126,7 +126,7 @@ public final class PostgresRecordStore: RecordStore {
     public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
         do {
             return try await client.withTransaction(logger: logger) { [logger] connection in
-                try await CollectorSchema.store(batch) { try await Self.rows($0, on: connection, logger: logger) }
+                try await CollectorSchema.store(batch, dialect: .postgres) { try await Self.rows($0, on: connection, logger: logger) }
             }
         } catch {
             throw StoreError("cannot store batch \(batch.id): \(Self.words(error))")

@@ -86,7 +86,7 @@ public actor SQLiteRecordStore: RecordStore {
 
     public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
         do {
-            return try await transaction { try await CollectorSchema.store(batch, run: self.rows) }
+            return try await transaction { try await CollectorSchema.store(batch, dialect: .sqlite, run: self.rows) }
         } catch {
             throw StoreError("cannot store batch \(batch.id): \((error as? SQLiteError)?.message ?? "\(error)")")
         }
