@@ -197,3 +197,34 @@ struct JoinInsideABreakTests {
         #expect(InterstitialTests.recorded(run.stdout) == rest + primary, "\(run.stderr)")
     }
 }
+
+/// A VOD pre-roll without `X-RESUME-OFFSET` replaces the primary's first seconds, its duration:
+/// Media3, androidx/media HlsInterstitialsAdsLoaderTest
+/// `handleContentTimelineChanged_resumeOffsetSetToZero_contentResumeOffsetUsIsZero` (two
+/// pre-rolls, one with `X-RESUME-OFFSET=0` and one without, `X-PLAYOUT-LIMIT=1.0` each: the
+/// content resumes 1 s in), and hls.js's source (resumeTime 0 + duration; no test of theirs).
+/// On a live join the primary resumes where it joined (hls.js: the live start position).
+@Suite("Conformance: a VOD pre-roll's resumption")
+struct PreRollResumptionTests {
+    @Test func aVODPreRollWithoutOffsetReplacesItsDurationOfThePrimary() throws {
+        var (schedule, preRoll, start) = try InterstitialSnapTests.schedule(#"START-DATE="2020-01-01T11:00:00.000Z",CUE="PRE",DURATION=6"#)
+        #expect(schedule.due(beforeSegmentAt: start, duration: 6, joined: false).map(\.id) == ["0"])
+        schedule.played(preRoll, for: 6)
+        let first = schedule.replacesSegment(at: start, duration: 6)
+        let second = schedule.replacesSegment(at: start.addingTimeInterval(6), duration: 6)
+        #expect(first && !second, "the primary resumes 6 s in")
+
+        var (live, livePreRoll, _) = try InterstitialSnapTests.schedule(#"START-DATE="2020-01-01T11:00:00.000Z",CUE="PRE",DURATION=6"#)
+        #expect(live.due(beforeSegmentAt: start.addingTimeInterval(30), duration: 6, joined: true).map(\.id) == ["0"], "a live join plays it too")
+        live.played(livePreRoll, for: 6)
+        let joined = live.replacesSegment(at: start.addingTimeInterval(30), duration: 6)
+        #expect(!joined && !live.isReplaced(start.addingTimeInterval(30.5)), "resumed where it joined")
+
+        // With X-RESUME-OFFSET=0 (InterstitialTests' pre-roll): nothing replaced.
+        var (inserted, insertedPreRoll, _) = try InterstitialSnapTests.schedule(#"START-DATE="2020-01-01T11:00:00.000Z",CUE="PRE",DURATION=6,X-RESUME-OFFSET=0"#)
+        _ = inserted.due(beforeSegmentAt: start, duration: 6, joined: false)
+        inserted.played(insertedPreRoll, for: 6)
+        let kept = inserted.replacesSegment(at: start, duration: 6)
+        #expect(!kept)
+    }
+}

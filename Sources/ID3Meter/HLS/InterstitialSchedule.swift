@@ -23,6 +23,9 @@ struct InterstitialSchedule {
     /// How far into a break a live join came (seconds), by ID: it is played from there.
     private var joinedInto: [String: Double] = [:]
     private var started = false
+    /// Where a presentation read from its start begins: its pre-rolls replace the primary from
+    /// there (a live join's resume where it joined).
+    private var preRollsAt: Date?
 
     /// Takes what a playlist load lists (a later listing of an ID replaces the earlier).
     mutating func learn(_ interstitials: [Interstitial]) {
@@ -52,6 +55,7 @@ struct InterstitialSchedule {
         if !started {
             started = true
             due += pending.filter { $0.cue.contains(.pre) }
+            if !joined { preRollsAt = date }
             if joined, let date {
                 for interstitial in pending where !interstitial.cue.contains(.pre) && interstitial.startDate < date {
                     // Its stretch of the primary: to its resumption (absent: its DURATION), as hls.js places it.
@@ -95,11 +99,15 @@ struct InterstitialSchedule {
     /// replaced. Breaks at one start play one after another, and their offsets add up: the
     /// primary resumes after all of them (hls.js: "X-RESUME-OFFSET values of interstitials
     /// scheduled at the same time are cumulative").
+    ///
+    /// A pre-roll of a presentation read from its start replaces the primary's first seconds
+    /// as a mid-roll does, its offset absent its duration: Media3 (`HlsInterstitialsAdsLoader`)
+    /// and hls.js resume a VOD pre-roll so. On a live join the primary resumes where it joined
+    /// (hls.js). A post-roll replaces nothing.
     mutating func played(_ interstitial: Interstitial, for seconds: Double) {
-        guard !interstitial.cue.contains(.pre), !interstitial.cue.contains(.post) else { return }
+        guard !interstitial.cue.contains(.post) else { return }
         let resume = interstitial.resumeOffset ?? seconds
-        guard resume > 0 else { return }
-        let start = interstitial.startDate
+        guard resume > 0, let start = interstitial.cue.contains(.pre) ? preRollsAt : interstitial.startDate else { return }
         let snapsIn = interstitial.snap.contains(.in)
         // Left at its out point (an `X-SNAP=OUT` boundary), resumed `resume` after its start.
         let left = outPoints.removeValue(forKey: interstitial.id) ?? start
