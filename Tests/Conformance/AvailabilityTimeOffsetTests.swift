@@ -12,11 +12,7 @@ struct AvailabilityTimeOffsetTests {
     /// 1 s segments out 1.5 s before their end (0.75 s on the template, 0.75 s on the BaseURL),
     /// read 1.7 s into the stream: the third segment, which starts at 2 s, is out since 1.5 s.
     @Test func aSegmentOutBeforeItStartsIsRead() async throws {
-        let server = try LiveDASHServer(preroll: 1.7) { start in
-            var stream = LiveDASHTests.stream(start, offset: 0, timeline: false, count: 8)
-            stream.availabilityTimeOffset = 1.5
-            return stream
-        }
+        let server = try LiveDASHTests.early(by: 1.5, preroll: 1.7, count: 8)
         defer { server.stop() }
         let events = await Samples.scan(server.url)
         let stream = try #require(server.stream)

@@ -181,13 +181,7 @@ struct JoinInsideABreakTests {
             stream.breaks = [.init(id: "joined-break", atSegment: 4, assetURI: "ad/live.m3u8", resumeOffset: 3)]
             return stream
         }
-        let asset = ad
-        let server = try LocalHTTPServer { request in
-            guard request.path.hasPrefix("ad/") else { return channel.respond(to: request) }
-            var inner = request
-            inner.path = String(request.path.dropFirst(3))
-            return asset.respond(to: inner)
-        }
+        let server = try InterstitialTests.liveServer(channel, ad: ad)
         defer { server.stop() }
         let run = try await offThePool { try Command.run(["--format", "jsonl", server.url("master.m3u8")]) }
         #expect(run.status == 0, "\(run.stderr)")

@@ -77,6 +77,16 @@ struct InterstitialTests {
         }
     }
 
+    /// A live channel and, under `ad/`, the live stream its breaks' asset is.
+    static func liveServer(_ channel: LiveChannel, ad: LiveStream) throws -> LocalHTTPServer {
+        try LocalHTTPServer { request in
+            guard request.path.hasPrefix("ad/") else { return channel.respond(to: request) }
+            var inner = request
+            inner.path = String(request.path.dropFirst(3))
+            return ad.respond(to: inner)
+        }
+    }
+
     /// The primary (`primary/<scenario>.m3u8`, of `scenarios` and `more`) and the ads.
     static func server(more: [String: [String]] = [:]) throws -> LocalHTTPServer {
         let fmp4 = Samples.folder.appendingPathComponent("fmp4"), hls = Samples.folder.appendingPathComponent("hls/low")
@@ -189,13 +199,7 @@ struct InterstitialTests {
             stream.breaks = [.init(id: "live-break", atSegment: 8, assetURI: "ad/live.m3u8")]
             return stream
         }
-        let asset = ad
-        let server = try LocalHTTPServer { request in
-            guard request.path.hasPrefix("ad/") else { return channel.respond(to: request) }
-            var inner = request
-            inner.path = String(request.path.dropFirst(3))
-            return asset.respond(to: inner)
-        }
+        let server = try Self.liveServer(channel, ad: ad)
         defer { server.stop() }
         let run = try await offThePool { try Command.run(["--format", "jsonl", server.url("master.m3u8")]) }
         #expect(run.status == 0, "\(run.stderr)")

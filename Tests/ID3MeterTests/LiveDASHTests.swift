@@ -52,6 +52,16 @@ struct LiveDASHTests {
         return stream
     }
 
+    /// A server of `count` 1 s segments, each out `seconds` before its end (half the offset on
+    /// its template, half on its BaseURL), its clock started `preroll` seconds in.
+    static func early(by seconds: Double, preroll: Double, count: Int) throws -> LiveDASHServer {
+        try LiveDASHServer(preroll: preroll) { start in
+            var stream = Self.stream(start, offset: 0, timeline: false, count: count)
+            stream.availabilityTimeOffset = seconds
+            return stream
+        }
+    }
+
     /// The meter in real time on a server whose clock is far from ours (behind, then ahead): it
     /// joins three segments from the edge the server's clock makes, and delivers every later tag
     /// once, in order, through the Period change, within a frame and 15 ms of its time. The clock
@@ -115,11 +125,7 @@ struct LiveDASHTests {
     /// sent as its end comes. After the join every segment is asked once, as soon as it is out
     /// (not before: no 404, no retry) and well before its end, and every tag comes through.
     @Test func aLowLatencySegmentIsAskedAsSoonAsItIsOut() async throws {
-        let server = try LiveDASHServer(preroll: 3) { start in
-            var stream = Self.stream(start, offset: 0, timeline: false, count: 7)
-            stream.availabilityTimeOffset = 0.6
-            return stream
-        }
+        let server = try Self.early(by: 0.6, preroll: 3, count: 7)
         defer { server.stop() }
         var events: [MediaEvent] = []
         for await event in TagSource(input: server.url, clock: ContinuousClock()).caught({ .failure($0) }) { events.append(event) }

@@ -352,6 +352,10 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                             state: inout Progress, emit: (MediaEvent) -> Void) -> Int {
         let group = representation.group(ofCopy: copy)
         var locations = state.excludedLocations, priorities = state.excludedPriorities
+        // A service location is a copy's URL when the MPD names none, and a live MPD's URLs may
+        // change with every refresh (tokens): weeks of failures keep at most a few dozen.
+        if locations.count >= Self.maximumExclusions { locations.removeAll() }
+        if priorities.count >= Self.maximumExclusions { priorities.removeAll() }
         locations.insert(group.serviceLocation)
         if let priority = group.priority { priorities.insert(priority) }
         let allowed = Self.firstAllowed(of: representation, locations, priorities)
@@ -368,6 +372,8 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                                                                  onBackup: next != 0, because: .segmentsLost(1, cause)))))
         return next
     }
+
+    static var maximumExclusions: Int { 64 }
 
     /// The first copy of `representation`, in the MPD's order of preference, whose service
     /// location and priority level are not excluded.
