@@ -12,7 +12,7 @@ import SampleGenerator
 /// (`DateRange.isValid`), and an invalid one schedules nothing; one of the interstitial class
 /// needs `X-ASSET-URI` or `X-ASSET-LIST`. Given both, hls.js loads the URI
 /// (src/controller/interstitials-controller.ts, `preloadAssets`).
-@Suite("Conformance: interstitials a player ignores")
+@Suite("Conformance: interstitials a player ignores", .timeLimit(.minutes(1)))
 struct InterstitialValidityTests {
     static let ranges = [
         // Invalid: before and after the primary at once; its asset is missing.
@@ -82,7 +82,7 @@ struct InterstitialsAtOneStartTests {
 
 /// The scan the issue saw go wrong: two inserted breaks at one START-DATE, then a later one;
 /// each is played, in the playlist's order, and the primary between them.
-@Suite("Conformance: breaks at one START-DATE, then more")
+@Suite("Conformance: breaks at one START-DATE, then more", .timeLimit(.minutes(1)))
 struct BreaksInARowTests {
     @Test func everyBreakIsFetchedAndPlayedInOrder() async throws {
         let ranges = [

@@ -14,7 +14,7 @@ import SampleGenerator
 ///   URL (after redirects); tests/unit/loader/playlist-loader.ts and m3u8-parser's variable
 ///   tests: `QUERYPARAM` reads the playlist's own URL, and a `VALUE` may use a variable defined
 ///   before it.
-@Suite("Conformance: redirects and EXT-X-DEFINE")
+@Suite("Conformance: redirects and EXT-X-DEFINE", .timeLimit(.minutes(1)))
 struct RedirectAndVariableTests {
     /// An MPD asked at /entry/manifest.mpd and answered, after a 302, from /real/, where its
     /// segments are: every planted tag, read from /real/.
