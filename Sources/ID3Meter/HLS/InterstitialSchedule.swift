@@ -83,6 +83,40 @@ struct InterstitialSchedule {
         return due
     }
 
+    /// The breaks whose `START-DATE` falls inside the primary segment from `date`, `duration`
+    /// long, past its start, in date order: a player leaves the primary at that date, mid-segment
+    /// (hls.js, Media3, AVPlayer). Those at its start are `due` before it; `X-SNAP=OUT` ones `due`
+    /// moves to a boundary.
+    mutating func dueInside(segmentAt date: Date, duration: Double) -> [Interstitial] {
+        let inside = pending.filter { startsInside($0, segmentAt: date, duration: duration) }.sorted { $0.startDate < $1.startDate }
+        inside.forEach { done.insert($0.id) }
+        return inside
+    }
+
+    /// Whether a player plays the primary segment from `date`, `duration` long, in parts: a break
+    /// starts inside it, or one that replaced its start resumes inside it.
+    func dividesSegment(at date: Date, duration: Double) -> Bool {
+        resumption(at: date).timeIntervalSince(date) > Self.tolerance
+            || pending.contains { startsInside($0, segmentAt: date, duration: duration) }
+    }
+
+    /// Where the primary is played from at `date`: `date`, or the resumption of the breaks that
+    /// replaced it.
+    func resumption(at date: Date) -> Date {
+        var from = date
+        while let covering = replaced.first(where: { $0.range.lowerBound.timeIntervalSince(from) <= Self.tolerance
+            && from < $0.range.upperBound.addingTimeInterval(-Self.tolerance) }) {
+            from = covering.range.upperBound
+        }
+        return from
+    }
+
+    private func startsInside(_ interstitial: Interstitial, segmentAt date: Date, duration: Double) -> Bool {
+        let into = interstitial.startDate.timeIntervalSince(date)
+        return interstitial.cue.isDisjoint(with: [.pre, .post]) && !interstitial.snap.contains(.out)
+            && into > Self.tolerance && into < duration - Self.tolerance
+    }
+
     /// How far into `interstitial` it is played from: the seconds a live join came into it.
     mutating func startOffset(of interstitial: Interstitial) -> Double {
         joinedInto.removeValue(forKey: interstitial.id) ?? 0

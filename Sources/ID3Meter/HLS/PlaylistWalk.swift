@@ -1,3 +1,4 @@
+import Foundation
 import ID3MeterCore
 
 /// The one walk through an HLS presentation, for a scan and for the meter, VOD or live: the
@@ -76,6 +77,58 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             }
             emit(event)
         }
+        /// Delivers `events`, those of the primary `segment` (from `date`), in the parts of it a
+        /// player plays: up to each break whose `START-DATE` is inside it, the break, then on from
+        /// where the primary resumes (or from a resumption inside it). Each part ends with a
+        /// `.segment` of its own, its media time and first PTS the part's, so that a frame clock
+        /// plays the primary after a break from where the break ended. Tags a break replaced are
+        /// not delivered (`deliver`).
+        func deliverInParts(_ events: [MediaEvent], of segment: Segment, from date: Date) async {
+            let end = date.addingTimeInterval(segment.duration)
+            let inside = schedule.dueInside(segmentAt: date, duration: segment.duration)
+            var rest: [MediaEvent] = []
+            var whole: TagOrigin.Segment?
+            func sort(_ event: MediaEvent) {
+                if case .segment(let read) = event { whole = read } else { rest.append(event) }
+            }
+            events.forEach(sort)
+            // The primary's MPEG-TS state does not run on into a break: what it still holds is this segment's.
+            if !inside.isEmpty { lanes[0].reader.finish(emit: sort) }
+            func part(from start: Date, to end: Date, isLast: Bool) -> MediaEvent? {
+                guard var part = whole else { return nil }
+                let offset = start.timeIntervalSince(date)
+                part.part = TagOrigin.Part(offset: offset, isLast: isLast)
+                part.programDateTime = start
+                part.duration = max(end.timeIntervalSince(start), 0)
+                // Nothing of it played: no media for a frame clock to place.
+                part.startPTS = part.duration == 0 ? nil
+                    : whole?.startPTS.map { PTS.asCarried($0 + Int64((offset * Double(PTS.clockRate)).rounded())) }
+                return .segment(part)
+            }
+            var from = schedule.resumption(at: date)
+            for interstitial in inside {
+                let start = interstitial.startDate
+                // What the primary played before the break: its tags dated before it, and the segment's other news.
+                let before = rest.filter { event in
+                    guard case .tag(let timed) = event, let tagged = timed.programDateTime else { return true }
+                    return start.timeIntervalSince(tagged) > 0.001
+                }
+                rest = rest.filter { event in
+                    guard case .tag(let timed) = event, let tagged = timed.programDateTime else { return false }
+                    return start.timeIntervalSince(tagged) <= 0.001
+                }
+                before.forEach(deliver)
+                if start > from, let event = part(from: from, to: start, isLast: false) { deliver(event) }
+                let seconds = await playBreak(interstitial, listedIn: lanes[0].location, after: segment,
+                                              from: schedule.startOffset(of: interstitial), emit: deliver)
+                schedule.played(interstitial, for: seconds)
+                // An `X-SNAP=IN` resumption inside this segment moves to its nearer boundary.
+                _ = schedule.replacesSegment(at: date, duration: segment.duration)
+                from = schedule.resumption(at: max(from, start))
+            }
+            rest.forEach(deliver)
+            if let event = part(from: min(from, end), to: end, isLast: true) { deliver(event) }
+        }
         // A break before the first segment (CUE=PRE) waits for `.opened`, which that segment makes.
         var breakBeforeOpening: [MediaEvent] = []
         // The primary segment a break follows, whose place its segments take.
@@ -142,8 +195,11 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 emit(.warning(InputFailure(source: input, .sampleEncrypted(method: encryption.method, keyFormats: encryption.keyFormats))))
             }
             let probe = probesFrameRate && !opened && !FrameRateChoice.allowedRates.contains(resolved.variant?.frameRate ?? 0)
-            // Held while `.opened` must come first, or the segment may be dropped for the rendition.
-            let holding = !opened || rendition != nil
+            // A break inside the primary segment, or a resumption inside it: a player plays it in parts.
+            let divided = number == 0 && segment.programDateTime.map { schedule.dividesSegment(at: $0, duration: segment.duration) } == true
+            // Held while `.opened` must come first, or the segment may be dropped for the rendition,
+            // or while it is to be played in parts.
+            let holding = !opened || rendition != nil || divided
             var held: [MediaEvent] = []
             var completed: TagOrigin.Segment?
             // Where a copy may read the segment again, a failed read's tags are remembered, and
@@ -195,7 +251,11 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             breakBeforeOpening = []
             gapsBeforeOpening.forEach(deliver)
             gapsBeforeOpening = []
-            held.forEach(deliver)
+            if divided, let date = segment.programDateTime {
+                await deliverInParts(held, of: segment, from: date)
+            } else {
+                held.forEach(deliver)
+            }
             if let read {
                 segmentsRead += 1
                 if read.hasTimedID3 { foundTimedID3 = true }

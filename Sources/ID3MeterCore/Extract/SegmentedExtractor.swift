@@ -129,6 +129,7 @@ public struct SegmentedExtractor: Sendable {
                 if case .tag = event { found = true }
                 if !isRepeat(event) { emit(event) }
             }
+            if segment.origin.segment?.startPTS == nil { segment.origin.segment?.startPTS = extractor.firstPTS }
             return SegmentEnd(origin: segment.origin, hasTimedID3: found)
         }
         let cut = transportStream.endUnit(keepingCut: keepingCut, emit: emit)

@@ -12,6 +12,13 @@ public protocol TagExtractor: Sendable {
     mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, emit: (MediaEvent) -> Void)
     /// The end of the input: what is still held is read as it is.
     mutating func finish(emit: (MediaEvent) -> Void)
+    /// The presentation time a segment's media starts at, once the bytes told it (an fMP4
+    /// segment's first fragment); `nil` where the extractor does not learn it.
+    var firstPTS: Int64? { get }
+}
+
+extension TagExtractor {
+    public var firstPTS: Int64? { nil }
 }
 
 extension TagExtractor {

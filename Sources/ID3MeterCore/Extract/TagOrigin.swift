@@ -38,6 +38,11 @@ extension TagOrigin {
         /// segment the break follows (the break is in its place: a resumed meter finds it
         /// there); `uri` says which of the asset's segments it is.
         public var interstitial: TagOrigin.InterstitialPlace?
+        /// Set on a `.segment` event when a break divides the segment: a player leaves the
+        /// primary at a break's `START-DATE` inside it, or rejoins it at a resumption inside it,
+        /// and plays the segment in parts. `programDateTime`, `startPTS` and `duration` are then
+        /// the part's; a tag's origin keeps the whole segment's.
+        public var part: TagOrigin.Part?
 
         public init(uri: String, mediaSequence: Int, discontinuitySequence: Int = 0, programDateTime: Date? = nil,
                     startPTS: Int64? = nil, duration: Double? = nil, isGap: Bool = false) {
@@ -48,6 +53,18 @@ extension TagOrigin {
             self.startPTS = startPTS
             self.duration = duration
             self.isGap = isGap
+        }
+    }
+
+    /// A part of a segment a player plays: where it starts, in seconds from the segment's
+    /// start, and whether it is the segment's last (a consumer counting segments counts that one).
+    public struct Part: Sendable, Equatable {
+        public var offset: Double
+        public var isLast: Bool
+
+        public init(offset: Double, isLast: Bool) {
+            self.offset = offset
+            self.isLast = isLast
         }
     }
 

@@ -17,7 +17,8 @@ struct FragmentReader: TagExtractor {
     /// (as at the end of the bytes), so that boxes of messages without a fragment cannot pile up.
     static let maximumWaitingMessages = 1_000
 
-    private let origin: TagOrigin
+    /// Where the tags are read; a segment's gets its first PTS from its first fragment.
+    private var origin: TagOrigin
     private var timescales: [Int: Int]
     /// Untimed version-0 messages are warned of once.
     private var saidUntimed = false
@@ -30,6 +31,7 @@ struct FragmentReader: TagExtractor {
     /// Messages since the last `moof`, in order: a version 0 one is timed by the next fragment.
     private var waiting: [Result<EventMessage, ID3ParseError>] = []
     private var lastFragmentStart: Int64?
+    private var sawFragment = false
     /// Events handed out from these bytes: a box repeated in a later fragment is not delivered again.
     private var repeats = RepeatedEvents()
 
@@ -62,6 +64,8 @@ struct FragmentReader: TagExtractor {
             walk(emit: emit)
         }
     }
+
+    var firstPTS: Int64? { origin.segment?.startPTS }
 
     mutating func finish(emit: (MediaEvent) -> Void) {
         if skipping == 0, let header = Box.Header(pending), header.size == nil, Self.keptTypes.contains(header.type) {
@@ -122,11 +126,18 @@ struct FragmentReader: TagExtractor {
             if let own = TrackTimescales(initSegment: bytes) { timescales.merge(own.byTrackID) { _, own in own } }
         case "moof":
             lastFragmentStart = Self.earliestTicks(of: box, in: bytes, timescales: timescales)
+            if !sawFragment {
+                sawFragment = true
+                // The segment starts at its first fragment's earliest time, which its
+                // PROGRAM-DATE-TIME belongs to: its tags' dates are counted from there.
+                if origin.segment?.startPTS == nil { origin.segment?.startPTS = lastFragmentStart.map(PTS.asCarried) }
+            }
             flushWaiting(emit: emit)
         default:
             let message = EventMessage.parse(bytes, box: box).mapError { $0.shifted(by: position) }
             if case .success(let parsed) = message, !parsed.carriesID3 { return }
-            if waiting.isEmpty, case .success(let parsed) = message, case .absolute = parsed.time {
+            // Before the first fragment, a version 1 message waits too: its segment's start is not yet known.
+            if waiting.isEmpty, sawFragment, case .success(let parsed) = message, case .absolute = parsed.time {
                 deliver(parsed, emit: emit)
             } else {
                 waiting.append(message)   // after a version 0 message, in order

@@ -157,8 +157,10 @@ package struct SourceReportBuilder {
         /// An interstitial's segment shares the number of the primary segment before it: its
         /// asset's URI tells it apart.
         var asset: String?
+        /// The parts of a segment a break divides each add their media time (milliseconds in).
+        var partOffset: Int
         static func < (a: SegmentPlace, b: SegmentPlace) -> Bool {
-            (a.discontinuity, a.sequence, a.asset ?? "") < (b.discontinuity, b.sequence, b.asset ?? "")
+            (a.discontinuity, a.sequence, a.asset ?? "", a.partOffset) < (b.discontinuity, b.sequence, b.asset ?? "", b.partOffset)
         }
     }
     /// The first and the latest media PTS of an input (`MediaEvent.mediaTime`).
@@ -228,12 +230,15 @@ package struct SourceReportBuilder {
             }
             for nielsen in timed.nielsenTags { add(nielsen, timed) }
         case .segment(let segment):
-            built.segments += 1
             if let duration = segment.duration {
                 let place = SegmentPlace(discontinuity: segment.discontinuitySequence, sequence: segment.mediaSequence,
-                                         asset: segment.interstitial.map { _ in segment.uri })
+                                         asset: segment.interstitial.map { _ in segment.uri },
+                                         partOffset: segment.part.map { Int(($0.offset * 1_000).rounded()) } ?? 0)
                 segmentDurations[place] = max(segmentDurations[place] ?? 0, duration)
             }
+            // A segment a break divides is counted, and judged for tags, once its last part is in.
+            guard segment.part?.isLast ?? true else { break }
+            built.segments += 1
             // Listed, not a check: segments shorter than Nielsen's 10 s cadence are often without
             // one, and a tag missing for long is what the spacing checks judge.
             if nielsenInSegment == 0 {

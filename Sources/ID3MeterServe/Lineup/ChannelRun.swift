@@ -210,7 +210,8 @@ public final class ChannelRun: Sendable {
                 if segment.isGap {
                     state.status.segmentsGap += 1
                     metrics.segmentsGap.increment()
-                } else {
+                } else if segment.part?.isLast ?? true {
+                    // A segment a break divides is read once, whatever its parts.
                     state.status.segmentsRead += 1
                 }
             case .failure(let failure):
