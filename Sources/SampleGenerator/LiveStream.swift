@@ -57,13 +57,16 @@ public struct LiveStream: Sendable {
         public var id: String
         public var atSegment: Int
         public var assetURI: String
+        /// `X-ASSET-LIST` names `assetURI` instead of `X-ASSET-URI`.
+        public var isAssetList: Bool
         /// `X-RESUME-OFFSET`; `nil` leaves it out.
         public var resumeOffset: Double?
 
-        public init(id: String, atSegment: Int, assetURI: String, resumeOffset: Double? = 0) {
+        public init(id: String, atSegment: Int, assetURI: String, isAssetList: Bool = false, resumeOffset: Double? = 0) {
             self.id = id
             self.atSegment = atSegment
             self.assetURI = assetURI
+            self.isAssetList = isAssetList
             self.resumeOffset = resumeOffset
         }
     }
@@ -150,7 +153,7 @@ public struct LiveStream: Sendable {
         for scheduled in breaks {
             let start = ProgramDateTime.format(startDate.addingTimeInterval(Double(scheduled.atSegment) * segmentDuration))
             lines.append("#EXT-X-DATERANGE:ID=\"\(scheduled.id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(start)\","
-                + "X-ASSET-URI=\"\(scheduled.assetURI)\"" + (scheduled.resumeOffset.map { String(format: ",X-RESUME-OFFSET=%.3f", $0) } ?? ""))
+                + (scheduled.isAssetList ? "X-ASSET-LIST" : "X-ASSET-URI") + "=\"\(scheduled.assetURI)\"" + (scheduled.resumeOffset.map { String(format: ",X-RESUME-OFFSET=%.3f", $0) } ?? ""))
         }
         var listedFrom = first
         if lowLatency, skipping, let skipUntil {

@@ -169,16 +169,41 @@ struct JoinInsideABreakTests {
         #expect(over.due(beforeSegmentAt: start.addingTimeInterval(30), duration: 6, joined: true).isEmpty, "over at 15 s, before the join")
     }
 
+    /// hls.js's expected request URLs (the same test, "should include _HLS_start_offset in
+    /// midroll asset-list request, following preroll with implicit resumption offset", "requests
+    /// upcoming midrolls with expected offset"): the query the playlist gave kept in front.
+    @Test func theRequestsNameThePlaybackAndTheOffset() {
+        let id = "6f1c"
+        #expect(InterstitialRequest.url("https://example.com/mid.json", primaryID: id, startOffset: 10)
+            == "https://example.com/mid.json?_HLS_primary_id=6f1c&_HLS_start_offset=10")
+        #expect(InterstitialRequest.url("https://example.com/mid-list.json?_HLS_interstitial_id=mid-starts-at-24", primaryID: id, startOffset: 6)
+            == "https://example.com/mid-list.json?_HLS_interstitial_id=mid-starts-at-24&_HLS_primary_id=6f1c&_HLS_start_offset=6")
+        #expect(InterstitialRequest.url("http://example.com/new-midroll", primaryID: id, startOffset: 7.5)
+            == "http://example.com/new-midroll?_HLS_primary_id=6f1c&_HLS_start_offset=7.5")
+        #expect(InterstitialRequest.url("https://example.com/midroll.m3u8", primaryID: id) == "https://example.com/midroll.m3u8?_HLS_primary_id=6f1c")
+        #expect(InterstitialRequest.url("https://h/a.m3u8?_HLS_primary_id=old#x", primaryID: id, startOffset: 0.0004) == "https://h/a.m3u8?_HLS_primary_id=6f1c#x",
+                "an id already there is replaced; an offset under a millisecond is none")
+        #expect(InterstitialRequest.url("data:application/json,{}", primaryID: id, startOffset: 3) == "data:application/json,{}")
+        #expect(InterstitialRequest.url("file:///etc/passwd", primaryID: id) == "file:///etc/passwd", "refused as listed")
+    }
+
     /// The meter joins a live stream 8.5 s in (its first segment the 6th) inside a break placed
     /// at 4 s that replaces 3 s of the primary: the break's last two seconds are played, then
     /// the primary from 7 s.
-    @Test func theMeterJoiningInsideABreakPlaysItsRest() async throws {
+    ///
+    /// Its requests, as hls.js makes them ("request asset-list with _HLS_start_offset when
+    /// joining"): the asset list (when the break has one) with `_HLS_primary_id` and
+    /// `_HLS_start_offset` (the seconds into the break: 1), the asset's playlist with
+    /// `_HLS_primary_id`, one id for the run.
+    @Test(arguments: [false, true])
+    func theMeterJoiningInsideABreakPlaysItsRest(fromAnAssetList: Bool) async throws {
         var ad = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 10, segmentCount: 3, startDate: Date(timeIntervalSince1970: 0))
         ad.seed = 78
         let channel = LiveChannel(preroll: 8.5) { date in
             var stream = LiveStream(segmentDuration: 1, tagInterval: 0.5, windowSize: 30, segmentCount: 10, startDate: date)
             stream.seed = 6
-            stream.breaks = [.init(id: "joined-break", atSegment: 4, assetURI: "ad/live.m3u8", resumeOffset: 3)]
+            stream.breaks = [.init(id: "joined-break", atSegment: 4, assetURI: fromAnAssetList ? "ad/list.json" : "ad/live.m3u8",
+                                   isAssetList: fromAnAssetList, resumeOffset: 3)]
             return stream
         }
         let server = try InterstitialTests.liveServer(channel, ad: ad)
@@ -189,6 +214,14 @@ struct JoinInsideABreakTests {
         let primary = (7..<10).flatMap { stream.tags(inSegment: $0) }.map { InterstitialTests.Tag(pts: $0.pts, payload: $0.owner, interstitial: nil) }
         let rest = (1..<3).flatMap { ad.tags(inSegment: $0) }.map { InterstitialTests.Tag(pts: $0.pts, payload: $0.owner, interstitial: "joined-break") }
         #expect(InterstitialTests.recorded(run.stdout) == rest + primary, "\(run.stderr)")
+
+        let asset = server.requests.filter { $0.path == "ad/live.m3u8" }
+        let list = server.requests.filter { $0.path == "ad/list.json" }
+        #expect(!asset.isEmpty && list.count == (fromAnAssetList ? 1 : 0))
+        let ids = Set((asset + list).compactMap { $0.query["_HLS_primary_id"] })
+        #expect(ids.count == 1 && ids.first.flatMap(UUID.init(uuidString:)) != nil, "one session id, a UUID: \(ids)")
+        #expect(asset.allSatisfy { $0.query["_HLS_primary_id"] != nil && $0.query["_HLS_start_offset"] == nil })
+        #expect(list.allSatisfy { $0.query["_HLS_start_offset"] == "1" }, "\(list.map(\.query))")
     }
 }
 
@@ -220,5 +253,54 @@ struct PreRollResumptionTests {
         inserted.played(insertedPreRoll, for: 6)
         let kept = inserted.replacesSegment(at: start, duration: 6)
         #expect(!kept)
+    }
+}
+
+/// Post-rolls, as Media3 groups them (androidx/media `HlsInterstitialsAdsLoaderTest`
+/// `handleContentTimelineChanged_3postRolls_mergedIntoSinglePostRollAdGroup`: a VOD primary
+/// ending at 46 s; a `CUE="POST"` break, one at 46 s exactly, and one at 46.001 s with
+/// `X-SNAP="OUT"` play after the primary, in that order; one at 46.001 s without `X-SNAP` is
+/// ignored). hls.js also plays a `CUE="POST"` break at the primary's end, whatever its
+/// `START-DATE`. None replaces anything.
+@Suite("Conformance: post-rolls", .timeLimit(.minutes(1)))
+struct PostRollTests {
+    @Test func postRollsPlayAfterThePrimarysLastSegmentAndALateOneIsNot() async throws {
+        // The primary's three segments end at 14.014 s; the late ones are 2 ms past it (within a millisecond is one place here).
+        func range(_ id: String, at seconds: Double, _ more: String = "", asset: String) -> String {
+            #"ID="\#(id)",CLASS="com.apple.hls.interstitial",START-DATE="\#(InterstitialTests.date(after: seconds))",\#(more)X-ASSET-URI="../ad/\#(asset)""#
+        }
+        let ranges = [range("post", at: 0, #"CUE="POST","#, asset: "one.m3u8"), range("at-end", at: 14.014, asset: "two.m3u8"),
+                      range("snapped", at: 14.016, #"X-SNAP="OUT","#, asset: "one.m3u8"), range("late", at: 14.016, asset: "missing.m3u8")]
+        let server = try InterstitialTests.server(more: ["post": ranges])
+        defer { server.stop() }
+        let events = await Samples.scan(server.url("primary/post.m3u8"))
+        #expect(events.failures.isEmpty, "\(events.failures)")
+        let expected = try InterstitialTests.primaryTags(["seg0.m4s", "seg1.m4s", "seg2.m4s"]) + InterstitialTests.adTags(["seg0.ts"], in: "post")
+            + InterstitialTests.adTags(["seg1.ts"], in: "at-end") + InterstitialTests.adTags(["seg0.ts"], in: "snapped")
+        #expect(InterstitialTests.found(events) == expected)
+        #expect(!server.requests.contains { $0.path == "ad/missing.m3u8" }, "the late one is never fetched")
+    }
+}
+
+/// A break none of whose assets can be had: hls.js marks it in error and drops it from its
+/// schedule (src/controller/interstitials-controller.ts, `primaryFallback`; the schedule keeps
+/// only events without an error), so the primary plays under it, its `X-RESUME-OFFSET` unused.
+/// An asset list that comes empty is no error: the offset holds (hls.js, tests/unit/controller/
+/// interstitials-controller.ts, "should handle empty asset-lists with resume offset": resumed at
+/// 5 s; "... without resume offset, ignoring date range tag duration": at 0).
+@Suite("Conformance: a break that cannot be had", .timeLimit(.minutes(1)))
+struct FailedBreakTests {
+    @Test(arguments: [("missing", "X-ASSET-URI=\"../ad/missing.m3u8\""), ("missing-list", "X-ASSET-LIST=\"../ad/missing.json\""),
+                      ("empty-list", "X-ASSET-LIST=\"../ad/empty.json\"")])
+    func theStretchItWouldReplaceIsPlayedUnlessItsListCameEmpty(_ name: String, asset: String) async throws {
+        let range = #"ID="\#(name)",CLASS="com.apple.hls.interstitial",START-DATE="\#(InterstitialTests.date(after: 6.006))",DURATION=6.006,X-RESUME-OFFSET=6.006,"# + asset
+        let server = try InterstitialTests.server(more: [name: [range]])
+        defer { server.stop() }
+        let events = await Samples.scan(server.url("primary/\(name).m3u8"))
+        let failed = events.failures.filter { if case .interstitialFailed = $0.kind { true } else { false } }
+        #expect(failed.count == (name == "empty-list" ? 0 : 1), "\(events.failures)")
+        let second = name == "empty-list" ? [] : ["seg1.m4s"]
+        #expect(InterstitialTests.found(events) == (try InterstitialTests.primaryTags(Set(["seg0.m4s", "seg2.m4s"] + second))),
+                "the second segment's tags played unless the offset replaced it")
     }
 }

@@ -77,10 +77,14 @@ struct InterstitialTests {
         }
     }
 
-    /// A live channel and, under `ad/`, the live stream its breaks' asset is.
+    /// A live channel and, under `ad/`, the live stream its breaks' asset is (`ad/list.json`,
+    /// an asset list naming it).
     static func liveServer(_ channel: LiveChannel, ad: LiveStream) throws -> LocalHTTPServer {
         try LocalHTTPServer { request in
             guard request.path.hasPrefix("ad/") else { return channel.respond(to: request) }
+            if request.path == "ad/list.json" {
+                return .init(body: Array(#"{"ASSETS": [{"URI": "live.m3u8", "DURATION": 3}]}"#.utf8), contentType: "application/json")
+            }
             var inner = request
             inner.path = String(request.path.dropFirst(3))
             return ad.respond(to: inner)
@@ -101,6 +105,7 @@ struct InterstitialTests {
             case ("ad", "both.m3u8"): return .init(body: Array(adPlaylist(["seg0.ts", "seg1.ts"]).utf8))
             case ("ad", "one.m3u8"): return .init(body: Array(adPlaylist(["seg0.ts"]).utf8))
             case ("ad", "two.m3u8"): return .init(body: Array(adPlaylist(["seg1.ts"]).utf8))
+            case ("ad", "empty.json"): return .init(body: Array(#"{"ASSETS": []}"#.utf8), contentType: "application/json")
             case ("ad", "pod.json"):
                 return .init(body: Array(#"{"ASSETS": [{"URI": "one.m3u8", "DURATION": 6.006}, {"URI": "two.m3u8", "DURATION": 6.006}]}"#.utf8),
                              contentType: "application/json")
@@ -139,7 +144,9 @@ struct InterstitialTests {
         switch scenario {
         case "pre":
             #expect(run.status == 1, "two breaks failed")
-            #expect(run.stderr.contains("interstitial gone-1: cannot fetch playlist \(server.url("ad/missing.m3u8")): HTTP 404"), "\(run.stderr)")
+            // The URL asked, with the playback's id (`InterstitialRequest`).
+            #expect(run.stderr.contains("interstitial gone-1: cannot fetch playlist \(server.url("ad/missing.m3u8"))?_HLS_primary_id="), "\(run.stderr)")
+            #expect(run.stderr.contains(": HTTP 404"), "\(run.stderr)")
             #expect(run.stderr.contains("interstitial local-1:") && run.stderr.contains("file:///etc/passwd"), "\(run.stderr)")
             #expect(events.failures.count == 2)
         case "replace":

@@ -6,7 +6,9 @@ import Foundation
 /// segment, `CUE=POST` ones after its last; each once. The primary resumes `X-RESUME-OFFSET` after
 /// the break's start (absent: the time the break played), so the primary content in between was
 /// replaced: a player never shows it, and its tags are not delivered. `X-SNAP` moves where the
-/// primary is left (`OUT`) and rejoined (`IN`) to the segment boundary closest to each.
+/// primary is left (`OUT`) and rejoined (`IN`) to the segment boundary closest to each; without
+/// it, a `START-DATE` or a resumption inside a segment divides it, and the walk plays its parts
+/// around the break (`dueInside`, `resumption`).
 ///
 /// A walk that joins a live stream (or resumes) inside a break's stretch of the primary (from its
 /// start to its resumption) plays the break from that far in, as hls.js does (`_HLS_start_offset`);
@@ -122,9 +124,19 @@ struct InterstitialSchedule {
         joinedInto.removeValue(forKey: interstitial.id) ?? 0
     }
 
-    /// The `POST` breaks, played when the primary has ended.
-    mutating func afterTheEnd() -> [Interstitial] {
-        let due = pending.filter { $0.cue.contains(.post) }
+    /// The breaks played when the primary has ended, in the order listed: the `POST` ones, and
+    /// those due by then that no segment came for: a `START-DATE` at the primary's `end` (or
+    /// before it, inside a gap), or just past it with `X-SNAP=OUT`, the end being its nearest
+    /// boundary (within `lastDuration`, the last segment's). Media3
+    /// (`HlsInterstitialsAdsLoaderTest` `handleContentTimelineChanged_3postRolls_...`) plays
+    /// those three as its post-roll group; a date past the end without `X-SNAP` is not reached.
+    mutating func afterTheEnd(end: Date?, lastDuration: Double) -> [Interstitial] {
+        let due = pending.filter { interstitial in
+            if interstitial.cue.contains(.post) { return true }
+            guard !interstitial.cue.contains(.pre), let end else { return false }
+            let late = interstitial.startDate.timeIntervalSince(end)
+            return late <= Self.tolerance || interstitial.snap.contains(.out) && late <= lastDuration
+        }
         due.forEach { done.insert($0.id) }
         return due
     }

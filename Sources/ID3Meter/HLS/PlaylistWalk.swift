@@ -24,6 +24,8 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
     var clock: C
     /// Told the bytes and segments read (a scan's progress line).
     var progress: ScanProgress?
+    /// This playback of the primary, as its interstitials' requests name it (`_HLS_primary_id`).
+    var primaryID = UUID().uuidString.lowercased()
 
     /// One playlist being read.
     private struct Lane {
@@ -121,7 +123,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                 if start > from, let event = part(from: from, to: start, isLast: false) { deliver(event) }
                 let seconds = await playBreak(interstitial, listedIn: lanes[0].location, after: segment,
                                               from: schedule.startOffset(of: interstitial), emit: deliver)
-                schedule.played(interstitial, for: seconds)
+                if let seconds { schedule.played(interstitial, for: seconds) }
                 // An `X-SNAP=IN` resumption inside this segment moves to its nearer boundary.
                 _ = schedule.replacesSegment(at: date, duration: segment.duration)
                 from = schedule.resumption(at: max(from, start))
@@ -171,7 +173,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                                                   from: schedule.startOffset(of: interstitial)) { event in
                         if opened { deliver(event) } else { breakBeforeOpening.append(event) }
                     }
-                    schedule.played(interstitial, for: seconds)
+                    if let seconds { schedule.played(interstitial, for: seconds) }
                 }
                 lastPrimary = segment
             }
@@ -286,9 +288,10 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
         }
         gapsBeforeOpening.forEach(deliver)
         breakBeforeOpening.forEach(deliver)
-        // The primary ended (a VOD, or a live stream that did): its CUE=POST breaks play now.
+        // The primary ended (a VOD, or a live stream that did): its post-rolls play now.
         if !Task.isCancelled {
-            for interstitial in schedule.afterTheEnd() {
+            let end = lastPrimary.flatMap { last in last.programDateTime.map { $0.addingTimeInterval(last.duration) } }
+            for interstitial in schedule.afterTheEnd(end: end, lastDuration: lastPrimary?.duration ?? 0) {
                 _ = await playBreak(interstitial, listedIn: resolved.location, after: lastPrimary, emit: deliver)
             }
         }
@@ -328,29 +331,41 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
     /// as more segments of this walk: each asset's segments through a reader of its own, their
     /// origins naming the break, at most `X-PLAYOUT-LIMIT` of them. Assets are references of
     /// `playlist` (the list's of its list) under the same rule and limits as any. One that cannot
-    /// be had is said, and the next is read. Its segments take the place (media and
+    /// be had is said, and the next is read. Their requests name this playback, and a list's the
+    /// seconds into the break a live join came (`InterstitialRequest`). Its segments take the place (media and
     /// discontinuity sequence) of `primary`, the primary segment before the break (the first,
     /// for a pre-roll): a resumed meter replays the break from there, the tags it delivered held
     /// back. A live join `offset` seconds into the break passes its segments before that, as a
     /// player starts a break part way in. Returns the seconds the break played (those passed
-    /// included: the primary resumes as far after the break's start).
+    /// included: the primary resumes as far after the break's start); `nil` when nothing of it
+    /// could be had (its list, or every asset): players drop such a break from their schedule
+    /// and play the primary under it (hls.js, `primaryFallback`), so it replaces nothing. A list
+    /// that came empty played 0 s, and its `X-RESUME-OFFSET` still holds (hls.js, "should handle
+    /// empty asset-lists with resume offset").
     private func playBreak(_ interstitial: Interstitial, listedIn playlist: String, after primary: Segment?, from offset: Double = 0,
-                           emit: (MediaEvent) -> Void) async -> Double {
+                           emit: (MediaEvent) -> Void) async -> Double? {
         func failed(_ error: SegmentLoadError) { emit(.failure(InputFailure(source: input, .interstitialFailed(id: interstitial.id, error)))) }
         var assets: [(uri: String, referrer: String)] = interstitial.assetURI.map { [($0, playlist)] } ?? []
+        var listFailed = false
         if let list = interstitial.assetList {
-            do throws(SegmentLoadError) { assets += try await loader.loadAssetList(list, referencedBy: playlist).map { ($0, list) } } catch {
+            let request = InterstitialRequest.url(list, primaryID: primaryID, startOffset: offset)
+            do throws(SegmentLoadError) { assets += try await loader.loadAssetList(request, referencedBy: playlist).map { ($0, list) } } catch {
                 failed(error)
+                listFailed = true
             }
         }
         let limit = interstitial.playoutLimit ?? .infinity
         var played = 0.0
+        var hadAnAsset = false
         for (index, (uri, referrer)) in assets.enumerated() where played < limit {
             let asset: ResolvedPlaylist
-            do throws(SegmentLoadError) { asset = try await loader.resolve(uri, referencedBy: referrer) } catch {
+            do throws(SegmentLoadError) {
+                asset = try await loader.resolve(InterstitialRequest.url(uri, primaryID: primaryID), referencedBy: referrer)
+            } catch {
                 failed(error)
                 continue
             }
+            hadAnAsset = true
             let reader = SegmentReader(source: input, playlist: asset.location, targetDuration: asset.playlist.targetDuration,
                                        fetcher: loader.fetcher, programs: programs)
             for var segment in asset.playlist.segments where played < limit {
@@ -376,6 +391,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             }
             reader.finish(emit: emit)
         }
+        if !hadAnAsset, listFailed || !assets.isEmpty { return nil }
         return min(played, limit)
     }
 
