@@ -45,6 +45,8 @@ struct RemotePeriodTests {
         let extra = #"<Period start="PT16S" duration="PT4S" xlink:href="gone.xml" xlink:actuate="onLoad"/>"#
             + #"<Period start="PT20S" duration="PT4S" xlink:href="later.xml"/>"#
             + #"<Period start="PT24S" duration="PT4S" xlink:href="urn:mpeg:dash:resolve-to-zero:2013" xlink:actuate="onLoad"/>"#
+            // Without `actuate` (so `onRequest`) too: removed, as dash.js and shaka remove it.
+            + #"<Period start="PT28S" duration="PT4S" xlink:href="urn:mpeg:dash:resolve-to-zero:2013"/>"#
         let server = try Self.server(extra: extra)
         defer { server.stop() }
         let events = await Samples.scan(server.url("manifest.mpd"))

@@ -39,18 +39,20 @@ extension MPDLoader {
     /// as server-side ad insertion writes ad breaks), as dash.js does: each reference fetched
     /// under the reference rule with a playlist's limits, its Periods put in the referencing one's
     /// place (keeping its `start` when the first has none), a failed one left in place, unread,
-    /// and reported. `onRequest` references stay unresolved, as players leave them. `known`: what
+    /// and reported. `onRequest` references stay unresolved, as players leave them; one to
+    /// `resolve-to-zero` is removed, as dash.js and shaka remove it. `known`: what
     /// the last refresh resolved, reused without a fetch.
     func resolvingRemotePeriods(of document: MPDDocument, location: String, known: [String: [MPDDocument.Element]]) async -> ResolvedPeriods {
         var result = ResolvedPeriods(document: document)
         var children: [MPDDocument.Element] = []
         var references = 0
         for child in document.root.children {
+            // Removed whatever its `actuate` says, as dash.js and shaka remove it (nothing to fetch).
+            if child.name == "Period", child.xlinkHref == Self.resolveToZero { continue }
             guard child.name == "Period", let href = child.xlinkHref, child.resolvesOnLoad else {
                 children.append(child)
                 continue
             }
-            if href == Self.resolveToZero { continue }
             let url = Location.resolve(href, against: location)
             references += 1
             guard references <= Self.maximumRemotePeriods else {
