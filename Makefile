@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
 
-.PHONY: all build sample-gen run test verify api-check api-baseline samples bench bench-fleet fuzz docs deploy deps python ffmpeg chromium node promtool postgres tls-tools timeline-script library-docs screenshots clean install
+.PHONY: all build sample-gen run test verify api-check api-baseline samples bench bench-fleet bench-collector fuzz docs deploy deps python ffmpeg chromium node promtool postgres tls-tools timeline-script library-docs screenshots clean install
 
 all: build
 
@@ -180,6 +180,10 @@ bench: build sample-gen ffmpeg python chromium
 	scripts/bench-coverage.sh
 
 # serve with 100, 500 and 1000 synthetic live channels for 2 minutes each (BENCH_FLEET_SIZES, BENCH_FLEET_SECONDS).
+# The collector under a fleet's posters (SQLite and PostgreSQL), against each database's own write speed.
+bench-collector: build python postgres
+	scripts/bench-collector.py
+
 bench-fleet: build sample-gen python
 	@command -v curl >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q curl >/dev/null
 	scripts/bench-fleet.sh
