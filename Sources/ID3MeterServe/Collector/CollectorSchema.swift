@@ -129,9 +129,9 @@ enum CollectorSchema {
                   .text(batch.postedBy), .real(batch.receivedAt), .integer(batch.records.count)])
     }
 
-    /// Records a statement inserts: a statement a record was most of a big batch's time, and 100
-    /// rows' 800 values are well within either database's limit on them.
-    static let insertRows = 100
+    /// Records a statement inserts: a statement a record was most of a big batch's time, and 500
+    /// rows' 4,000 values are well within either database's limit on them.
+    static let insertRows = 500
 
     /// Inserts records; returns a row for each one kept (a delivery of a pair already kept is not).
     static func insert(_ records: ArraySlice<CollectedRecord>, batch: String) -> Statement {
@@ -218,44 +218,66 @@ enum CollectorSchema {
         }
         // Rows are taken in one order, the same in every transaction: two batches over the same
         // channels at once (a redundant pair's, posted together) then wait for each other, and
-        // never each for the other (PostgreSQL's deadlock, 40P01).
-        for (key, folded) in tags.sorted(by: { ($0.key.channel, $0.key.minute, $0.key.meter) < ($1.key.channel, $1.key.minute, $1.key.meter) }) {
+        // never each for the other (PostgreSQL's deadlock, 40P01). A few statements a batch, each
+        // over many minutes: a statement a minute was most of a fleet's batch's time.
+        let keys = tags.keys.sorted { ($0.channel, $0.minute, $0.meter) < ($1.channel, $1.minute, $1.meter) }
+        for chunk in stride(from: 0, to: keys.count, by: foldRows).map({ keys[$0..<min($0 + foldRows, keys.count)] }) {
+            let keyValues = chunk.flatMap { [Value.text($0.channel), .integer($0.minute), .text($0.meter)] }
+            let tuples = Array(repeating: "(?, ?, ?)", count: chunk.count).joined(separator: ", ")
             // A minute is read, added to and written back: on PostgreSQL its row is made if new and
             // locked first, so that two batches of one meter's minute stored at once (two
             // collectors fed under one meter name) add up, not write over each other. SQLite
             // stores one batch at a time.
             if dialect == .postgres {
                 _ = try await run(Statement("""
-                    INSERT INTO coverage (channel, minute, meter, creditable, info, placeholder, invalid) VALUES (?, ?, ?, 0, 0, 0, 0)
+                    INSERT INTO coverage (channel, minute, meter, creditable, info, placeholder, invalid)
+                    SELECT channel, minute, meter, 0, 0, 0, 0 FROM (VALUES \(tuples)) AS k (channel, minute, meter)
                     ON CONFLICT DO NOTHING
-                    """, [.text(key.channel), .integer(key.minute), .text(key.meter)]))
+                    """, keyValues))
             }
             let found = try await run(Statement("""
-                SELECT creditable, info, placeholder, invalid, first_at, last_at, hole_from, hole_to, info_first, info_last
-                FROM coverage WHERE channel = ? AND minute = ? AND meter = ?\(dialect == .postgres ? " FOR UPDATE" : "")
-                """, [.text(key.channel), .integer(key.minute), .text(key.meter)])).first
-            var minute = found.map { coverageMinute(key.minute, $0) } ?? CoverageMinute(minute: key.minute)
-            for (credit, time) in folded { minute.add(credit, at: time) }
+                WITH k (channel, minute, meter) AS (VALUES \(tuples))
+                SELECT c.creditable, c.info, c.placeholder, c.invalid, c.first_at, c.last_at, c.hole_from, c.hole_to, c.info_first,
+                       c.info_last, c.channel, c.minute, c.meter
+                FROM k JOIN coverage c ON c.channel = k.channel AND c.minute = k.minute AND c.meter = k.meter
+                \(dialect == .postgres ? "ORDER BY c.channel, c.minute, c.meter FOR UPDATE OF c" : "")
+                """, keyValues))
+            var stored: [Key: Row] = [:]
+            for row in found { stored[Key(channel: row[10].text ?? "", minute: row[11].integer ?? 0, meter: row[12].text ?? "")] = row }
+            var values: [Value] = []
+            for key in chunk {
+                var minute = stored[key].map { coverageMinute(key.minute, $0) } ?? CoverageMinute(minute: key.minute)
+                for (credit, time) in tags[key] ?? [] { minute.add(credit, at: time) }
+                values += [.text(key.channel), .integer(key.minute), .text(key.meter), .integer(minute.creditable), .integer(minute.info),
+                           .integer(minute.placeholder), .integer(minute.invalid), .real(minute.first), .real(minute.last),
+                           .real(minute.hole?.lowerBound), .real(minute.hole?.upperBound), .real(minute.infoFirst), .real(minute.infoLast)]
+            }
             _ = try await run(Statement("""
                 INSERT INTO coverage (channel, minute, meter, creditable, info, placeholder, invalid, first_at, last_at, hole_from, hole_to,
-                                      info_first, info_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      info_first, info_last) VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))
                 ON CONFLICT (channel, minute, meter) DO UPDATE SET creditable = excluded.creditable, info = excluded.info,
                     placeholder = excluded.placeholder, invalid = excluded.invalid, first_at = excluded.first_at, last_at = excluded.last_at,
                     hole_from = excluded.hole_from, hole_to = excluded.hole_to, info_first = excluded.info_first, info_last = excluded.info_last
-                """, [.text(key.channel), .integer(key.minute), .text(key.meter), .integer(minute.creditable), .integer(minute.info),
-                      .integer(minute.placeholder), .integer(minute.invalid), .real(minute.first), .real(minute.last),
-                      .real(minute.hole?.lowerBound), .real(minute.hole?.upperBound), .real(minute.infoFirst), .real(minute.infoLast)]))
+                """, values))
         }
-        for (channel, times) in heard.sorted(by: { $0.key < $1.key }) {
-            guard let start = times.first ?? times.deleted else { continue }
-            _ = try await run(Statement(heardOf, [.text(channel), .real(start), .real(times.last ?? start), .real(times.deleted)]))
+        let channels = heard.compactMap { channel, times in (times.first ?? times.deleted).map { (channel, $0, times) } }.sorted { $0.0 < $1.0 }
+        for chunk in stride(from: 0, to: channels.count, by: foldRows).map({ channels[$0..<min($0 + foldRows, channels.count)] }) {
+            let rows = Array(repeating: "(?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+            _ = try await run(Statement(heardOf(rows: rows), chunk.flatMap { channel, start, times in
+                [Value.text(channel), .real(start), .real(times.last ?? start), .real(times.deleted)]
+            }))
         }
     }
 
-    /// A channel heard of from `first_at` to `last_at`, deleted at `deleted_at`, folded into its
-    /// row in one statement (ChannelSpan's rule: a deletion stands when nothing was heard after
-    /// it): two collectors storing batches of one channel at once cannot undo each other.
-    private static let heardOf: String = {
+    /// Minutes (or channels) one statement of the fold reads or writes: 13 values each, well
+    /// within either database's limit on a statement's values.
+    static let foldRows = 500
+
+    /// Channels heard of from `first_at` to `last_at`, deleted at `deleted_at` (`rows`, their
+    /// VALUES tuples), each folded into its row in one statement (ChannelSpan's rule: a deletion
+    /// stands when nothing was heard after it): two collectors storing batches of one channel at
+    /// once cannot undo each other.
+    private static func heardOf(rows: String) -> String {
         func greater(_ a: String, _ b: String) -> String { "CASE WHEN \(a) > \(b) THEN \(a) ELSE \(b) END" }
         let last = greater("excluded.last_at", "channels.last_at")
         let deleted = """
@@ -263,11 +285,11 @@ enum CollectorSchema {
             ELSE \(greater("excluded.deleted_at", "channels.deleted_at")) END
             """
         return """
-            INSERT INTO channels (channel, first_at, last_at, deleted_at) VALUES (?, ?, ?, ?)
+            INSERT INTO channels (channel, first_at, last_at, deleted_at) VALUES \(rows)
             ON CONFLICT (channel) DO UPDATE SET first_at = CASE WHEN excluded.first_at < channels.first_at THEN excluded.first_at ELSE channels.first_at END,
                 last_at = \(last), deleted_at = CASE WHEN (\(deleted)) >= (\(last)) THEN (\(deleted)) ELSE NULL END
             """
-    }()
+    }
 
     static func coverageMinute(_ minute: Int, _ row: Row) -> CoverageMinute {
         let hole = row[6].real.flatMap { from in row[7].real.map { from...max(from, $0) } }
