@@ -77,6 +77,22 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def server_cpu_seconds():
+    """CPU of every PostgreSQL server process (the database's share of the machine)."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/comm") as comm:
+                if comm.read().strip() != "postgres":
+                    continue
+            total += cpu_seconds(int(entry))
+        except OSError:
+            continue
+    return total
+
+
 def start_collector(meter, database):
     process = subprocess.Popen([meter, "collect", "--database", database, "--listen", "127.0.0.1:0"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -89,7 +105,12 @@ def start_collector(meter, database):
         said += line
         found = re.search(r"collecting on http://127\.0\.0\.1:([0-9]+)", line)
         if found:
-            threading.Thread(target=process.stderr.read, daemon=True).start()
+            def keep():
+                for line in process.stderr:
+                    said_after.append(line)
+            said_after = []
+            threading.Thread(target=keep, daemon=True).start()
+            process.said = said_after
             return process, int(found.group(1))
     process.kill()
     sys.exit(f"collect did not start on {database}: {said}")
@@ -223,9 +244,11 @@ def main():
             database = url.rsplit("/", 1)[0] + "/bench_collector"
             baseline = baseline_postgres(url, lines)
         process, port = start_collector(options.meter, database)
-        cpu_before = cpu_seconds(process.pid)
+        cpu_before, server_before, bench_before = cpu_seconds(process.pid), server_cpu_seconds(), time.process_time()
         seconds, statuses = post_all(port, bodies, options.posters)
         cpu = cpu_seconds(process.pid) - cpu_before
+        server = server_cpu_seconds() - server_before
+        posters = time.process_time() - bench_before
         process.terminate()
         process.wait(timeout=30)
         kept = kept_sqlite(path) if store == "sqlite" else kept_postgres(database)
@@ -234,8 +257,10 @@ def main():
         good = kept[0] == tags and kept[1] == tags and kept[2] == len(bodies) and kept[3] == options.records and set(answers) == {200}
         failed = failed or not good
         print(f"{store:9} {rate:9.0f} records/s in {seconds:6.2f} s  baseline {baseline:9.0f} rows/s  ratio {rate / baseline:5.3f}  "
-              f"collector CPU {100 * cpu / seconds:5.1f}%  answers {answers}  kept {kept[0]} deliveries ({kept[1]} pairs), "
+              f"CPU: collector {100 * cpu / seconds:5.1f}%, database server {100 * server / seconds:5.1f}%, posters {100 * posters / seconds:5.1f}%  answers {answers}  kept {kept[0]} deliveries ({kept[1]} pairs), "
               f"{kept[2]} batches, {kept[3]} folded{'' if good else '  WRONG'}")
+        if set(answers) != {200}:
+            print("".join(line for line in process.said if "error" in line or "warning" in line)[:3000])
         if store == "postgres":
             subprocess.run([os.path.join(ROOT, "scripts/postgres-test-db.sh"), "stop"], check=False)
     sys.exit(1 if failed else 0)

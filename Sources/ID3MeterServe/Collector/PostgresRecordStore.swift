@@ -199,15 +199,19 @@ public final class PostgresRecordStore: RecordStore {
 
     /// The statement with PostgreSQL's numbered placeholders (`$1`...) for its `?`s.
     private static func query(_ statement: CollectorSchema.Statement) -> PostgresQuery {
-        var sql = ""
+        // Over the UTF-8 bytes: a batch's statements are thousands of characters and `?`s, and
+        // walking them by `Character` was a sixth of the collector's time.
+        var sql: [UInt8] = []
+        sql.reserveCapacity(statement.sql.utf8.count + statement.binds.count * 4)
         var number = 0
-        for character in statement.sql {
-            guard character == "?" else {
-                sql.append(character)
+        for byte in statement.sql.utf8 {
+            guard byte == UInt8(ascii: "?") else {
+                sql.append(byte)
                 continue
             }
             number += 1
-            sql += "$\(number)"
+            sql.append(UInt8(ascii: "$"))
+            sql += String(number).utf8
         }
         var binds = PostgresBindings(capacity: statement.binds.count)
         for value in statement.binds {
@@ -218,7 +222,7 @@ public final class PostgresRecordStore: RecordStore {
             case .text(nil), .integer(nil), .real(nil): binds.appendNull()
             }
         }
-        return PostgresQuery(unsafeSQL: sql, binds: binds)
+        return PostgresQuery(unsafeSQL: String(decoding: sql, as: UTF8.self), binds: binds)
     }
 }
 
