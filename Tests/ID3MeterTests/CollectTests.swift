@@ -53,10 +53,10 @@ struct CollectTests {
     }
 
     /// A batch of `meter`'s deliveries of `payloads` on `channel`, as a meter posts it.
-    static func batch(_ id: String, meter: String, channel: String = "news", payloads: [String]) -> String {
+    static func batch(_ id: String, meter: String, channel: String = "news", payloads: [String], from first: Int = 0) -> String {
         let records = payloads.enumerated().map { index, payload in
             var record = MeterRecord.delivery(payload, context: TagContext(pts: Int64(index), origin: TagOrigin(source: "s"), programDateTime: nil),
-                                              at: Date(timeIntervalSince1970: 1_795_000_000 + Double(index)))
+                                              at: Date(timeIntervalSince1970: 1_795_000_000 + Double(first + index)))
             record.channel = channel
             record.meter = meter
             return String(decoding: record.jsonLine, as: UTF8.self)
@@ -78,6 +78,41 @@ struct CollectTests {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try await contract(database: folder.appendingPathComponent("records.db").path)
+    }
+
+    /// A channel's span is written once a minute (`ChannelSpanWrites`); the last time heard of it
+    /// within the minute is written when the collector stops: the database says when it was last
+    /// heard of, to the record.
+    @Test func aChannelsLastTimeIsKeptToTheRecordThoughWrittenByTheMinute() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await lastTimeKept(database: folder.appendingPathComponent("spans.db").path)
+    }
+
+    @Test(.enabled(if: TestPostgres.requested != nil, Comment(rawValue: TestPostgres.why)))
+    func aChannelsLastTimeIsKeptOnPostgreSQLToo() async throws {
+        try await lastTimeKept(database: try TestPostgres.empty())
+    }
+
+    private func lastTimeKept(database: String) async throws {
+        let onPostgreSQL = database.hasPrefix("postgres://")
+        let collector = try RunningCollector(database: database)
+        // Three batches of ten deliveries, 20–29, 30–39 and 40–49 s after 1_795_000_000: one
+        // minute (1_795_000_020 to 1_795_000_080), so the channel is written at the first alone.
+        var factory = NielsenTagFactory(seed: 700)
+        let payloads = (0..<30).map { factory.owner(secondsIntoDay: 3_600 + $0) }
+        for round in 0..<3 {
+            let body = Self.batch("spans-\(round)", meter: "m", payloads: Array(payloads[(round * 10)..<(round * 10 + 10)]), from: 20 + round * 10)
+            let answer = try await Self.post(body, to: collector.url)
+            #expect(answer.status == 200, "\(answer.body)")
+        }
+        collector.stop()
+        let store: any CoverageReading & RecordStore = onPostgreSQL
+            ? try await PostgresRecordStore.openForReading(url: database, logger: Logger(label: "test"))
+            : try await SQLiteRecordStore.openForReading(path: database, logger: Logger(label: "test"))
+        let spans = try await store.channels()
+        await store.close()
+        #expect(spans.map(\.channel) == ["news"] && spans.first?.firstAt == 1_795_000_020 && spans.first?.lastAt == 1_795_000_049, "\(spans)")
     }
 
     @Test(.enabled(if: TestPostgres.requested != nil, Comment(rawValue: TestPostgres.why)))

@@ -166,7 +166,8 @@ enum CollectorSchema {
 
     /// Keeps `batch` through `run` (a statement in, the rows it returned out), inside a
     /// transaction the caller opened and commits, in `dialect`.
-    static func store(_ batch: CollectedBatch, dialect: Dialect, run: (Statement) async throws -> [Row]) async throws -> StoreReceipt {
+    static func store(_ batch: CollectedBatch, dialect: Dialect, spans: ChannelSpanWrites,
+                      run: (Statement) async throws -> [Row]) async throws -> StoreReceipt {
         guard try await run(claim(batch)).count == 1 else {
             return StoreReceipt(alreadyHad: true, records: batch.records.count, kept: 0)
         }
@@ -176,7 +177,7 @@ enum CollectorSchema {
             kept += try await run(insert(records[start..<min(start + insertRows, records.count)], batch: batch.id)).count
         }
         _ = try await run(Self.kept(kept, batch: batch.id))
-        try await fold(batch, dialect: dialect, run: run)
+        try await fold(batch, dialect: dialect, spans: spans, run: run)
         return StoreReceipt(alreadyHad: false, records: batch.records.count, kept: kept)
     }
 
@@ -197,7 +198,8 @@ enum CollectorSchema {
 
     /// Folds the batch's deliveries into its meters' coverage minutes (every copy, a delivery of
     /// a pair already kept too: it tells which meter saw what), and its times into its channels'.
-    private static func fold(_ batch: CollectedBatch, dialect: Dialect, run: (Statement) async throws -> [Row]) async throws {
+    private static func fold(_ batch: CollectedBatch, dialect: Dialect, spans: ChannelSpanWrites,
+                             run: (Statement) async throws -> [Row]) async throws {
         struct Key: Hashable { var channel: String, minute: Int, meter: String }
         var tags: [Key: [(TagCredit, Double)]] = [:]
         var heard: [String: (first: Double?, last: Double?, deleted: Double?)] = [:]
@@ -260,11 +262,18 @@ enum CollectorSchema {
                     hole_from = excluded.hole_from, hole_to = excluded.hole_to, info_first = excluded.info_first, info_last = excluded.info_last
                 """, values))
         }
-        let channels = heard.compactMap { channel, times in (times.first ?? times.deleted).map { (channel, $0, times) } }.sorted { $0.0 < $1.0 }
-        for chunk in stride(from: 0, to: channels.count, by: foldRows).map({ channels[$0..<min($0 + foldRows, channels.count)] }) {
+        let heardOf = heard.compactMap { channel, times in
+            (times.first ?? times.deleted).map { ChannelSpanWrites.Span(channel: channel, first: $0, last: times.last ?? $0, deleted: times.deleted) }
+        }
+        try await write(spans.toWrite(heardOf).sorted { $0.channel < $1.channel }, run: run)
+    }
+
+    /// Folds `spans` into their channels' rows, in channel order.
+    static func write(_ spans: [ChannelSpanWrites.Span], run: (Statement) async throws -> [Row]) async throws {
+        for chunk in stride(from: 0, to: spans.count, by: foldRows).map({ spans[$0..<min($0 + foldRows, spans.count)] }) {
             let rows = Array(repeating: "(?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
-            _ = try await run(Statement(heardOf(rows: rows), chunk.flatMap { channel, start, times in
-                [Value.text(channel), .real(start), .real(times.last ?? start), .real(times.deleted)]
+            _ = try await run(Statement(heardOf(rows: rows), chunk.flatMap { span in
+                [Value.text(span.channel), .real(span.first), .real(span.last), .real(span.deleted)]
             }))
         }
     }

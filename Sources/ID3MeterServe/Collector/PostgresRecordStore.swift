@@ -13,6 +13,7 @@ public final class PostgresRecordStore: RecordStore {
     private let client: PostgresClient
     private let running: Task<Void, Never>
     private let logger: Logger
+    private let spans = ChannelSpanWrites()
     /// How long the first connection and the schema may take at start.
     static let connectTimeout = Duration.seconds(15)
 
@@ -126,7 +127,7 @@ public final class PostgresRecordStore: RecordStore {
     public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
         do {
             return try await client.withTransaction(logger: logger) { [logger] connection in
-                try await CollectorSchema.store(batch, dialect: .postgres) { try await Self.rows($0, on: connection, logger: logger) }
+                try await CollectorSchema.store(batch, dialect: .postgres, spans: spans) { try await Self.rows($0, on: connection, logger: logger) }
             }
         } catch {
             throw StoreError("cannot store batch \(batch.id): \(Self.words(error))")
@@ -167,6 +168,13 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     public func close() async {
+        // The channels' last times still waiting (`ChannelSpanWrites`); a failure leaves them a minute behind at most.
+        let pending = spans.pending()
+        if !pending.isEmpty {
+            _ = try? await client.withTransaction(logger: logger) { [logger] connection in
+                try await CollectorSchema.write(pending) { try await Self.rows($0, on: connection, logger: logger) }
+            }
+        }
         running.cancel()
         _ = await running.value
     }

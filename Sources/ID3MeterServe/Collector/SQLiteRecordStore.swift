@@ -14,6 +14,7 @@ public actor SQLiteRecordStore: RecordStore {
     /// batch begin while the first waits on the disk.
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
+    private let spans = ChannelSpanWrites()
 
     private init(connection: SQLiteConnection) { self.connection = connection }
 
@@ -86,7 +87,7 @@ public actor SQLiteRecordStore: RecordStore {
 
     public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
         do {
-            return try await transaction { try await CollectorSchema.store(batch, dialect: .sqlite, run: self.rows) }
+            return try await transaction { try await CollectorSchema.store(batch, dialect: .sqlite, spans: self.spans, run: self.rows) }
         } catch {
             throw StoreError("cannot store batch \(batch.id): \((error as? SQLiteError)?.message ?? "\(error)")")
         }
@@ -115,6 +116,9 @@ public actor SQLiteRecordStore: RecordStore {
     }
 
     public func close() async {
+        // The channels' last times still waiting (`ChannelSpanWrites`); a failure leaves them a minute behind at most.
+        let pending = spans.pending()
+        if !pending.isEmpty { _ = try? await transaction { try await CollectorSchema.write(pending, run: self.rows) } }
         // The future's form: the async one gives up in a cancelled task (a collector whose
         // listener could not open is cancelled whole), leaving the file open.
         try? await connection.close().get()
