@@ -290,6 +290,16 @@ struct PostRollTests {
 /// 5 s; "... without resume offset, ignoring date range tag duration": at 0).
 @Suite("Conformance: a break that cannot be had", .timeLimit(.minutes(1)))
 struct FailedBreakTests {
+    /// On the schedule: nothing of it had (`nil`), even an `X-SNAP=OUT` break whose out point
+    /// was taken replaces nothing, and forgets that point.
+    @Test func theScheduleReplacesNothingForIt() throws {
+        var (schedule, interstitial, start) = try InterstitialSnapTests.schedule(#"START-DATE="2020-01-01T11:00:04.000Z",DURATION=30,X-RESUME-OFFSET=30,X-SNAP="OUT""#)
+        #expect(schedule.due(beforeSegmentAt: start.addingTimeInterval(6), duration: 6, joined: false).map(\.id) == ["0"])
+        schedule.played(interstitial, for: nil)
+        let replaced = schedule.replacesSegment(at: start.addingTimeInterval(12), duration: 6)
+        #expect(!replaced && !schedule.isReplaced(start.addingTimeInterval(7)))
+    }
+
     @Test(arguments: [("missing", "X-ASSET-URI=\"../ad/missing.m3u8\""), ("missing-list", "X-ASSET-LIST=\"../ad/missing.json\""),
                       ("empty-list", "X-ASSET-LIST=\"../ad/empty.json\"")])
     func theStretchItWouldReplaceIsPlayedUnlessItsListCameEmpty(_ name: String, asset: String) async throws {

@@ -149,14 +149,17 @@ struct InterstitialSchedule {
     /// A pre-roll of a presentation read from its start replaces the primary's first seconds
     /// as a mid-roll does, its offset absent its duration: Media3 (`HlsInterstitialsAdsLoader`)
     /// and hls.js resume a VOD pre-roll so. On a live join the primary resumes where it joined
-    /// (hls.js). A post-roll replaces nothing.
-    mutating func played(_ interstitial: Interstitial, for seconds: Double) {
-        guard !interstitial.cue.contains(.post) else { return }
+    /// (hls.js). A post-roll replaces nothing, nor does a break of which nothing could be had
+    /// (`seconds` `nil`): players drop it from their schedule and play the primary under it
+    /// (hls.js, `primaryFallback`).
+    mutating func played(_ interstitial: Interstitial, for seconds: Double?) {
+        let leftAt = outPoints.removeValue(forKey: interstitial.id)
+        guard !interstitial.cue.contains(.post), let seconds else { return }
         let resume = interstitial.resumeOffset ?? seconds
         guard resume > 0, let start = interstitial.cue.contains(.pre) ? preRollsAt : interstitial.startDate else { return }
         let snapsIn = interstitial.snap.contains(.in)
         // Left at its out point (an `X-SNAP=OUT` boundary), resumed `resume` after its start.
-        let left = outPoints.removeValue(forKey: interstitial.id) ?? start
+        let left = leftAt ?? start
         if let last = replaced.last, abs(last.range.lowerBound.timeIntervalSince(left)) <= Self.tolerance {
             replaced[replaced.count - 1] = Replaced(range: last.range.lowerBound..<last.range.upperBound.addingTimeInterval(resume),
                                                     snapsIn: last.snapsIn || snapsIn)
@@ -194,7 +197,7 @@ struct InterstitialSchedule {
     }
 
     /// Dates within a millisecond are the same place (PROGRAM-DATE-TIME has milliseconds).
-    private static let tolerance = 0.001
+    static let tolerance = 0.001
 
     private var pending: [Interstitial] { order.compactMap { known[$0] }.filter { !done.contains($0.id) } }
 }

@@ -111,19 +111,17 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             for interstitial in inside {
                 let start = interstitial.startDate
                 // What the primary played before the break: its tags dated before it, and the segment's other news.
-                let before = rest.filter { event in
+                func isBefore(_ event: MediaEvent) -> Bool {
                     guard case .tag(let timed) = event, let tagged = timed.programDateTime else { return true }
-                    return start.timeIntervalSince(tagged) > 0.001
+                    return start.timeIntervalSince(tagged) > InterstitialSchedule.tolerance
                 }
-                rest = rest.filter { event in
-                    guard case .tag(let timed) = event, let tagged = timed.programDateTime else { return false }
-                    return start.timeIntervalSince(tagged) <= 0.001
-                }
+                let before = rest.filter(isBefore)
+                rest.removeAll(where: isBefore)
                 before.forEach(deliver)
                 if start > from, let event = part(from: from, to: start, isLast: false) { deliver(event) }
                 let seconds = await playBreak(interstitial, listedIn: lanes[0].location, after: segment,
                                               from: schedule.startOffset(of: interstitial), emit: deliver)
-                if let seconds { schedule.played(interstitial, for: seconds) }
+                schedule.played(interstitial, for: seconds)
                 // An `X-SNAP=IN` resumption inside this segment moves to its nearer boundary.
                 _ = schedule.replacesSegment(at: date, duration: segment.duration)
                 from = schedule.resumption(at: max(from, start))
@@ -173,7 +171,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                                                   from: schedule.startOffset(of: interstitial)) { event in
                         if opened { deliver(event) } else { breakBeforeOpening.append(event) }
                     }
-                    if let seconds { schedule.played(interstitial, for: seconds) }
+                    schedule.played(interstitial, for: seconds)
                 }
                 lastPrimary = segment
             }

@@ -21,7 +21,7 @@ final class ChannelSpanWrites: Sendable {
         var first: Double
         var last: Double
         /// The latest time heard of and not written.
-        var waiting: Double?
+        var waiting: Double? = nil
     }
 
     private let written = Mutex<[String: Written]>([:])
@@ -29,7 +29,9 @@ final class ChannelSpanWrites: Sendable {
 
     init(capacity: Int = 200_000) { self.capacity = capacity }
 
-    /// Of `spans` (a batch's), those to write now, each with the latest time heard of it, noted as written.
+    /// Of `spans` (a batch's), those to write now, each with the latest time heard of it. The
+    /// others' times wait here. What is written is noted by `wrote`, once its transaction is
+    /// committed: a batch rolled back leaves its channels to be written by the next.
     func toWrite(_ spans: [Span]) -> [Span] {
         written.withLock { written in
             spans.compactMap { span in
@@ -39,11 +41,21 @@ final class ChannelSpanWrites: Sendable {
                     written[span.channel]?.waiting = max(known.waiting ?? span.last, span.last)
                     return nil
                 }
+                span.last = max(span.last, written[span.channel]?.waiting ?? span.last)
+                return span
+            }
+        }
+    }
+
+    /// `spans` are in the database (their transaction committed).
+    func wrote(_ spans: [Span]) {
+        written.withLock { written in
+            for span in spans {
                 if written[span.channel] == nil, written.count >= capacity { written = [:] }
                 let known = written[span.channel]
-                span.last = max(span.last, known?.waiting ?? span.last)
-                written[span.channel] = Written(first: min(known?.first ?? span.first, span.first), last: max(known?.last ?? span.last, span.last))
-                return span
+                let last = max(known?.last ?? span.last, span.last)
+                written[span.channel] = Written(first: min(known?.first ?? span.first, span.first), last: last,
+                                                waiting: known?.waiting.flatMap { $0 > last ? $0 : nil })
             }
         }
     }

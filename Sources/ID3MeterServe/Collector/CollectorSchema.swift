@@ -165,11 +165,12 @@ enum CollectorSchema {
     }
 
     /// Keeps `batch` through `run` (a statement in, the rows it returned out), inside a
-    /// transaction the caller opened and commits, in `dialect`.
+    /// transaction the caller opened and commits, in `dialect`; the channel spans it wrote, for
+    /// the caller to tell `spans` once the transaction is committed.
     static func store(_ batch: CollectedBatch, dialect: Dialect, spans: ChannelSpanWrites,
-                      run: (Statement) async throws -> [Row]) async throws -> StoreReceipt {
+                      run: (Statement) async throws -> [Row]) async throws -> (receipt: StoreReceipt, spans: [ChannelSpanWrites.Span]) {
         guard try await run(claim(batch)).count == 1 else {
-            return StoreReceipt(alreadyHad: true, records: batch.records.count, kept: 0)
+            return (StoreReceipt(alreadyHad: true, records: batch.records.count, kept: 0), [])
         }
         var kept = 0
         let records = inKeyOrder(batch.records)
@@ -177,8 +178,8 @@ enum CollectorSchema {
             kept += try await run(insert(records[start..<min(start + insertRows, records.count)], batch: batch.id)).count
         }
         _ = try await run(Self.kept(kept, batch: batch.id))
-        try await fold(batch, dialect: dialect, spans: spans, run: run)
-        return StoreReceipt(alreadyHad: false, records: batch.records.count, kept: kept)
+        let written = try await fold(batch, dialect: dialect, spans: spans, run: run)
+        return (StoreReceipt(alreadyHad: false, records: batch.records.count, kept: kept), written)
     }
 
     /// The batch's records with its deliveries in the order of their unique key (channel, tag),
@@ -199,7 +200,7 @@ enum CollectorSchema {
     /// Folds the batch's deliveries into its meters' coverage minutes (every copy, a delivery of
     /// a pair already kept too: it tells which meter saw what), and its times into its channels'.
     private static func fold(_ batch: CollectedBatch, dialect: Dialect, spans: ChannelSpanWrites,
-                             run: (Statement) async throws -> [Row]) async throws {
+                             run: (Statement) async throws -> [Row]) async throws -> [ChannelSpanWrites.Span] {
         struct Key: Hashable { var channel: String, minute: Int, meter: String }
         var tags: [Key: [(TagCredit, Double)]] = [:]
         var heard: [String: (first: Double?, last: Double?, deleted: Double?)] = [:]
@@ -265,7 +266,9 @@ enum CollectorSchema {
         let heardOf = heard.compactMap { channel, times in
             (times.first ?? times.deleted).map { ChannelSpanWrites.Span(channel: channel, first: $0, last: times.last ?? $0, deleted: times.deleted) }
         }
-        try await write(spans.toWrite(heardOf).sorted { $0.channel < $1.channel }, run: run)
+        let written = spans.toWrite(heardOf).sorted { $0.channel < $1.channel }
+        try await write(written, run: run)
+        return written
     }
 
     /// Folds `spans` into their channels' rows, in channel order.

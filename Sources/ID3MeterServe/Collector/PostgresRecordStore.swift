@@ -126,9 +126,11 @@ public final class PostgresRecordStore: RecordStore {
 
     public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
         do {
-            return try await client.withTransaction(logger: logger) { [logger] connection in
+            let stored = try await client.withTransaction(logger: logger) { [logger, spans] connection in
                 try await CollectorSchema.store(batch, dialect: .postgres, spans: spans) { try await Self.rows($0, on: connection, logger: logger) }
             }
+            spans.wrote(stored.spans)
+            return stored.receipt
         } catch {
             throw StoreError("cannot store batch \(batch.id): \(Self.words(error))")
         }
@@ -171,8 +173,12 @@ public final class PostgresRecordStore: RecordStore {
         // The channels' last times still waiting (`ChannelSpanWrites`); a failure leaves them a minute behind at most.
         let pending = spans.pending()
         if !pending.isEmpty {
-            _ = try? await client.withTransaction(logger: logger) { [logger] connection in
-                try await CollectorSchema.write(pending) { try await Self.rows($0, on: connection, logger: logger) }
+            do {
+                try await client.withTransaction(logger: logger) { [logger] connection in
+                    try await CollectorSchema.write(pending) { try await Self.rows($0, on: connection, logger: logger) }
+                }
+            } catch {
+                logger.warning("the last times of \(pending.count) channels, a minute at most after their stored ones, are not written: \(Self.words(error))")
             }
         }
         running.cancel()

@@ -15,8 +15,12 @@ public actor SQLiteRecordStore: RecordStore {
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private let spans = ChannelSpanWrites()
+    private let logger: Logger
 
-    private init(connection: SQLiteConnection) { self.connection = connection }
+    private init(connection: SQLiteConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
 
     /// Opens (or creates) the database at `path` and brings its schema up to date; a file of
     /// another application, or of a newer version, is refused untouched.
@@ -50,7 +54,7 @@ public actor SQLiteRecordStore: RecordStore {
 
     private static func connect(_ path: String, storage: SQLiteConnection.Storage, logger: Logger) async throws(StoreError) -> SQLiteRecordStore {
         do {
-            return SQLiteRecordStore(connection: try await SQLiteConnection.open(storage: storage, logger: logger))
+            return SQLiteRecordStore(connection: try await SQLiteConnection.open(storage: storage, logger: logger), logger: logger)
         } catch {
             throw StoreError("cannot open the database \(path): \(error)")
         }
@@ -87,7 +91,9 @@ public actor SQLiteRecordStore: RecordStore {
 
     public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
         do {
-            return try await transaction { try await CollectorSchema.store(batch, dialect: .sqlite, spans: self.spans, run: self.rows) }
+            let stored = try await transaction { try await CollectorSchema.store(batch, dialect: .sqlite, spans: self.spans, run: self.rows) }
+            spans.wrote(stored.spans)
+            return stored.receipt
         } catch {
             throw StoreError("cannot store batch \(batch.id): \((error as? SQLiteError)?.message ?? "\(error)")")
         }
@@ -118,7 +124,11 @@ public actor SQLiteRecordStore: RecordStore {
     public func close() async {
         // The channels' last times still waiting (`ChannelSpanWrites`); a failure leaves them a minute behind at most.
         let pending = spans.pending()
-        if !pending.isEmpty { _ = try? await transaction { try await CollectorSchema.write(pending, run: self.rows) } }
+        if !pending.isEmpty {
+            do { try await transaction { try await CollectorSchema.write(pending, run: self.rows) } } catch {
+                logger.warning("the last times of \(pending.count) channels, a minute at most after their stored ones, are not written: \(error)")
+            }
+        }
         // The future's form: the async one gives up in a cancelled task (a collector whose
         // listener could not open is cancelled whole), leaving the file open.
         try? await connection.close().get()
