@@ -171,6 +171,7 @@ samples: deps ffmpeg python
 	rm -rf samples/protected && python3 scripts/protected_samples.py samples/protected
 	rm -rf samples/mpts && python3 scripts/mpts_samples.py samples/mpts
 	rm -rf samples/dash && python3 scripts/dash_samples.py samples/dash
+	python3 scripts/ladder_samples.py samples
 	@du -sh samples
 
 bench: build sample-gen ffmpeg python chromium

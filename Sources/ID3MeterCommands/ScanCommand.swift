@@ -55,6 +55,14 @@ struct ScanCommand: AsyncParsableCommand {
             incomplete) are written; exit status 130 or 143. The report file is written whole at \
             the end, never left empty or half-written.
 
+            --all-renditions reads each rendition of a master playlist or MPD as a source of its \
+            own (named INPUT [URI or Representation id]) and compares their Nielsen tags by \
+            payload: a rendition without any while others of its kind (variants, audio \
+            renditions, a DASH content type) carry them, tags most renditions covering that \
+            time carry and it lacks (missing) or it carries and most lack (extra), and tags more \
+            than a frame from the other renditions' (offset). The check 'renditions' fails \
+            naming each rendition at fault; the report shows a table of them.
+
             Exit status: 0 when every input was read (one without timed ID3, or a recording cut \
             short, is a warning), 1 when any input or segment could not be read, bytes were \
             skipped as damaged (the others are still scanned), or stdout refused records (how many \
@@ -89,6 +97,13 @@ struct ScanCommand: AsyncParsableCommand {
 
     @Flag(help: "Exit 3 when any QA check fails.")
     var strict = false
+
+    @Flag(help: ArgumentHelp("""
+        Read every rendition of a master playlist (each variant, as a player plays it with its \
+        audio rendition, and each audio rendition alone) or MPD (each audio and video \
+        Representation), and compare their tags (the QA check 'renditions').
+        """))
+    var allRenditions = false
 
     @Option(help: ArgumentHelp("""
         The most errors a QA check passes with, as CHECK=N (repeatable; the defaults are the \
@@ -173,7 +188,7 @@ struct ScanCommand: AsyncParsableCommand {
         let namingSources = expansion.inputs.count > 1
         let streaming = unordered ? nil : output
         let batch = BatchScan(scanner: scanner, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, ordered: !unordered)
-        let inputs = expansion.inputs
+        let inputs = allRenditions ? await Self.renditions(of: expansion.inputs, scanner: scanner) : expansion.inputs.map { ScanInput($0) }
         let interrupt = scanner.fetcher.interrupt
         let caught = try await withSignalsCancelling(onSignal: { interrupt.cancel() }) {
             await batch.run(inputs) { index, input in
@@ -182,6 +197,7 @@ struct ScanCommand: AsyncParsableCommand {
                                listingFindings: listingFindings, tolerances: tolerances)
             } deliver: { index, outcome in
                 results.add(outcome.summary, outcome.report)
+                if let tags = outcome.rendition { results.add(tags, of: inputs[index].location) }
                 display.writing { outcome.errors.forEach(printError) }
                 output.finish(index, outcome.records)
             }
@@ -189,6 +205,12 @@ struct ScanCommand: AsyncParsableCommand {
         display?.stop()
         output.flush()
         var (summary, qa) = results.taken
+        for comparison in results.comparisons {
+            qa.add(comparison)
+            for row in comparison.renditions {
+                for fault in row.faults { printError(Console.line(.warning, "\(comparison.source) [\(row.name)]: \(comparison.words(for: fault, in: row))")) }
+            }
+        }
         if let caught {
             let read = qa.sources.count - expansion.failures.count
             qa.incomplete = "the scan was stopped by \(caught == SIGINT ? "SIGINT" : "SIGTERM") after \(read) of "
@@ -205,6 +227,17 @@ struct ScanCommand: AsyncParsableCommand {
         }
         if strict, !qa.passed { throw ExitCode(3) }
         if summary.failures > 0 || output.failure != nil { throw ExitCode.failure }
+    }
+
+    /// Each input's renditions, in the ladder's order, when it is a master playlist or an MPD;
+    /// else the input itself.
+    private static func renditions(of inputs: [String], scanner: TagScanner) async -> [ScanInput] {
+        var expanded: [ScanInput] = []
+        for input in inputs {
+            let ladder = await RenditionLadder.of(input, scanner: scanner) ?? []
+            expanded += ladder.isEmpty ? [ScanInput(input)] : ladder.map { ScanInput(input, rendition: $0) }
+        }
+        return expanded
     }
 
     /// Payload fields kept for the HTML report's tags (valid ones, and again flagged ones), about
@@ -250,9 +283,11 @@ func printError(_ line: String) {
     _ = LineWriter.appendWhole(Array((line + "\n").utf8), to: STDERR_FILENO)
 }
 
-/// What a scan has found so far: its inputs' summaries and reports, added as each is delivered.
+/// What a scan has found so far: its inputs' summaries and reports, and the renditions' tags of
+/// each presentation, added as each is delivered (in input order: a ladder's renditions together).
 private final class ScanResults: Sendable {
     private let found = Mutex((ScanSummary(), QAReport()))
+    private let ladders = Mutex<[(source: String, renditions: [RenditionTags])]>([])
 
     func add(_ summary: ScanSummary, _ report: SourceReport) {
         found.withLock { found in
@@ -261,7 +296,22 @@ private final class ScanResults: Sendable {
         }
     }
 
+    func add(_ rendition: RenditionTags, of source: String) {
+        ladders.withLock { ladders in
+            if let index = ladders.firstIndex(where: { $0.source == source }) {
+                ladders[index].renditions.append(rendition)
+            } else {
+                ladders.append((source, [rendition]))
+            }
+        }
+    }
+
     var taken: (ScanSummary, QAReport) { found.withLock { $0 } }
+
+    /// Each presentation's renditions compared.
+    var comparisons: [RenditionComparison] {
+        ladders.withLock { $0.map { RenditionComparison(source: $0.source, renditions: $0.renditions) } }
+    }
 }
 
 /// One input's records, formatted, with its report and counts: built on the scanning thread.
@@ -272,6 +322,8 @@ struct InputCollector: ScanCollector {
         var report: SourceReport
         var summary = ScanSummary()
         var errors: [String] = []
+        /// A rendition's tags, to compare with the other renditions'.
+        var rendition: RenditionTags?
     }
 
     let index: Int
@@ -282,21 +334,22 @@ struct InputCollector: ScanCollector {
     private var report: SourceReportBuilder
 
     /// `listingFindings`: a report will be written, which lists the findings (else they are only counted).
-    init(index: Int, input: String, writer: (any RecordWriter)?, allFrames: Bool, output: OrderedOutput?, timeline: TimelineRecorder?,
+    init(index: Int, input: ScanInput, writer: (any RecordWriter)?, allFrames: Bool, output: OrderedOutput?, timeline: TimelineRecorder?,
          listingFindings: Bool, tolerances: QATolerances) {
         self.index = index
         self.writer = writer
         self.allFrames = allFrames
         self.output = output
-        report = SourceReportBuilder(source: input, timeline: timeline, listingFindings: listingFindings, tolerances: tolerances,
+        report = SourceReportBuilder(source: input.name, timeline: timeline, listingFindings: listingFindings, tolerances: tolerances,
                                      describing: FlagHint.words)
-        outcome = Outcome(report: report.report)
+        outcome = Outcome(report: report.report, rendition: input.rendition?.tags)
         outcome.summary.inputs = 1
     }
 
     mutating func add(_ event: MediaEvent) {
         outcome.summary.count(event)
         report.add(event)
+        outcome.rendition?.add(event)
         guard let writer else { return }
         TagRecord.records(for: event, allFrames: allFrames) { record in
             guard allFrames || record.type != .malformed else { return }
@@ -311,6 +364,7 @@ struct InputCollector: ScanCollector {
     func finish() -> Outcome {
         var outcome = outcome
         outcome.report = report.report
+        outcome.rendition?.readable = outcome.report.readable
         outcome.errors = outcome.report.failures.map { Console.line(.error, $0) } + outcome.report.warnings.map { Console.line(.warning, $0) }
         return outcome
     }

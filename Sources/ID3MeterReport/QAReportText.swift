@@ -13,6 +13,11 @@ extension QAReport {
             lines.append("== \(source.source)")
             lines += source.textLines.map { "  " + $0 }
         }
+        for comparison in renditions {
+            lines.append("")
+            lines.append("== Renditions of \(comparison.source): " + (comparison.passed ? "the same tags" : "they differ"))
+            lines += comparison.textLines.map { "  " + $0 }
+        }
         lines.append("")
         lines.append("== Total: \(total.sources) source\(total.sources == 1 ? "" : "s")")
         lines.append("  \(total.nielsenTags) Nielsen tags in \(total.id3Tags) ID3 tags: \(total.validTags) valid, "
@@ -67,6 +72,39 @@ extension SourceReport {
         lines += recoveries.keys.sorted().map { "read leniently (\(recoveries[$0]!)): \($0)" }
         lines += omitted.keys.sorted().map { "\(omitted[$0]!) more \($0) not listed (each list keeps \(SourceReport.keptFindings))" }
         return lines
+    }
+}
+
+extension RenditionComparison {
+    /// A line per rendition: what it is, its tags, and what is wrong with it.
+    var textLines: [String] {
+        renditions.map { row in
+            let bandwidth = row.bandwidth.map { ", \($0) bit/s" } ?? ""
+            let verdict = row.faults.isEmpty ? (row.groupCarriesNone ? "no tags (nor any \(row.group) rendition: they ride elsewhere)" : "ok")
+                : "FAIL: " + row.faults.map { words(for: $0, in: row) }.joined(separator: "; ")
+            return "\(row.name) (\(row.group)\(bandwidth)): \(row.tags) tag\(row.tags == 1 ? "" : "s")"
+                + (row.offset.map { String(format: ", offset %+.3f s", $0) } ?? "") + " - " + verdict
+        }
+    }
+
+    /// What is wrong with a rendition, in words.
+    package func words(for fault: Fault, in row: Row) -> String {
+        func segments(_ first: String?, _ last: String?) -> String {
+            guard let first else { return "" }
+            return first == last || last == nil ? " (segment \(Location.name(first)))"
+                : " (segments \(Location.name(first)) to \(Location.name(last!)))"
+        }
+        return switch fault {
+        case .unreadable: "could not be read"
+        case .noTimedID3: "no Nielsen tag at all, while other \(row.group) renditions carry them"
+        case .missing(let count, let first, let last):
+            "\(count) tag\(count == 1 ? "" : "s") the other renditions carry missing\(segments(first, last))"
+        case .extra(let count, let first, let last):
+            "\(count) tag\(count == 1 ? "" : "s") the other renditions lack\(segments(first, last))"
+        case .offset(let seconds):
+            String(format: "tags %.3f s %@ the other renditions' (more than a frame, %.3f s)", abs(seconds),
+                   seconds > 0 ? "after" : "before", frame)
+        }
     }
 }
 

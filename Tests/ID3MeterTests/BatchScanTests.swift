@@ -44,7 +44,7 @@ struct BatchScanTests {
     @Test func oneBadInputNeverStopsTheBatch() async throws {
         let inputs = [Self.inputs[0], "/nonexistent.ts", Self.inputs[1]]
         var results: [(Int, [MediaEvent])] = []
-        await BatchScan(scanner: TagScanner(), jobs: 2).run(inputs) { _, _ in EventCollector() } deliver: { results.append(($0, $1)) }
+        await BatchScan(scanner: TagScanner(), jobs: 2).run(inputs.map { ScanInput($0) }) { _, _ in EventCollector() } deliver: { results.append(($0, $1)) }
         #expect(results.map(\.0) == [0, 1, 2])
         #expect(results[1].1.failures.map(\.source) == ["/nonexistent.ts"])
         #expect(results[0].1.tags.count == 9)

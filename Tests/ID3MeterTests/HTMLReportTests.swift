@@ -158,6 +158,34 @@ struct HTMLReportTests {
         }
     }
 
+    /// `--all-renditions`: a table of the ladder, each row's verdict, its name linking to that
+    /// rendition's own timeline strip (the stripped variant's ends at its last tag).
+    @Test func aLadderIsATableAndAStripPerRendition() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let report = folder.appendingPathComponent("qa.html")
+        let result = try Command.run(["scan", "--quiet", "--all-renditions", "--report", report.path, Samples.path("ladder/master-faulty.m3u8")])
+        #expect(result.status == 0, "\(result.stderr)")
+        try await offThePool {
+            let browser = try HeadlessBrowser()
+            defer { browser.close() }
+            let session = try browser.open(report.absoluteString)
+            try browser.waitUntil("document.querySelectorAll('section.source svg.timeline').length === 3", session: session)
+            let rows = try browser.evaluate("""
+                [...document.querySelectorAll('table.renditions tbody tr')].map(tr => [tr.className, tr.querySelector('th').textContent, \
+                tr.lastElementChild.textContent, document.querySelector(tr.querySelector('a').getAttribute('href')).dataset.source])
+                """, session: session) as? [[String]] ?? []
+            #expect(rows.map { $0[0] } == ["", "fail", "fail"], "\(rows)")
+            #expect(rows.map { Location.name($0[1]) } == ["v0.m3u8", "stripped.m3u8", "shifted.m3u8"])
+            #expect(rows.count == 3 && rows[1][2] == "2 tags the other renditions carry missing (segments seg3.ts to seg5.ts)")
+            #expect(rows.count == 3 && rows[2][2].hasPrefix("tags 0.500 s after the other renditions'"))
+            #expect(rows.allSatisfy { $0[3].hasSuffix("[\($0[1])]") }, "each links to its rendition's timeline")
+            let sources = try Self.drawn(browser, session)
+            #expect(sources.map(\.marks.count) == [4, 2, 4])
+            #expect(browser.log(session: session).errors.isEmpty)
+        }
+    }
+
     @Test func aRequestingPageIsCaughtByTheSameCheck() async throws {
         // The check above holds only if it sees requests: a page with one image from a local server shows it.
         let server = try LocalHTTPServer { _ in LocalHTTPServer.Response(status: 404) }

@@ -23,7 +23,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
     var clock: C
     /// This machine's wall clock, which the server's `UTCTiming` corrects.
     var wallClock: @Sendable () -> Date = { Date() }
-    var progress: ScanProgress?
+    var progress: ScanProgress.Entry?
 
     /// What the walk has done so far, across Periods and refreshes.
     private struct Progress {
@@ -261,7 +261,7 @@ struct DASHWalk<C: Clock>: Sendable where C.Duration == Duration {
                 state.copyInUse[period.key] = readFrom
                 state.tried += 1
                 state.bytes += segmentRead?.byteCount ?? 0
-                progress?.update(input, bytes: state.bytes)
+                progress?.update(bytes: state.bytes)
                 // Each Period's first Representation read without timed ID3 (or not read at all)
                 // gives way to the next that may carry it: Periods choose on their own.
                 if !state.confirmed.contains(period.key), segmentRead?.hasTimedID3 != true, candidates.count > 1 {

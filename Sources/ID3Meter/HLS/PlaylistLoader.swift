@@ -4,6 +4,9 @@ struct PlaylistLoader: Sendable {
     var fetcher: Fetcher
     /// Which variant of a master playlist is read.
     var variant: VariantChoice
+    /// The audio rendition of a master playlist read instead of any variant (its place among
+    /// `MasterPlaylist.audioRenditions`): a rendition compared with the others.
+    var audioRendition: Int?
 
     init(fetcher: Fetcher = Fetcher(), variant: VariantChoice = .lowestBandwidth) {
         self.fetcher = fetcher
@@ -77,6 +80,13 @@ struct PlaylistLoader: Sendable {
         switch try await load(location, referencedBy: parent, keeping: window) {
         case .media(let media):
             return ResolvedPlaylist(location: location, playlist: media)
+        case .master(let master) where audioRendition != nil:
+            let renditions = master.audioRenditions
+            guard let index = audioRendition, index < renditions.count, let uri = renditions[index].uri else {
+                throw .noSuchRendition(audioRendition ?? 0, count: renditions.count)
+            }
+            let media = try await loadMedia(uri, referencedBy: location, keeping: window, imports: master.variables)
+            return ResolvedPlaylist(location: uri, playlist: media, master: location, variables: master.variables)
         case .master(let master):
             guard let chosen = variant.pick(from: master.variants) else {
                 throw .noSuchVariant(variant, count: master.variants.count)

@@ -23,7 +23,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
     var probesFrameRate = false
     var clock: C
     /// Told the bytes and segments read (a scan's progress line).
-    var progress: ScanProgress?
+    var progress: ScanProgress.Entry?
     /// This playback of the primary, as its interstitials' requests name it (`_HLS_primary_id`).
     var primaryID = UUID().uuidString.lowercased()
 
@@ -187,7 +187,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
                     deliver(event)
                 }
                 tried += 1
-                progress?.update(input, bytes: bytes, segments: listed.map { (tried, $0) })
+                progress?.update(bytes: bytes, segments: listed.map { (tried, $0) })
                 continue
             }
             if !saidEncrypted, let encryption = segment.sampleEncryption {
@@ -230,7 +230,7 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
             }
             tried += 1
             bytes += read?.byteCount ?? 0
-            progress?.update(input, bytes: bytes, segments: listed.map { (tried, $0) })
+            progress?.update(bytes: bytes, segments: listed.map { (tried, $0) })
             if let audio = rendition {
                 rendition = nil
                 // Tags ride in the audio rendition when the variant's segments have no timed ID3.

@@ -33,6 +33,8 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
     case noSuchRepresentation(VariantChoice, count: Int)
     /// The master playlist has no variant of that choice.
     case noSuchVariant(VariantChoice, count: Int)
+    /// The master playlist has no audio rendition with a playlist at that position.
+    case noSuchRendition(Int, count: Int)
     /// An AES-128 key that is not 16 bytes.
     case keySize(String, bytes: Int)
     /// AES-128 decryption found no valid padding: a wrong key or IV, or a clear segment.
@@ -83,6 +85,7 @@ public enum SegmentLoadError: Error, Sendable, CustomStringConvertible {
         case .unreadableMPD(let location, let error): "MPD \(location): \(error)"
         case .masterPlaylist(let location): "\(location) is a master playlist, not a media playlist"
         case .noSuchVariant(let variant, let count): "master playlist has \(count) variants; cannot pick \(variant)"
+        case .noSuchRendition(let index, let count): "master playlist has \(count) audio renditions with a playlist; cannot pick \(index)"
         case .noSuchRepresentation(let variant, let count): "a Period of the MPD has \(count) Representations; cannot pick \(variant)"
         case .keySize(let uri, let bytes): "AES-128 key \(uri) is \(bytes) bytes, expected 16"
         case .decryptionFailed: "AES-128 decryption failed (wrong key or IV, or the segment is not encrypted)"

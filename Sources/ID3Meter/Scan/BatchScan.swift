@@ -28,9 +28,9 @@ package struct BatchScan: Sendable {
     }
 
     /// `collector(index, input)` makes each input's collector, in the task that scans it.
-    package func run<Collector: ScanCollector>(_ inputs: [String], collector: @escaping @Sendable (Int, String) -> Collector,
+    package func run<Collector: ScanCollector>(_ inputs: [ScanInput], collector: @escaping @Sendable (Int, ScanInput) -> Collector,
                                               deliver: (_ index: Int, Collector.Outcome) -> Void) async {
-        scanner.progress?.start(inputs: inputs)
+        scanner.progress?.start(inputs: inputs.map(\.name))
         await withTaskGroup(of: (Int, Collector.Outcome).self) { group in
             var started = 0
             func startNext() {
@@ -40,14 +40,14 @@ package struct BatchScan: Sendable {
                 let inBlocks = scanner.readingBlocks(with: jobs / inputs.count)
                 group.addTask {
                     let outcome: Collector.Outcome
-                    if spare, jobs / inputs.count > 1, inBlocks.readsInBlocks(input) {
+                    if spare, jobs / inputs.count > 1, input.rendition == nil, inBlocks.readsInBlocks(input.location) {
                         outcome = await Self.scan(input, with: inBlocks, collector: collector(index, input))
                     } else if spare {
                         outcome = await Self.scan(input, with: scanner, collectingAside: { collector(index, input) })
                     } else {
                         outcome = await Self.scan(input, with: scanner, collector: collector(index, input))
                     }
-                    scanner.progress?.finish(input)
+                    scanner.progress?.finish(input.name)
                     return (index, outcome)
                 }
             }
@@ -70,15 +70,15 @@ package struct BatchScan: Sendable {
     }
 
     /// `input` read, and its events collected, in this task (or the threads it reads blocks on).
-    private static func scan<Collector: ScanCollector>(_ input: String, with scanner: TagScanner, collector: Collector) async
+    private static func scan<Collector: ScanCollector>(_ input: ScanInput, with scanner: TagScanner, collector: Collector) async
         -> Collector.Outcome {
         var consumer = collector
-        await scanner.scan(input) { consumer.add($0) }
+        await scanner.scan(input, emit: { consumer.add($0) }, afterEachChunk: {})
         return consumer.finish()
     }
 
     /// `input` read in this task, its events collected in a task beside it.
-    private static func scan<Collector: ScanCollector>(_ input: String, with scanner: TagScanner,
+    private static func scan<Collector: ScanCollector>(_ input: ScanInput, with scanner: TagScanner,
                                                       collectingAside collector: @escaping @Sendable () -> Collector) async
         -> Collector.Outcome {
         let handoff = EventHandoff()

@@ -41,6 +41,18 @@ package final class ScanProgress: Sendable {
         }
     }
 
+    /// What one input's reader tells: its updates under the name the batch knows it by.
+    package struct Entry: Sendable {
+        let progress: ScanProgress
+        let name: String
+
+        func update(bytes: Int64, segments: (done: Int, total: Int)? = nil) {
+            progress.update(name, bytes: bytes, segments: segments)
+        }
+    }
+
+    package func entry(_ name: String) -> Entry { Entry(progress: self, name: name) }
+
     package func finish(_ input: String) {
         state.withLock { state in
             state.bytesDone += state.inFlight.removeValue(forKey: input) ?? 0

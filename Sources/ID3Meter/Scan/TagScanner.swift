@@ -56,25 +56,40 @@ public struct TagScanner: Sendable {
     /// input is a player session of its own (its cookies).
     package func scan(_ input: String, as kind: InputKind? = nil, opened: (([UInt8]) -> Void)? = nil, emit: (MediaEvent) -> Void,
                       afterEachChunk: () async -> Void) async {
+        await scan(ScanInput(input), as: kind, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
+    }
+
+    /// `input`, or the one rendition of it that it names.
+    package func scan(_ input: ScanInput, as kind: InputKind? = nil, opened: (([UInt8]) -> Void)? = nil, emit: (MediaEvent) -> Void,
+                      afterEachChunk: () async -> Void) async {
         var scanner = self
         scanner.fetcher = fetcher.session()
+        let location = input.location
+        let progress = progress?.entry(input.name)
+        var loader = scanner.loader, variant = variant
+        switch input.rendition?.pick {
+        case .variant(let index)?: loader.variant = .index(index)
+        case .audio(let index)?: loader.audioRendition = index
+        case .representation(let index)?: variant = .index(index)
+        case nil: break
+        }
         let decided: InputKind
-        if let kind { decided = kind } else { decided = await InputKind.of(input, fetcher: scanner.fetcher) }
+        if let kind { decided = kind } else { decided = await InputKind.of(location, fetcher: scanner.fetcher) }
         switch decided {
         case .hlsPlaylist:
             // Every tag the variant or its audio rendition carries; a live playlist as it stands.
-            await PlaylistWalk(input: input, loader: scanner.loader, rule: .both, programs: programs, reloads: false, clock: ContinuousClock(),
+            await PlaylistWalk(input: location, loader: loader, rule: .both, programs: programs, reloads: false, clock: ContinuousClock(),
                                progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
         case .mpd:
             // A dynamic MPD as its time-shift buffer holds it now.
-            await DASHWalk(input: input, loader: MPDLoader(fetcher: scanner.fetcher), variant: variant, programs: programs, reloads: false,
+            await DASHWalk(input: location, loader: MPDLoader(fetcher: scanner.fetcher), variant: variant, programs: programs, reloads: false,
                            clock: ContinuousClock(), progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
-        case .media where Location.transport(of: input) == .stream:
-            await scanner.scanStream(input, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
+        case .media where Location.transport(of: location) == .stream:
+            await scanner.scanStream(location, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
         case .media:
-            await scanner.scanBytes(input, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
+            await scanner.scanBytes(location, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
         }
     }
 

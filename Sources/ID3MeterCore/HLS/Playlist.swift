@@ -24,6 +24,12 @@ package struct MasterPlaylist: Sendable {
         return group.first(where: \.isDefault) ?? group.first
     }
 
+    /// The audio renditions with a playlist of their own, each URI once, in the playlist's order.
+    public var audioRenditions: [Rendition] {
+        var seen = Set<String>()
+        return renditions.filter { $0.type == "AUDIO" && $0.uri.map { seen.insert($0).inserted } == true }
+    }
+
     /// `variant` and its redundant copies (RFC 8216bis 6.3.x: the same encoding on other hosts
     /// or pathways, told by everything but the URI), the steering's pathway first, else in the
     /// playlist's order with `variant` first: where a player goes when a host fails.
@@ -47,7 +53,7 @@ package struct Variant: Sendable, Equatable {
     public var pathway: String?
 
     /// The same encoding: a redundant stream's audio group may differ, its own host's.
-    func isRedundantCopy(of other: Variant) -> Bool {
+    package func isRedundantCopy(of other: Variant) -> Bool {
         bandwidth == other.bandwidth && frameRate == other.frameRate && resolution == other.resolution && codecs == other.codecs
     }
 }

@@ -33,22 +33,34 @@ package struct QAReport: Encodable, Sendable {
 
     public private(set) var sources: [SourceReport] = []
     public private(set) var total = Totals()
+    /// Each presentation whose renditions were all read (`scan --all-renditions`), compared.
+    public private(set) var renditions: [RenditionComparison] = []
     /// Why the report covers less than was asked (a scan stopped by a signal), in words; `nil`
     /// when it is whole.
     public var incomplete: String?
 
-    enum CodingKeys: String, CodingKey { case sources, total, failedChecks = "failed_checks", incomplete }
+    enum CodingKeys: String, CodingKey { case sources, total, renditions, failedChecks = "failed_checks", incomplete }
 
     /// An empty report: add each source's report with `add(_:)`.
     public init() {}
 
-    /// Checks any source fails, with the sources failing each.
+    /// Checks any source fails, with the sources failing each (`renditions`: the presentations
+    /// whose renditions differ).
     public var failedChecks: [String: [String]] {
         var failed: [String: [String]] = [:]
         for source in sources {
             for check in source.failedChecks { failed[check, default: []].append(source.source) }
         }
+        for comparison in renditions where !comparison.passed { failed[Self.renditionsCheck, default: []].append(comparison.source) }
         return failed
+    }
+
+    /// The check that fails when a presentation's renditions differ in their tags.
+    public static let renditionsCheck = "renditions"
+
+    /// Adds the comparison of one presentation's renditions.
+    public mutating func add(_ comparison: RenditionComparison) {
+        renditions.append(comparison)
     }
 
     /// Every check passed for every source; `scan --strict` exits 3 when not.
@@ -81,6 +93,7 @@ package struct QAReport: Encodable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sources, forKey: .sources)
         try container.encode(total, forKey: .total)
+        if !renditions.isEmpty { try container.encode(renditions, forKey: .renditions) }
         try container.encode(failedChecks, forKey: .failedChecks)
         try container.encodeIfPresent(incomplete, forKey: .incomplete)
     }

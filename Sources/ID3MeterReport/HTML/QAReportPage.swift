@@ -8,7 +8,7 @@ extension QAReport {
     package func html(generated: Date = Date()) -> String {
         let page = Page(version: ID3MeterVersion.current, generated: ProgramDateTime.format(generated), total: total,
                         failedChecks: failedChecks, checks: Page.CheckSummary.of(sources), sources: sources.map(Page.Source.init),
-                        incomplete: incomplete)
+                        renditions: renditions.map(Page.Ladder.init), incomplete: incomplete)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -92,14 +92,47 @@ extension QAReport {
             }
         }
 
+        /// A presentation's renditions compared: a row each, its verdict in words.
+        struct Ladder: Encodable {
+            struct Row: Encodable {
+                var name: String
+                /// The source its timeline is drawn under.
+                var source: String
+                var group: String
+                var bandwidth: Int?
+                var tags: Int
+                var offsetSeconds: Double?
+                var passed: Bool
+                var verdict: String
+
+                enum CodingKeys: String, CodingKey { case name, source, group, bandwidth, tags, offsetSeconds = "offset_seconds", passed, verdict }
+            }
+
+            var source: String
+            var passed: Bool
+            var rows: [Row]
+
+            init(_ comparison: RenditionComparison) {
+                source = comparison.source
+                passed = comparison.passed
+                rows = comparison.renditions.map { row in
+                    Row(name: row.name, source: "\(comparison.source) [\(row.name)]", group: row.group, bandwidth: row.bandwidth, tags: row.tags,
+                        offsetSeconds: row.offset, passed: row.passed,
+                        verdict: row.faults.isEmpty ? (row.groupCarriesNone ? "no tags in any \(row.group) rendition" : "ok")
+                            : row.faults.map { comparison.words(for: $0, in: row) }.joined(separator: "; "))
+                }
+            }
+        }
+
         var version: String
         var generated: String
         var total: Totals
         var failedChecks: [String: [String]]
         var checks: [CheckSummary]
         var sources: [Source]
+        var renditions: [Ladder]
         var incomplete: String?
 
-        enum CodingKeys: String, CodingKey { case version, generated, total, failedChecks = "failed_checks", checks, sources, incomplete }
+        enum CodingKeys: String, CodingKey { case version, generated, total, failedChecks = "failed_checks", checks, sources, renditions, incomplete }
     }
 }

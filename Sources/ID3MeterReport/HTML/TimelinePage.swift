@@ -56,7 +56,7 @@ package enum TimelinePage {
         .legend li { display: flex; align-items: center; gap: .3rem; } .legend svg { flex: none; }
         .table-wrap { overflow-x: auto; }
         table.summary, table.checks { border-collapse: collapse; width: 100%; font-size: .9rem; margin-bottom: 1rem; }
-        table.checks tr.fail th { color: var(--invalid); font-weight: 600; }
+        table.checks tr.fail th, table.renditions tr.fail th, table.renditions tr.fail td:last-child { color: var(--invalid); font-weight: 600; }
         caption { text-align: left; font-weight: 600; padding: .25rem 0; }
         th, td { text-align: left; vertical-align: top; padding: .3rem .5rem; border-bottom: 1px solid var(--rule); }
         tbody th { font-weight: normal; overflow-wrap: anywhere; max-width: 28rem; }

@@ -252,6 +252,18 @@
         html("td", { class: "number" }, String(check.pass)), html("td", { class: "number" }, String(check.fail)),
         html("td", { class: "number" }, String(check.no_status)), html("td", {}, check.basis)))));
     root.append(html("div", { class: "table-wrap" }, checkTable));
+    // Each presentation's renditions, compared: a row each, linked to its own timeline below.
+    for (const ladder of report.renditions || []) {
+      const place = new Map(report.sources.map((source, index) => [source.source, index]));
+      root.append(html("div", { class: "table-wrap" }, html("table", { class: "renditions" },
+        html("caption", {}, `Renditions of ${ladder.source}: ${ladder.passed ? "the same tags" : "they differ"}`),
+        html("thead", {}, html("tr", {}, ...["Rendition", "Group", "Bandwidth", "Tags", "Offset", "Verdict"].map(name => html("th", { scope: "col" }, name)))),
+        html("tbody", {}, ...ladder.rows.map(row => html("tr", { class: row.passed ? "" : "fail" },
+          html("th", { scope: "row" }, place.has(row.source) ? html("a", { href: "#source-" + place.get(row.source) }, row.name) : row.name),
+          html("td", {}, row.group), html("td", { class: "number" }, row.bandwidth == null ? "\u2013" : String(row.bandwidth)),
+          html("td", { class: "number" }, String(row.tags)), html("td", { class: "number" }, seconds(row.offset_seconds)),
+          html("td", {}, row.verdict)))))));
+    }
     const table = html("table", { class: "summary" },
       html("caption", {}, "Sources (each links to its timeline)"),
       html("thead", {}, html("tr", {}, ...["Source", "Tags", "Valid", "Invalid by reason", "Placeholder", "Longest gap", "Checks"].map(name => html("th", { scope: "col" }, name)))));
