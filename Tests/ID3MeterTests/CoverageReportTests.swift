@@ -61,7 +61,9 @@ struct CoverageReportTests {
         #expect(news?.gaps.count == 7)
         #expect(news?.gaps.first?.causes.first?.detail == "the stream could not be opened: HTTP 404")
         #expect(news?.tags.placeholder == 20)
-        #expect(news?.failingChecks.map { "\($0.check) \($0.seconds)" } == ["tag_spacing 1800", "info_cadence 900"])
+        #expect(news?.failingChecks.map { "\($0.check) \($0.seconds)" } == ["tag_spacing 1800", "renditions 1200", "info_cadence 900"])
+        // An audit's renditions at fault: the last words that named them.
+        #expect(news?.failingChecks.first { $0.check == "renditions" }?.detail == PlantedLineupDay.renditionsDiffer)
         let sport = report.channels.first { $0.channel == "sport" }
         // b alone credited a's half hour; both missed the failover's two minutes.
         #expect(sport?.meters.map(\.meter) == ["a", "b"] && sport?.meters.map(\.soleMinutes) == [0, 30])

@@ -59,9 +59,18 @@ public struct TagScanner: Sendable {
         await scan(ScanInput(input), as: kind, opened: opened, emit: emit, afterEachChunk: afterEachChunk)
     }
 
+    /// How a playlist or MPD is read.
+    package enum Reading: Sendable {
+        /// What it lists now, once (a scan of a live one: its window as it stands).
+        case asItStands
+        /// Joined this many segments from a live one's edge and followed (a VOD from its start),
+        /// until the task is cancelled: a sample of what a player plays now.
+        case liveEdge(segments: Int)
+    }
+
     /// `input`, or the one rendition of it that it names.
-    package func scan(_ input: ScanInput, as kind: InputKind? = nil, opened: (([UInt8]) -> Void)? = nil, emit: (MediaEvent) -> Void,
-                      afterEachChunk: () async -> Void) async {
+    package func scan(_ input: ScanInput, as kind: InputKind? = nil, reading: Reading = .asItStands, opened: (([UInt8]) -> Void)? = nil,
+                      emit: (MediaEvent) -> Void, afterEachChunk: () async -> Void) async {
         var scanner = self
         scanner.fetcher = fetcher.session()
         let location = input.location
@@ -73,18 +82,22 @@ public struct TagScanner: Sendable {
         case .representation(let index)?: variant = .index(index)
         case nil: break
         }
+        let (reloads, liveStart) = switch reading {
+        case .asItStands: (false, 3)
+        case .liveEdge(let segments): (true, segments)
+        }
         let decided: InputKind
         if let kind { decided = kind } else { decided = await InputKind.of(location, fetcher: scanner.fetcher) }
         switch decided {
         case .hlsPlaylist:
             // Every tag the variant or its audio rendition carries; a live playlist as it stands.
-            await PlaylistWalk(input: location, loader: loader, rule: .both, programs: programs, reloads: false, clock: ContinuousClock(),
-                               progress: progress)
+            await PlaylistWalk(input: location, loader: loader, rule: .both, programs: programs, liveStart: liveStart, reloads: reloads,
+                               clock: ContinuousClock(), progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
         case .mpd:
             // A dynamic MPD as its time-shift buffer holds it now.
-            await DASHWalk(input: location, loader: MPDLoader(fetcher: scanner.fetcher), variant: variant, programs: programs, reloads: false,
-                           clock: ContinuousClock(), progress: progress)
+            await DASHWalk(input: location, loader: MPDLoader(fetcher: scanner.fetcher), variant: variant, programs: programs,
+                           liveStart: liveStart, reloads: reloads, clock: ContinuousClock(), progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
         case .media where Location.transport(of: location) == .stream:
             await scanner.scanStream(location, opened: opened, emit: emit, afterEachChunk: afterEachChunk)

@@ -68,6 +68,9 @@ package struct ChannelDay: Codable, Sendable, Equatable {
     package struct FailingCheck: Codable, Sendable, Equatable {
         package var check: String
         package var seconds: Int
+        /// What was wrong, when the alert said more than the check's name (the renditions at
+        /// fault, as the day's last audit that found them said).
+        package var detail: String?
     }
 
     package struct MeterPart: Codable, Sendable, Equatable {

@@ -230,15 +230,27 @@ extension ChannelDay {
     /// any meter's account.
     private static func failingChecks(_ alerts: AlertSpans, onAir: Range<Double>) -> [FailingCheck] {
         var spans: [String: [ClosedRange<Double>]] = [:]
+        var details: [String: (from: Double, words: String)] = [:]
         let prefix = "failing the QA checks "
-        for span in alerts.spans where span.name == "failing_checks" {
-            guard let message = span.message, message.hasPrefix(prefix) else { continue }
+        for span in alerts.spans {
             let from = max(span.from, onAir.lowerBound), to = min(span.to, onAir.upperBound)
             guard from < to else { continue }
-            for check in message.dropFirst(prefix.count).split(separator: ", ") { spans[String(check), default: []].append(from...to) }
+            switch (span.name, span.message) {
+            case ("failing_checks", let message?) where message.hasPrefix(prefix):
+                for check in message.dropFirst(prefix.count).split(separator: ", ") { spans[String(check), default: []].append(from...to) }
+            case ("renditions_differ", let message):
+                // An audit's alert: the QA check `renditions`, its words naming the renditions at fault.
+                spans[QAReport.renditionsCheck, default: []].append(from...to)
+                if let message, details[QAReport.renditionsCheck].map({ $0.from <= from }) ?? true {
+                    details[QAReport.renditionsCheck] = (from, message)
+                }
+            default:
+                continue
+            }
         }
         return spans.map { check, list in
-            FailingCheck(check: check, seconds: Int(union([list], threshold: 0).reduce(0) { $0 + $1.upperBound - $1.lowerBound }.rounded()))
+            FailingCheck(check: check, seconds: Int(union([list], threshold: 0).reduce(0) { $0 + $1.upperBound - $1.lowerBound }.rounded()),
+                         detail: details[check]?.words)
         }.sorted { ($0.seconds, $1.check) > ($1.seconds, $0.check) }
     }
 }

@@ -110,7 +110,7 @@ extension CoverageReport {
             "\(h($0.meter)) credited \($0.creditedMinutes) min (\($0.soleMinutes) alone)"
         }.joined(separator: "; ") + "</p>"
         let checks = day.failingChecks.isEmpty ? "" : "<p class=\"problem\">QA checks failing: " + day.failingChecks.map {
-            "\(h($0.check)) for \(Self.length($0.seconds))"
+            "\(h($0.check)) for \(Self.length($0.seconds))" + ($0.detail.map { " (\(h($0)))" } ?? "")
         }.joined(separator: ", ") + "</p>"
         let info = day.info.intervalsOverLimit > 0
             ? "<p class=\"problem\">INFO tags: \(day.info.tags); \(day.info.intervalsOverLimit) interval\(day.info.intervalsOverLimit == 1 ? "" : "s") over 310 s (longest \(Self.length(day.info.longestIntervalSeconds ?? 0))).</p>"

@@ -262,6 +262,7 @@ struct ChannelView: Encodable {
     var stallSeconds: Double
     var alerts: [String]
     var failingChecks: [String]
+    var renditionsDiffering: [String]
     /// `file` or `api`: where the channel came from.
     var source: String
     var timeline: TagTimeline?
@@ -283,6 +284,7 @@ struct ChannelView: Encodable {
         stallSeconds = status.stallSeconds
         alerts = status.alerts.sorted().map(\.rawValue)
         failingChecks = status.failingChecks
+        renditionsDiffering = status.renditionsDiffering
         source = status.source
     }
 
@@ -290,6 +292,6 @@ struct ChannelView: Encodable {
         case name, state, lastTag = "last_tag", lastTagAgeSeconds = "last_tag_age_seconds", delivered, invalid, placeholder
         case segmentsRead = "segments_read", segmentsFailed = "segments_failed", segmentsGap = "segments_gap"
         case playlistReloadFailures = "playlist_reload_failures", restarts, stallSeconds = "stall_seconds", alerts
-        case failingChecks = "failing_checks", source, timeline
+        case failingChecks = "failing_checks", renditionsDiffering = "renditions_differ", source, timeline
     }
 }

@@ -22,6 +22,9 @@ public struct ChannelConfig: Sendable, Equatable {
     public var alertAfter = 30.0
     /// Segments back from the live edge to join at.
     public var liveStart = 3
+    /// Seconds between audits of every rendition (`audit_renditions`, given in minutes): a few
+    /// segments of each read and their tags compared; `nil`: never.
+    public var renditionAudit: Double?
     /// The stream is meant to end (`vod: true`): at EXT-X-ENDLIST the channel ends. A live
     /// channel's stream is opened again instead, in case the ENDLIST was a packager's glitch.
     public var isVOD = false

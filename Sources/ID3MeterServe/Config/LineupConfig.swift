@@ -116,7 +116,8 @@ private struct FieldReader {
     let file: String
 
     static let channelFields: Set<String> = ["name", "url", "headers", "variant", "program", "fps", "ad_model", "app_id", "app_name",
-                                             "app_version", "alert_after", "live_start", "vod", "ca_file", "client_cert", "client_key"]
+                                             "app_version", "alert_after", "live_start", "vod", "ca_file", "client_cert", "client_key",
+                                             "audit_renditions"]
 
     /// Fields that name files on this machine: the line-up file's to give, never an API caller's.
     static let fileFields: Set<String> = ["ca_file", "client_cert", "client_key"]
@@ -210,6 +211,11 @@ private struct FieldReader {
             case "app_version": channel.appInfo.appVersion = try text()
             case "alert_after": channel.alertAfter = try number(in: 1...86_400)
             case "live_start": channel.liveStart = Int(try number(in: 1...1_000))
+            case "audit_renditions":
+                // Minutes; 0 or off: never.
+                if case .scalar(let scalar) = value, ["off", "false", "no"].contains(scalar.string) { channel.renditionAudit = nil; continue }
+                let minutes = try number(in: 0...10_080)
+                channel.renditionAudit = minutes == 0 ? nil : max(minutes * 60, 1)
             case "ca_file":
                 // One file or a list of them.
                 switch value {

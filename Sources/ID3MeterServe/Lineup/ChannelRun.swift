@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import ID3Meter
+import ID3MeterReport
 import Logging
 import Synchronization
 
@@ -84,6 +85,7 @@ public final class ChannelRun: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.meter() }
             group.addTask { await self.watch() }
+            if let interval = config.renditionAudit { group.addTask { await self.auditRenditions(every: interval) } }
         }
         metrics.destroy()
     }
@@ -326,6 +328,34 @@ public final class ChannelRun: Sendable {
         log.log(active ? .warning : .notice, "channel \(config.name): \(message)")
         await write(.alert("failing_checks", active: active, channel: config.name, message: message, at: Date()))
     }
+
+    /// Reads a few segments of every rendition at once, every `interval` seconds (the first
+    /// right away), and compares their tags: a `renditions_differ` alert record starts when one
+    /// is at fault, names them when that changes, and ends when an audit finds them the same. A
+    /// stream with one rendition, or that cannot be loaded, is looked at again next time.
+    private func auditRenditions(every interval: Double) async {
+        let scanner = TagScanner(variant: config.variant, programs: config.program.map { .only($0) } ?? .all, fetcher: fetcher)
+        var differing: [String] = []
+        while !Task.isCancelled {
+            if let comparison = await RenditionAudit(input: config.url, scanner: scanner, timeLimit: .seconds(min(interval, 60))).run() {
+                let faults = comparison.renditions.filter { !$0.passed }.map { row in
+                    "\(row.name): " + row.faults.map { comparison.words(for: $0, in: row) }.joined(separator: "; ")
+                }
+                metrics.renditionsDiffering.record(faults.count)
+                if faults != differing, !Task.isCancelled {
+                    differing = faults
+                    state.withLock { $0.status.renditionsDiffering = faults }
+                    let message = faults.isEmpty ? "every rendition carries the same tags" : "renditions differ: " + faults.joined(separator: " | ")
+                    log.log(faults.isEmpty ? .notice : .warning, "channel \(config.name): \(message)")
+                    await write(.alert(Self.renditionsDiffer, active: !faults.isEmpty, channel: config.name, message: message, at: Date()))
+                }
+            }
+            try? await clock.sleep(for: .seconds(interval))
+        }
+    }
+
+    /// The alert an audit of the renditions raises (`audit_renditions`).
+    static let renditionsDiffer = "renditions_differ"
 
     private static func words(_ alert: TagLossWatch.Alert, alertAfter: Double, unreadable reason: String?, lastFailure: String?) -> String {
         let seconds = alertAfter == alertAfter.rounded() ? String(Int(alertAfter)) : String(alertAfter)

@@ -39,6 +39,9 @@ public struct ChannelStatus: Sendable, Equatable {
     /// The QA report's checks the channel's tags fail (over the last 15 to 30 minutes); a
     /// `failing_checks` alert record says when this changes.
     public var failingChecks: [String] = []
+    /// The renditions the last audit found at fault (`audit_renditions`), each with what is
+    /// wrong; a `renditions_differ` alert record says when this changes.
+    public var renditionsDiffering: [String] = []
     /// `file` (the line-up file) or `api` (added over the API).
     public var source = "file"
 

@@ -17,6 +17,8 @@ struct ChannelMetrics: Sendable {
     let alerts: [TagLossWatch.Alert: Gauge]
     /// How many of the QA report's checks the channel's tags fail.
     let failingChecks: Gauge
+    /// How many renditions the last audit found at fault (`audit_renditions`).
+    let renditionsDiffering: Gauge
     /// How late each `sendID3` came after its frame: a histogram.
     let pacing: Recorder
     let stall: FloatingPointCounter
@@ -34,6 +36,7 @@ struct ChannelMetrics: Sendable {
         pathSwitches = Counter(label: "id3meter_path_switches_total", dimensions: dimensions, factory: factory)
         lastTagAge = Gauge(label: "id3meter_last_tag_age_seconds", dimensions: dimensions, factory: factory)
         failingChecks = Gauge(label: "id3meter_channel_failing_checks", dimensions: dimensions, factory: factory)
+        renditionsDiffering = Gauge(label: "id3meter_channel_renditions_differing", dimensions: dimensions, factory: factory)
         pacing = Recorder(label: Self.pacingLabel, dimensions: dimensions, aggregate: true, factory: factory)
         stall = FloatingPointCounter(label: "id3meter_stall_seconds_total", dimensions: dimensions, factory: factory)
         alerts = Dictionary(uniqueKeysWithValues: TagLossWatch.Alert.allCases.map { alert in
@@ -44,6 +47,7 @@ struct ChannelMetrics: Sendable {
         stall.increment(by: 0)
         alerts.values.forEach { $0.record(0) }
         failingChecks.record(0)
+        renditionsDiffering.record(0)
     }
 }
 
@@ -51,7 +55,7 @@ extension ChannelMetrics {
     /// Removes the channel's series: it has left the line-up.
     func destroy() {
         [delivered, invalid, placeholder, segmentsFailed, segmentsGap, reloadFailures, pathSwitches].forEach { $0.destroy() }
-        ([lastTagAge, failingChecks] + Array(alerts.values)).forEach { $0.destroy() }
+        ([lastTagAge, failingChecks, renditionsDiffering] + Array(alerts.values)).forEach { $0.destroy() }
         pacing.destroy()
         stall.destroy()
     }

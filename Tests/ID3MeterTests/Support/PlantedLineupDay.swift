@@ -12,6 +12,9 @@ import SampleGenerator
 ///   missed during a failover, and its deletion from the line-up at 22:00.
 /// - `late`: first heard of at 12:00:05, so on air from then.
 struct PlantedLineupDay: Sendable {
+    /// The words of the day's last audit that found renditions at fault.
+    static let renditionsDiffer = "renditions differ: https://origin/news/v1.m3u8: no Nielsen tag at all | https://origin/news/v2.m3u8: tags 0.500 s after the other renditions'"
+
     static let zone = "Europe/Paris"
     static let day = "2026-11-20"
     /// 2026-11-20T00:00:00+01:00.
@@ -67,6 +70,12 @@ struct PlantedLineupDay: Sendable {
                                                                  message: "failing the QA checks tag_spacing, info_cadence")))
         record("news", "a", "09:15:00", .alert(MeterRecord.Alert(name: "failing_checks", active: true, message: "failing the QA checks tag_spacing")))
         record("news", "a", "09:30:00", .alert(MeterRecord.Alert(name: "failing_checks", active: false, message: "every QA check passes")))
+        // An audit of the renditions (`audit_renditions`) found one without tags for 20 minutes, then two.
+        record("news", "a", "10:00:00", .alert(MeterRecord.Alert(name: "renditions_differ", active: true,
+                                                                 message: "renditions differ: https://origin/news/v1.m3u8: no Nielsen tag at all")))
+        record("news", "a", "10:10:00", .alert(MeterRecord.Alert(name: "renditions_differ", active: true, message: Self.renditionsDiffer)))
+        record("news", "a", "10:20:00", .alert(MeterRecord.Alert(name: "renditions_differ", active: false,
+                                                                 message: "every rendition carries the same tags")))
 
         // sport: two meters; b covers a's half hour; both miss a failover; deleted at 22:00.
         let both = Self.window("20:00", "20:02")
