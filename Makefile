@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
 
-.PHONY: all build sample-gen run test verify api-check api-baseline samples bench bench-fleet bench-collector fuzz docs deploy deps python ffmpeg chromium node promtool postgres tls-tools timeline-script library-docs screenshots clean install
+.PHONY: all build sample-gen run test verify api-check api-baseline samples bench bench-fleet bench-collector bench-audit fuzz docs deploy deps python ffmpeg chromium node promtool postgres tls-tools timeline-script library-docs screenshots clean install
 
 all: build
 
@@ -184,6 +184,9 @@ bench: build sample-gen ffmpeg python chromium
 # The collector under a fleet's posters (SQLite and PostgreSQL), against each database's own write speed.
 bench-collector: build python postgres
 	scripts/bench-collector.py
+
+bench-audit: build sample-gen python
+	scripts/bench-audit.sh
 
 bench-fleet: build sample-gen python
 	@command -v curl >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q curl >/dev/null

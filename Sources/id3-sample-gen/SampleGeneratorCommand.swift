@@ -173,6 +173,9 @@ struct ServeLineup: ParsableCommand {
     @Option(help: "Stream bitrate in bits per second (filler on a video PID).") var bitrate = 128_000
     @Option(help: "Seconds of stream already out at start, so the window is full.") var preroll = 12.0
     @Option(help: "Write an 'id3-meter serve' config of the channels here.") var config: String?
+    @Option(help: "Variants in each master playlist (vK/live.m3u8, the same stream at K+1 times the bitrate's bandwidth).")
+    var renditions = 1
+    @Option(help: "The config's audit_renditions, in minutes (0: none).") var auditRenditions = 0.0
 
     func run() throws {
         let start = Date().addingTimeInterval(-preroll)
@@ -182,6 +185,7 @@ struct ServeLineup: ParsableCommand {
             stream.seed = UInt64(index)
             return stream
         }
+        let (renditions, bitrate) = (renditions, bitrate)
         let server = try LocalHTTPServer { request in
             let parts = request.path.split(separator: "/", maxSplits: 1)
             guard parts.count == 2, parts[0].hasPrefix("c"), let index = Int(parts[0].dropFirst()), streams.indices.contains(index) else {
@@ -189,10 +193,21 @@ struct ServeLineup: ParsableCommand {
             }
             var inner = request
             inner.path = String(parts[1])
+            // A ladder: every variant the same stream, under a folder of its own.
+            if renditions > 1 {
+                if inner.path == "master.m3u8" {
+                    let master = "#EXTM3U\n" + (0..<renditions).map { variant in
+                        "#EXT-X-STREAM-INF:BANDWIDTH=\(bitrate * (variant + 1)),FRAME-RATE=29.970\nv\(variant)/live.m3u8\n"
+                    }.joined()
+                    return LocalHTTPServer.Response(body: Array(master.utf8), contentType: "application/vnd.apple.mpegurl")
+                }
+                inner.path = String(inner.path.split(separator: "/", maxSplits: 1).last ?? "")
+            }
             return streams[index].respond(to: inner)
         }
         if let config {
-            let lines = ["channels:"] + (0..<channels).map { "  - {name: c\($0), url: \"\(server.url("c\($0)/master.m3u8"))\"}" }
+            let audit = auditRenditions > 0 ? ", audit_renditions: \(auditRenditions)" : ""
+            let lines = ["channels:"] + (0..<channels).map { "  - {name: c\($0), url: \"\(server.url("c\($0)/master.m3u8"))\"\(audit)}" }
             try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: config))
         }
         FileHandle.standardOutput.write(Data((server.baseURL + "\n").utf8))

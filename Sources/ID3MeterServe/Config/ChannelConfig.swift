@@ -25,6 +25,8 @@ public struct ChannelConfig: Sendable, Equatable {
     /// Seconds between audits of every rendition (`audit_renditions`, given in minutes): a few
     /// segments of each read and their tags compared; `nil`: never.
     public var renditionAudit: Double?
+    /// The interval `audit_renditions: true` gives: ten minutes.
+    public static let defaultRenditionAudit = 600.0
     /// The stream is meant to end (`vod: true`): at EXT-X-ENDLIST the channel ends. A live
     /// channel's stream is opened again instead, in case the ENDLIST was a packager's glitch.
     public var isVOD = false

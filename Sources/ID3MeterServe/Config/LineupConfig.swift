@@ -212,10 +212,14 @@ private struct FieldReader {
             case "alert_after": channel.alertAfter = try number(in: 1...86_400)
             case "live_start": channel.liveStart = Int(try number(in: 1...1_000))
             case "audit_renditions":
-                // Minutes; 0 or off: never.
-                if case .scalar(let scalar) = value, ["off", "false", "no"].contains(scalar.string) { channel.renditionAudit = nil; continue }
-                let minutes = try number(in: 0...10_080)
-                channel.renditionAudit = minutes == 0 ? nil : max(minutes * 60, 1)
+                // Minutes; true or on: every `ChannelConfig.defaultRenditionAudit`; 0, false or off: never.
+                switch try text() {
+                case "true", "on", "yes": channel.renditionAudit = ChannelConfig.defaultRenditionAudit
+                case "false", "off", "no": channel.renditionAudit = nil
+                default:
+                    let minutes = try number(in: 0...10_080)
+                    channel.renditionAudit = minutes == 0 ? nil : max(minutes * 60, 1)
+                }
             case "ca_file":
                 // One file or a list of them.
                 switch value {
