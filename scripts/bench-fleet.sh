@@ -93,6 +93,9 @@ print(f"  pacing |sent_at - due| p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms, max 
 PY
 done
 
+# BENCH_FLEET_API=0 leaves the API's two measurements out (a run about the channels alone).
+[ "${BENCH_FLEET_API:-1}" = 0 ] && exit 0
+
 # The API under a flood: /healthz probes before and during 5,000 connections opened at once, to
 # serve at its default --api-max-connections, with 10,000 descriptors (so the cap, not the
 # descriptor limit, is what is tested).

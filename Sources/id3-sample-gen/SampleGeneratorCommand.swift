@@ -179,13 +179,13 @@ struct ServeLineup: ParsableCommand {
 
     func run() throws {
         let start = Date().addingTimeInterval(-preroll)
+        let (renditions, bitrate) = (renditions, bitrate)
         let streams = (0..<channels).map { index in
             var stream = LiveStream(segmentDuration: segmentDuration, tagInterval: tagInterval, windowSize: window,
                                     bitrate: bitrate, startDate: start)
             stream.seed = UInt64(index)
             return stream
         }
-        let (renditions, bitrate) = (renditions, bitrate)
         let server = try LocalHTTPServer { request in
             let parts = request.path.split(separator: "/", maxSplits: 1)
             guard parts.count == 2, parts[0].hasPrefix("c"), let index = Int(parts[0].dropFirst()), streams.indices.contains(index) else {

@@ -24,6 +24,9 @@ public struct StreamMeter: Sendable {
     /// The last tag a previous run delivered (`--state`): the run starts at its segment when
     /// the playlist still lists it, and delivers nothing up to it again.
     public var resume: ResumePoint?
+    /// Where the frame clock and the reloads sleep: `nil`, each on its own timer; `serve`'s
+    /// channels share `SharedTimer.shared`.
+    package var timer: SharedTimer?
 
     public init(input: String, session: MeteringSession, scanner: TagScanner = TagScanner(), liveStart: Int = 3,
                 frameRateOption: Double? = nil, pace: Pace = .realTime(speed: 1), stopAfter: Duration? = nil,
@@ -47,10 +50,10 @@ public struct StreamMeter: Sendable {
         let resuming = resume.map { ResumingEngine(engine, resumingAfter: $0) }
         let engine = resuming ?? engine
         let source = TagSource(input: input, scanner: scanner, liveStart: liveStart, resumeAt: resume?.mediaSequence,
-                               clock: ContinuousClock())
+                               clock: MeterClock(timer: timer))
         // Both are made (values, nothing runs until pulled); the pace picks one.
         let speed = if case .realTime(let speed) = pace { speed } else { 1.0 }
-        let waiting = Feeder(clock: ContinuousClock(), speed: speed, frameRateOption: frameRateOption, stopAfter: stopAfter)
+        let waiting = Feeder(clock: MeterClock(timer: timer), speed: speed, frameRateOption: frameRateOption, stopAfter: stopAfter)
         let instant = Feeder(clock: InstantClock(), frameRateOption: frameRateOption, stopAfter: stopAfter)
         let realTime = Self.resumable(session.events(source, feeder: waiting, engine: engine), resuming)
         let noWaiting = Self.resumable(session.events(source, feeder: instant, engine: engine), resuming)

@@ -45,7 +45,8 @@ public final class ChannelRun: Sendable {
     private let fetcher: Fetcher
     private let log: ChannelLog
     private let metrics: ChannelMetrics
-    private let clock = ContinuousClock()
+    /// Every channel's sleeps (its frame clock, reloads, watch and retries) wait in one timer.
+    private let clock = MeterClock(timer: .shared)
     private let started: ContinuousClock.Instant
 
     /// `fetcher` holds the line-up's limits and retries; the channel's headers are added to it.
@@ -113,10 +114,11 @@ public final class ChannelRun: Sendable {
             var failure: String?
             var opened = false
             var delivered = 0
-            let meter = StreamMeter(input: config.url, session: MeteringSession(channelName: config.name, adModel: config.adModel),
+            var meter = StreamMeter(input: config.url, session: MeteringSession(channelName: config.name, adModel: config.adModel),
                                     scanner: TagScanner(variant: config.variant, programs: config.program.map { .only($0) } ?? .all, fetcher: fetcher),
                                     liveStart: config.liveStart,
                                     frameRateOption: config.fps, resume: resume)
+            meter.timer = clock.timer
             // The failure that ended the stream's reading is seen as the others are.
             for await event in meter.events(engine: engine).caught({ .read(.failure($0)) }) {
                 switch event {

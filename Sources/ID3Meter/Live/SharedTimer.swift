@@ -1,0 +1,120 @@
+import Foundation
+
+/// One timer for many sleepers: a heap of deadlines that one thread waits on, resuming every
+/// sleeper whose deadline has passed at each wake. `serve`'s channels each sleep for their frame
+/// clock, their playlist reloads and their watch, thousands of sleeps a second over a line-up;
+/// on `ContinuousClock` each is a libdispatch timer armed and a wake of its manager thread, and a
+/// profile of 1,000 channels put a third of the process in those switches. Here a wake serves
+/// every sleeper due by then (as Netty's HashedWheelTimer serves its bucket): sleepers due within
+/// `slack` of each other wake together, none before its deadline.
+package final class SharedTimer: @unchecked Sendable {
+    /// The process's timer: its thread runs as long as the process.
+    package static let shared = SharedTimer()
+
+    /// How long after the earliest deadline the thread wakes, to serve its neighbours in one go:
+    /// a sleeper is at most this late (the frame clock's pacing is judged at a frame, 33 ms).
+    package static let slack = Duration.microseconds(500)
+    /// The longest the thread waits at once: its wait is on the wall clock (`NSCondition`),
+    /// which may be set back, and must not oversleep a deadline by as much.
+    static let longestWait = 0.1
+
+    private struct Entry {
+        var deadline: ContinuousClock.Instant
+        var id: UInt64
+    }
+
+    // Every var is read and written with `condition` locked.
+    private let condition = NSCondition()
+    private var heap: [Entry] = []
+    private var sleepers: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+    private var nextID: UInt64 = 0
+    /// The deadline the thread sleeps until; `nil` while it waits for a first sleeper.
+    private var waitingUntil: ContinuousClock.Instant?
+
+    /// A timer of its own, its thread running as long as the process (`shared` is the one to use).
+    package init() {
+        let thread = Thread { self.run() }
+        thread.name = "id3-meter timer"
+        thread.start()
+    }
+
+    /// Sleeps until `deadline`, or throws `CancellationError` as soon as the task is cancelled.
+    package func sleep(until deadline: ContinuousClock.Instant) async throws {
+        let id = condition.withLock {
+            nextID += 1
+            return nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (sleeper: CheckedContinuation<Void, any Error>) in
+                condition.withLock {
+                    // Cancelled before it could wait: the handler below has already run, finding nothing.
+                    if Task.isCancelled { return sleeper.resume(throwing: CancellationError()) }
+                    sleepers[id] = sleeper
+                    push(Entry(deadline: deadline, id: id))
+                    if waitingUntil.map({ deadline < $0 }) ?? true { condition.signal() }
+                }
+            }
+        } onCancel: {
+            // The entry stays in the heap until its deadline, and is skipped then.
+            condition.withLock { sleepers.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// How many sleepers are waiting (a test's view).
+    package var waiting: Int { condition.withLock { sleepers.count } }
+
+    private func run() {
+        condition.lock()
+        while true {
+            let now = ContinuousClock.now
+            var due: [CheckedContinuation<Void, any Error>] = []
+            while let head = heap.first, head.deadline <= now {
+                popFirst()
+                if let sleeper = sleepers.removeValue(forKey: head.id) { due.append(sleeper) }
+            }
+            if !due.isEmpty {
+                condition.unlock()
+                for sleeper in due { sleeper.resume() }
+                condition.lock()
+                continue
+            }
+            if let head = heap.first {
+                waitingUntil = head.deadline
+                let wait = now.duration(to: head.deadline + Self.slack).seconds
+                _ = condition.wait(until: Date(timeIntervalSinceNow: min(wait, Self.longestWait)))
+            } else {
+                waitingUntil = nil
+                condition.wait()
+            }
+        }
+    }
+
+    // A binary min-heap on `deadline`.
+
+    private func push(_ entry: Entry) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].deadline < heap[parent].deadline else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func popFirst() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].deadline < heap[smallest].deadline { smallest = left }
+            if right < heap.count, heap[right].deadline < heap[smallest].deadline { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

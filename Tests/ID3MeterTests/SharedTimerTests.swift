@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import ID3Meter
+
+/// The one timer `serve`'s channels sleep in: nobody wakes before their deadline, everybody
+/// soon after it, and a cancelled sleeper at once.
+@Suite("The shared timer", .timeLimit(.minutes(1)))
+struct SharedTimerTests {
+    /// A timer of the suite's own: the process's is shared with the line-ups other suites run.
+    static let timer = SharedTimer()
+
+    struct Wake {
+        var deadline: ContinuousClock.Instant
+        var at: ContinuousClock.Instant
+    }
+
+    @Test func sleepersWakeInDeadlineOrderNeverEarly() async throws {
+        let timer = Self.timer
+        let start = ContinuousClock.now
+        // 300 sleepers, their deadlines shuffled over 0.3 s, some equal.
+        let offsets = (0..<300).map { Duration.milliseconds(($0 * 7919) % 300) }
+        let woke = Collected<Wake>()
+        await withTaskGroup(of: Void.self) { group in
+            for offset in offsets {
+                group.addTask {
+                    let deadline = start + .milliseconds(20) + offset
+                    try? await timer.sleep(until: deadline)
+                    let now = ContinuousClock.now
+                    woke.append(Wake(deadline: deadline, at: now))
+                }
+            }
+        }
+        let wakes = woke.all
+        #expect(wakes.count == offsets.count)
+        #expect(wakes.allSatisfy { $0.at >= $0.deadline }, "none before its deadline")
+        let late = wakes.map { $0.deadline.duration(to: $0.at) }.sorted()
+        // Most within the slack and a thread's wake; under a loaded test run, a few more.
+        #expect(late[late.count / 2] < .milliseconds(20), "median \(late[late.count / 2])")
+        #expect(timer.waiting == 0)
+    }
+
+    @Test func aCancelledSleeperWakesAtOnceAndIsForgotten() async throws {
+        let timer = SharedTimer()
+        let sleeping = Task { try await timer.sleep(until: .now + .seconds(3_600)) }
+        // Waiting for it to be registered: the timer says how many wait.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while timer.waiting == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(timer.waiting == 1)
+        let cancelled = ContinuousClock.now
+        sleeping.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeping.value }
+        #expect(cancelled.duration(to: .now) < .seconds(1))
+        #expect(timer.waiting == 0)
+        // A task cancelled before it sleeps does not wait at all.
+        let already = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await timer.sleep(until: .now + .seconds(3_600))
+        }
+        await #expect(throws: CancellationError.self) { try await already.value }
+    }
+
+    /// As a meter uses it: `MeterClock` sleeps in the shared timer or on its own, the same way.
+    @Test func theMeterClockSleepsEitherWay() async throws {
+        for clock in [MeterClock(), MeterClock(timer: .shared)] {
+            let start = clock.now
+            try await clock.sleep(for: .milliseconds(30))
+            #expect(start.duration(to: clock.now) >= .milliseconds(30))
+        }
+    }
+}
