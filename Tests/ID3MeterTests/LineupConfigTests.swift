@@ -38,7 +38,7 @@ struct LineupConfigTests {
 
     @Test(arguments: [
         // (text after the first channel, line, field, the reason; a refusal's words come from the rule that refused)
-        ("    alert_afer: 10\n", 10, "channels[0].alert_afer", .notAField(allowed: ["ad_model", "alert_after", "app_id", "app_name", "app_version", "ca_file", "client_cert", "client_key", "fps", "headers", "live_start", "name", "program", "url", "variant", "vod"])),
+        ("    alert_afer: 10\n", 10, "channels[0].alert_afer", .notAField(allowed: ["ad_model", "alert_after", "app_id", "app_name", "app_version", "audit_renditions", "ca_file", "client_cert", "client_key", "fps", "headers", "live_start", "name", "program", "url", "variant", "vod"])),
         ("  - name: radio\n    url: http://x/y.m3u8\n    fps: 500\n", 12, "channels[1].fps", .mustBe("a number from 1 to 300")),
         ("    alert_after: -1\n", 10, "channels[0].alert_after", .mustBe("a number from 1 to 86400")),
         ("    ad_model: 3\n", 10, "channels[0].ad_model", .mustBe("1 (linear) or 2 (dynamic)")),
