@@ -96,10 +96,10 @@ package enum PlaylistParser {
     public static func parse(_ text: String, location: String, keeping window: SegmentWindow = .all,
                              imports: [String: String] = [:]) throws(PlaylistError) -> Playlist {
         let lines = Lines(text: text[...]).lazy.map(Self.trimmed)
-        guard lines.first(where: { _ in true })?.hasPrefix("#EXTM3U") == true else {
+        guard lines.first(where: { _ in true })?.startsWithBytes("#EXTM3U") == true else {
             throw PlaylistError(.notHLS, line: 1)
         }
-        if lines.contains(where: { $0.hasPrefix("#EXT-X-STREAM-INF") }) {
+        if lines.contains(where: { $0.startsWithBytes("#EXT-X-STREAM-INF") }) {
             return .master(try parseMaster(Array(lines), location: location))
         }
         return .media(try parseMedia(lines, location: location, floor: window.floor(in: lines), imports: imports))
@@ -131,9 +131,9 @@ package enum PlaylistParser {
             case .liveEdge(let count):
                 var sequence = 0, segments = 0
                 for line in lines {
-                    if line == "#EXT-X-ENDLIST" { return nil }
+                    if line.isTag("#EXT-X-ENDLIST") { return nil }
                     if let value = line.tagValue("#EXT-X-MEDIA-SEQUENCE") { sequence = PlaylistParser.sequenceNumber(value) ?? 0 }
-                    if !line.isEmpty, !line.hasPrefix("#") { segments += 1 }
+                    if line.isURI { segments += 1 }
                 }
                 return sequence + segments - max(count, 1)
             }
@@ -168,8 +168,11 @@ package enum PlaylistParser {
         }
     }
 
-    /// A line without the white space around it.
+    /// A line without the white space around it. Most lines have none: both ends are then
+    /// printable ASCII, told from the bytes without reading a `Character`.
     private static func trimmed(_ line: Substring) -> Substring {
+        let bytes = line.utf8
+        if let head = bytes.first, let tail = bytes.last, (0x21..<0x7F).contains(head), (0x21..<0x7F).contains(tail) { return line }
         guard let first = line.firstIndex(where: { !$0.isWhitespace }), let last = line.lastIndex(where: { !$0.isWhitespace }) else {
             return line[line.endIndex...]
         }
@@ -197,7 +200,7 @@ package enum PlaylistParser {
                                             name: attributes["NAME"] ?? "",
                                             uri: attributes["URI"].map { Location.resolve($0, against: location) },
                                             isDefault: attributes["DEFAULT"] == "YES"))
-            } else if !line.isEmpty, !line.hasPrefix("#"), let (attributes, tagLine) = pending {
+            } else if line.isURI, let (attributes, tagLine) = pending {
                 guard let text = attributes["BANDWIDTH"] else {
                     throw PlaylistError(.variantWithoutBandwidth, line: tagLine)
                 }
@@ -253,7 +256,7 @@ package enum PlaylistParser {
                 let seconds = value.prefix { $0 != "," }
                 guard let parsed = Self.seconds(seconds) else { throw PlaylistError(.badDuration(String(seconds)), line: lineNumber) }
                 extinf = (parsed, lineNumber)
-            } else if line == "#EXT-X-DISCONTINUITY" {
+            } else if line.isTag("#EXT-X-DISCONTINUITY") {
                 discontinuities += 1
                 // A date does not carry across a discontinuity; only a new tag gives one.
                 nextProgramDateTime = nil
@@ -301,11 +304,11 @@ package enum PlaylistParser {
                     playlist.interstitials.removeAll { $0.id == interstitial.id }
                     playlist.interstitials.append(interstitial)
                 }
-            } else if line == "#EXT-X-GAP" {
+            } else if line.isTag("#EXT-X-GAP") {
                 gap = true
-            } else if line == "#EXT-X-ENDLIST" {
+            } else if line.isTag("#EXT-X-ENDLIST") {
                 playlist.hasEndList = true
-            } else if !line.isEmpty, !line.hasPrefix("#") {
+            } else if line.isURI {
                 guard let (segmentDuration, extinfLine) = extinf else { throw PlaylistError(.segmentWithoutDuration(String(line)), line: lineNumber) }
                 let sequence = playlist.mediaSequence + listed
                 listed += 1
@@ -426,12 +429,26 @@ package enum PlaylistParser {
     }
 }
 
+// Lines are read on their UTF-8 bytes: a playlist is reloaded every few seconds by every channel,
+// and comparing `Character`s (grapheme breaking, canonical equivalence) was most of its parse. The
+// tags are ASCII, which only an identical byte sequence matches, and what follows a tag's name
+// (`:` or the line's end) is checked as a byte too, so the results are those of the `Character`s.
 private extension Substring {
     /// The text after `tag:` when this line is that tag.
     func tagValue(_ tag: String) -> Substring? {
-        guard hasPrefix(tag) else { return nil }
-        let rest = dropFirst(tag.count)
-        if rest.isEmpty { return rest }
-        return rest.first == ":" ? rest.dropFirst() : nil
+        guard startsWithBytes(tag) else { return nil }
+        let bytes = utf8
+        let end = bytes.index(bytes.startIndex, offsetBy: tag.utf8.count)
+        if end == bytes.endIndex { return self[end...] }
+        return bytes[end] == UInt8(ascii: ":") ? self[bytes.index(after: end)...] : nil
     }
+
+    /// The line begins with `prefix`'s bytes.
+    func startsWithBytes(_ prefix: String) -> Bool { utf8.starts(with: prefix.utf8) }
+
+    /// The line is the tag `tag`, without a value.
+    func isTag(_ tag: String) -> Bool { utf8.elementsEqual(tag.utf8) }
+
+    /// The line is a URI: not blank, not a tag or comment.
+    var isURI: Bool { utf8.first.map { $0 != UInt8(ascii: "#") } ?? false }
 }
