@@ -125,6 +125,22 @@ struct TimelineTests {
         #expect(timeline.marks.suffix(5).allSatisfy { $0.detail != nil } && timeline.withoutDetails == 356)
     }
 
+    /// A live channel keeps an hour of marks, 3,600 at a tag a second: each in 16 bytes (a
+    /// `TagTimeline.Mark` is 40), its kind and PTS as they came, whatever the PTS.
+    @Test func aMarkIsKeptInSixteenBytesWithItsKindAndPTS() {
+        #expect(MemoryLayout<StoredMark>.stride == 16 && MemoryLayout<TagTimeline.Mark>.stride == 40)
+        let values: [Int64?] = [nil, 0, 1, (1 << 33) - 1, -1, -(1 << 60), (1 << 60) - 1]
+        for kind in TagTimeline.Kind.allCases {
+            for pts in values {
+                let mark = StoredMark(t: 12.5, kind: kind, pts: pts)
+                #expect(mark.kind == kind && mark.pts == pts && mark.t == 12.5, "\(kind) \(String(describing: pts))")
+            }
+        }
+        // Past 2^60 ticks (400,000 years), only a hostile stream's: kept at the nearest end.
+        #expect(StoredMark(t: 0, kind: .valid, pts: .max).pts == (1 << 60) - 1)
+        #expect(StoredMark(t: 0, kind: .invalid, pts: .min).pts == -(1 << 60))
+    }
+
     @Test func aFloodOfTagsAndSegmentsIsBoundedInALiveWindow() throws {
         var tags = Tags()
         var recorder = TimelineRecorder(details: .latest(5), window: 3_600)

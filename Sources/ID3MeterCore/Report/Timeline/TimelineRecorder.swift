@@ -25,7 +25,10 @@ package struct TimelineRecorder: Sendable {
     /// Keep only the last this many seconds of the axis (a live channel's last hour).
     private let window: Double?
 
-    private var marks: [TagTimeline.Mark] = []
+    private var marks: [StoredMark] = []
+    /// Which mark `marks[0]` is, counting every mark ever added: details are kept by that number.
+    private var firstMark = 0
+    private var detailsKept: [Int: TagDetail] = [:]
     private var spans: [TagTimeline.Span] = []
     private var breaks: [TagTimeline.Break] = []
     private var start: Date?
@@ -33,6 +36,7 @@ package struct TimelineRecorder: Sendable {
     private var last: (t: Double, date: Date?)?
     private var lastSegmentEnd: Double?
     private var tagsInSegment = 0
+    /// The numbers of the marks whose details are kept, oldest first (`.latest`).
     private var detailed: [Int] = []
     private var lastGap: Int?
 
@@ -78,7 +82,8 @@ package struct TimelineRecorder: Sendable {
         last = (t, date)
         tagsInSegment += 1
         let kind = TagTimeline.Kind(tag)
-        marks.append(.init(t: t, kind: kind, pts: timed.pts, detail: keepsDetail(kind) ? TagDetail(tag, timed) : nil))
+        if keepsDetail(kind) { detailsKept[firstMark + marks.count] = TagDetail(tag, timed) }
+        marks.append(StoredMark(t: t, kind: kind, pts: timed.pts))
     }
 
     /// Back-to-back gaps of a kind are one region: drawn apart they would look the same, and a
@@ -125,11 +130,8 @@ package struct TimelineRecorder: Sendable {
         case .budget(let budget):
             return budget.take(flagged: kind != .valid)
         case .latest(let count):
-            detailed.append(marks.count)
-            if detailed.count > count {
-                let oldest = detailed.removeFirst()
-                if oldest < marks.count { marks[oldest].detail = nil }
-            }
+            detailed.append(firstMark + marks.count)
+            if detailed.count > count { detailsKept[detailed.removeFirst()] = nil }
             return count > 0
         }
     }
@@ -141,11 +143,7 @@ package struct TimelineRecorder: Sendable {
     /// Drops the oldest past `windowedLimit`, a tenth of it at a time so that a tag costs no copy.
     private mutating func cap() {
         let limit = Self.windowedLimit
-        if marks.count > limit + limit / 10 {
-            let dropped = marks.count - limit
-            marks.removeFirst(dropped)
-            detailed = detailed.compactMap { $0 >= dropped ? $0 - dropped : nil }
-        }
+        if marks.count > limit + limit / 10 { dropMarks(marks.count - limit) }
         if spans.count > limit + limit / 10 {
             spans.removeFirst(spans.count - limit)
             lastGap = spans.lastIndex { $0.kind != .emptySegment }
@@ -156,18 +154,27 @@ package struct TimelineRecorder: Sendable {
     /// Drops what lies before `cutoff`, a tenth of the window at a time so that a tag costs no copy.
     private mutating func trim(before cutoff: Double) {
         guard let window, let first = marks.first?.t ?? spans.first?.to, first < cutoff - window / 10 else { return }
-        let dropped = marks.prefix { $0.t < cutoff }.count
-        marks.removeFirst(dropped)
-        detailed = detailed.compactMap { $0 >= dropped ? $0 - dropped : nil }
+        dropMarks(marks.prefix { $0.t < cutoff }.count)
         spans.removeAll { $0.to < cutoff }
         lastGap = spans.lastIndex { $0.kind != .emptySegment }
         breaks.removeAll { $0.t < cutoff }
     }
 
+    /// Drops the oldest `count` marks, and their details.
+    private mutating func dropMarks(_ count: Int) {
+        marks.removeFirst(count)
+        firstMark += count
+        detailed.removeAll { $0 < firstMark }
+        if detailsKept.keys.contains(where: { $0 < firstMark }) { detailsKept = detailsKept.filter { $0.key >= firstMark } }
+    }
+
     /// The timeline so far (within the window), aggregated into bins when its marks would overlap.
     package var timeline: TagTimeline {
         let cutoff = window.flatMap { window in last.map { $0.t - window } } ?? -Double.infinity
-        let marks = marks.drop { $0.t < cutoff }
+        let skipped = marks.prefix { $0.t < cutoff }.count
+        let marks = marks[skipped...].enumerated().map { offset, stored in
+            TagTimeline.Mark(t: stored.t, kind: stored.kind, pts: stored.pts, detail: detailsKept[firstMark + skipped + offset])
+        }
         let spans = spans.filter { $0.to >= cutoff }
         let breaks = breaks.filter { $0.t >= cutoff }
         let origin = cutoff.isFinite ? max(cutoff, 0) : 0
