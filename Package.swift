@@ -129,6 +129,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Service"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Service"])),
             ]
         ),
         .executableTarget(name: "id3-meter", dependencies: ["CID3MeterShim", "ID3MeterCommands"]),

@@ -9,6 +9,7 @@ enum Entry {
         // docs/PERFORMANCE.md); if it cannot restart, it runs with them.
         if CommandLine.arguments.dropFirst().first == "serve" {
             _ = idm_restart_without_thread_caches(CommandLine.unsafeArgv)
+            ID3MeterCommand.runTasksOnEventLoops()
         }
         idm_keep_large_blocks_mapped()
         await ID3MeterCommand.runAsMain()
