@@ -18,8 +18,15 @@ cd "$(dirname "$0")/.."
 package=$(realpath "$1") scratch=$(realpath -m "$2") main=$(realpath .build)
 SWIFT=${SWIFT:-swift}
 
+# SwiftPM does not see a source file added to this package in a scratch it has built before (its
+# build description is kept): a scratch made before the list of sources changed is made again.
+sources=$(find Sources -name '*.swift' | sort | sha256sum | cut -d' ' -f1)
+if [ -d "$scratch" ] && [ "$(cat "$scratch/.sources" 2>/dev/null)" != "$sources" ]; then rm -rf "$scratch"; fi
+
 if ! unshare -m true 2>/dev/null; then
-  exec "$SWIFT" build --package-path "$package" --scratch-path "$scratch"
+  "$SWIFT" build --package-path "$package" --scratch-path "$scratch"
+  echo "$sources" > "$scratch/.sources"
+  exit 0
 fi
 if [ ! -d "$scratch" ]; then
   rm -rf "$scratch.partial" && mkdir -p "$scratch.partial"
@@ -27,6 +34,7 @@ if [ ! -d "$scratch" ]; then
       --exclude='./*/debug/id3-meter' --exclude='./*/debug/id3-meter-fuzz' --exclude='./*/debug/id3-sample-gen' \
       --exclude='./*/debug/library-docs-?' --exclude='./*/debug/library-docs-core' --exclude='./*/debug/*-example' . \
     | tar -C "$scratch.partial" -xf -
+  echo "$sources" > "$scratch.partial/.sources"
   mv "$scratch.partial" "$scratch"
 fi
 exec unshare -m sh -c 'mount --bind "$1" "$2" && exec "$3" build --package-path "$4" --scratch-path "$2"' \
