@@ -55,7 +55,7 @@ package struct RenditionAudit: Sendable {
                 return tags
             }
             group.addTask {
-                try? await Task.sleep(for: timeLimit)
+                try? await MeterClock(timer: scanner.timer).sleep(for: timeLimit)
                 return nil
             }
             var sampled = rendition.tags

@@ -14,6 +14,9 @@ public struct TagScanner: Sendable {
     /// Threads that may read blocks of one big local MPEG-TS file besides the one scanning it
     /// (`BlockwiseFileScan`); 0 reads every input in one pass.
     package var blockWorkers = 0
+    /// Where a followed playlist's reloads sleep (`Reading.liveEdge`): serve's audits wait in
+    /// the shared timer with its channels; `nil`, each on its own.
+    package var timer: SharedTimer?
 
     /// This scanner, reading big local MPEG-TS files in blocks on `workers` threads.
     package func readingBlocks(with workers: Int) -> TagScanner {
@@ -92,12 +95,12 @@ public struct TagScanner: Sendable {
         case .hlsPlaylist:
             // Every tag the variant or its audio rendition carries; a live playlist as it stands.
             await PlaylistWalk(input: location, loader: loader, rule: .both, programs: programs, liveStart: liveStart, reloads: reloads,
-                               clock: ContinuousClock(), progress: progress)
+                               clock: MeterClock(timer: timer), progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
         case .mpd:
             // A dynamic MPD as its time-shift buffer holds it now.
             await DASHWalk(input: location, loader: MPDLoader(fetcher: scanner.fetcher), variant: variant, programs: programs,
-                           liveStart: liveStart, reloads: reloads, clock: ContinuousClock(), progress: progress)
+                           liveStart: liveStart, reloads: reloads, clock: MeterClock(timer: timer), progress: progress)
                 .run(emit: emit, afterEachSegment: afterEachChunk)
         case .media where Location.transport(of: location) == .stream:
             await scanner.scanStream(location, opened: opened, emit: emit, afterEachChunk: afterEachChunk)

@@ -336,7 +336,8 @@ public final class ChannelRun: Sendable {
     /// is at fault, names them when that changes, and ends when an audit finds them the same. A
     /// stream with one rendition, or that cannot be loaded, is looked at again next time.
     private func auditRenditions(every interval: Double) async {
-        let scanner = TagScanner(variant: config.variant, programs: config.program.map { .only($0) } ?? .all, fetcher: fetcher)
+        var scanner = TagScanner(variant: config.variant, programs: config.program.map { .only($0) } ?? .all, fetcher: fetcher)
+        scanner.timer = clock.timer
         var differing: [String] = []
         while !Task.isCancelled {
             if let comparison = await RenditionAudit(input: config.url, scanner: scanner, timeLimit: .seconds(min(interval, 60))).run() {
