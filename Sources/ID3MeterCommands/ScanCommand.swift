@@ -188,7 +188,9 @@ struct ScanCommand: AsyncParsableCommand {
         let namingSources = expansion.inputs.count > 1
         let streaming = unordered ? nil : output
         let batch = BatchScan(scanner: scanner, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, ordered: !unordered)
-        let inputs = allRenditions ? await Self.renditions(of: expansion.inputs, scanner: scanner) : expansion.inputs.map { ScanInput($0) }
+        // With each input, its ladder: the place of its first rendition (a master named twice is two ladders).
+        let (inputs, ladders) = allRenditions ? await Self.renditions(of: expansion.inputs, scanner: scanner)
+            : (expansion.inputs.map { ScanInput($0) }, Array(expansion.inputs.indices))
         let interrupt = scanner.fetcher.interrupt
         let caught = try await withSignalsCancelling(onSignal: { interrupt.cancel() }) {
             await batch.run(inputs) { index, input in
@@ -197,7 +199,7 @@ struct ScanCommand: AsyncParsableCommand {
                                listingFindings: listingFindings, tolerances: tolerances)
             } deliver: { index, outcome in
                 results.add(outcome.summary, outcome.report)
-                if let tags = outcome.rendition { results.add(tags, of: inputs[index].location) }
+                if let tags = outcome.rendition { results.add(tags, of: inputs[index].location, at: index, ladder: ladders[index]) }
                 display.writing { outcome.errors.forEach(printError) }
                 output.finish(index, outcome.records)
             }
@@ -230,14 +232,24 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     /// Each input's renditions, in the ladder's order, when it is a master playlist or an MPD;
-    /// else the input itself.
-    private static func renditions(of inputs: [String], scanner: TagScanner) async -> [ScanInput] {
+    /// else the input itself, with a warning that it has no renditions to compare.
+    private static func renditions(of inputs: [String], scanner: TagScanner) async -> ([ScanInput], ladders: [Int]) {
         var expanded: [ScanInput] = []
+        var ladders: [Int] = []
         for input in inputs {
-            let ladder = await RenditionLadder.of(input, scanner: scanner) ?? []
-            expanded += ladder.isEmpty ? [ScanInput(input)] : ladder.map { ScanInput(input, rendition: $0) }
+            let first = expanded.count
+            defer { ladders += Array(repeating: first, count: expanded.count - first) }
+            guard let ladder = await RenditionLadder.of(input, scanner: scanner), ladder.renditions.count > 1 else {
+                printError(Console.line(.warning, "\(input): --all-renditions: not a master playlist or MPD of several renditions; read as it is"))
+                expanded.append(ScanInput(input))
+                continue
+            }
+            if ladder.listed > ladder.renditions.count {
+                printError(Console.line(.warning, "\(input): \(ladder.listed) renditions listed; the first \(ladder.renditions.count) are compared"))
+            }
+            expanded += ladder.renditions.map { ScanInput(input, rendition: $0) }
         }
-        return expanded
+        return (expanded, ladders)
     }
 
     /// Payload fields kept for the HTML report's tags (valid ones, and again flagged ones), about
@@ -287,7 +299,7 @@ func printError(_ line: String) {
 /// each presentation, added as each is delivered (in input order: a ladder's renditions together).
 private final class ScanResults: Sendable {
     private let found = Mutex((ScanSummary(), QAReport()))
-    private let ladders = Mutex<[(source: String, renditions: [RenditionTags])]>([])
+    private let ladders = Mutex<[Int: (source: String, renditions: [(Int, RenditionTags)])]>([:])
 
     func add(_ summary: ScanSummary, _ report: SourceReport) {
         found.withLock { found in
@@ -296,21 +308,21 @@ private final class ScanResults: Sendable {
         }
     }
 
-    func add(_ rendition: RenditionTags, of source: String) {
-        ladders.withLock { ladders in
-            if let index = ladders.firstIndex(where: { $0.source == source }) {
-                ladders[index].renditions.append(rendition)
-            } else {
-                ladders.append((source, [rendition]))
-            }
-        }
+    /// `rendition`, the input at place `index`, of the ladder whose first rendition is at `ladder`.
+    func add(_ rendition: RenditionTags, of source: String, at index: Int, ladder: Int) {
+        ladders.withLock { $0[ladder, default: (source, [])].renditions.append((index, rendition)) }
     }
 
     var taken: (ScanSummary, QAReport) { found.withLock { $0 } }
 
-    /// Each presentation's renditions compared.
+    /// Each presentation's renditions compared, in input order.
     var comparisons: [RenditionComparison] {
-        ladders.withLock { $0.map { RenditionComparison(source: $0.source, renditions: $0.renditions) } }
+        ladders.withLock { ladders in
+            ladders.keys.sorted().map { key in
+                let ladder = ladders[key]!
+                return RenditionComparison(source: ladder.source, renditions: ladder.renditions.sorted { $0.0 < $1.0 }.map(\.1))
+            }
+        }
     }
 }
 

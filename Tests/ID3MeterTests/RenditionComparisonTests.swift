@@ -92,6 +92,21 @@ struct RenditionComparisonTests {
         #expect(server.connections <= 4, "\(server.connections) connections for \(asked) requests")
     }
 
+    /// An input without renditions is read as it is, and said; a master named twice is two ladders.
+    @Test func whatIsNotALadderIsSaidAndALadderNamedTwiceIsComparedTwice() throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let report = folder.appendingPathComponent("qa.json").path
+        let master = Samples.path("ladder/master-faulty.m3u8"), file = Samples.path("ts/nielsen.ts")
+        let result = try Command.run(["scan", "--all-renditions", "--quiet", "--report", report, file, master, master])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("\(file): --all-renditions: not a master playlist or MPD of several renditions; read as it is"))
+        let json = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let comparisons = try #require(json["renditions"] as? [[String: Any]])
+        #expect(comparisons.map { ($0["renditions"] as? [Any])?.count } == [3, 3])
+        #expect((json["sources"] as? [Any])?.count == 7)
+    }
+
     // The comparison's rules, on tags placed by hand.
 
     static func rendition(_ name: String, group: String = "variant", tags: [(String, Int64)], segments: [(String, Int64, Double)] = [])
@@ -156,6 +171,10 @@ struct RenditionComparisonTests {
         #expect(comparison.renditions.map(\.groupCarriesNone) == [false, false, true, true])
         let oneLacking = RenditionComparison(source: "m", renditions: [Self.rendition("v0", tags: tags), Self.rendition("v1", tags: [])])
         #expect(oneLacking.renditions.map(\.faults) == [[], [.noTimedID3]])
+        // Tags without a PTS are tags: not placed, not judged by time, not "no timed ID3".
+        var unplaced = Self.rendition("v1", tags: [])
+        unplaced.add(tag: "tag0", pts: nil, segment: nil)
+        #expect(RenditionComparison(source: "m", renditions: [Self.rendition("v0", tags: tags), unplaced]).passed)
         var unread = Self.rendition("v2", tags: [])
         unread.readable = false
         #expect(RenditionComparison(source: "m", renditions: [Self.rendition("v0", tags: tags), unread]).renditions[1].faults == [.unreadable])

@@ -4,7 +4,7 @@ import Testing
 
 /// The one timer `serve`'s channels sleep in: nobody wakes before their deadline, everybody
 /// soon after it, and a cancelled sleeper at once.
-@Suite("The shared timer", .timeLimit(.minutes(1)))
+@Suite("The shared timer", .serialized, .timeLimit(.minutes(1)))
 struct SharedTimerTests {
     /// A timer of the suite's own: the process's is shared with the line-ups other suites run.
     static let timer = SharedTimer()
@@ -36,7 +36,7 @@ struct SharedTimerTests {
         let late = wakes.map { $0.deadline.duration(to: $0.at) }.sorted()
         // Most within the slack and a thread's wake; under a loaded test run, a few more.
         #expect(late[late.count / 2] < .milliseconds(20), "median \(late[late.count / 2])")
-        #expect(timer.waiting == 0)
+        #expect(timer.waiting.sleepers == 0)
     }
 
     @Test func aCancelledSleeperWakesAtOnceAndIsForgotten() async throws {
@@ -44,19 +44,33 @@ struct SharedTimerTests {
         let sleeping = Task { try await timer.sleep(until: .now + .seconds(3_600)) }
         // Waiting for it to be registered: the timer says how many wait.
         let deadline = ContinuousClock.now + .seconds(10)
-        while timer.waiting == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(timer.waiting == 1)
+        while timer.waiting.sleepers == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(timer.waiting.sleepers == 1)
         let cancelled = ContinuousClock.now
         sleeping.cancel()
         await #expect(throws: CancellationError.self) { try await sleeping.value }
         #expect(cancelled.duration(to: .now) < .seconds(1))
-        #expect(timer.waiting == 0)
+        #expect(timer.waiting.sleepers == 0)
         // A task cancelled before it sleeps does not wait at all.
         let already = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             try await timer.sleep(until: .now + .seconds(3_600))
         }
         await #expect(throws: CancellationError.self) { try await already.value }
+    }
+
+    /// Far wake-ups cancelled one after another (a feeder replacing its wake at every tag) do
+    /// not pile up in the heap until their deadlines.
+    @Test func cancelledFarSleepersDoNotAccumulate() async throws {
+        let timer = SharedTimer()
+        for _ in 0..<10_000 {
+            let sleeping = Task { try await timer.sleep(until: .now + .seconds(86_400)) }
+            sleeping.cancel()
+            _ = try? await sleeping.value
+        }
+        let waiting = timer.waiting
+        #expect(waiting.sleepers == 0)
+        #expect(waiting.entries <= 2 * waiting.sleepers + SharedTimer.staleAllowance + 1, "\(waiting.entries) entries left")
     }
 
     /// As a meter uses it: `MeterClock` sleeps in the shared timer or on its own, the same way.

@@ -55,13 +55,27 @@ package final class SharedTimer: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            // The entry stays in the heap until its deadline, and is skipped then.
-            condition.withLock { sleepers.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+            let sleeper = condition.withLock {
+                defer { compactIfStale() }
+                return sleepers.removeValue(forKey: id)
+            }
+            sleeper?.resume(throwing: CancellationError())
         }
     }
 
-    /// How many sleepers are waiting (a test's view).
-    package var waiting: Int { condition.withLock { sleepers.count } }
+    /// A cancelled sleeper's entry stays in the heap, skipped at its deadline. A stream can have
+    /// a feeder replace its far wake-up at every tag, so the stale entries are dropped once they
+    /// outnumber the live ones (and a few more): the heap stays within twice its sleepers.
+    private func compactIfStale() {
+        guard heap.count > 2 * sleepers.count + Self.staleAllowance else { return }
+        // In deadline order an array is a heap.
+        heap = heap.filter { sleepers[$0.id] != nil }.sorted { $0.deadline < $1.deadline }
+    }
+
+    static let staleAllowance = 1_024
+
+    /// How many sleepers are waiting, and how many entries the heap holds (a test's view).
+    package var waiting: (sleepers: Int, entries: Int) { condition.withLock { (sleepers.count, heap.count) } }
 
     private func run() {
         condition.lock()

@@ -20,10 +20,11 @@ package struct RenditionAudit: Sendable {
         self.timeLimit = timeLimit
     }
 
-    /// The renditions compared; `nil` when `input` is not a master playlist or an MPD with more
-    /// than one rendition (there is nothing to compare), or cannot be loaded now.
+    /// The renditions compared (the first `RenditionLadder.maximumRenditions`); `nil` when
+    /// `input` is not a master playlist or an MPD with more than one rendition (there is nothing
+    /// to compare), or cannot be loaded now.
     package func run() async -> RenditionComparison? {
-        guard let ladder = await RenditionLadder.of(input, scanner: scanner), ladder.count > 1 else { return nil }
+        guard let ladder = await RenditionLadder.of(input, scanner: scanner)?.renditions, ladder.count > 1 else { return nil }
         let read = await withTaskGroup(of: (Int, RenditionTags).self) { group in
             for (index, rendition) in ladder.enumerated() {
                 group.addTask { (index, await sample(rendition)) }

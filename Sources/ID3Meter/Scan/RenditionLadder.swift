@@ -41,10 +41,20 @@ package struct ScanInput: Sendable, Hashable {
 
 /// The renditions of a master playlist or an MPD.
 package enum RenditionLadder {
-    /// The renditions of `location`: `nil` when it is not a master playlist or an MPD (or cannot be
-    /// loaded: the scan of it then says why). DASH: the Representations of audio and video
-    /// AdaptationSets (text and images carry no timed ID3).
-    package static func of(_ location: String, scanner: TagScanner) async -> [LadderRendition]? {
+    /// The most renditions of one presentation read and compared: a real ladder has a dozen or
+    /// two; a hostile master may list thousands, each a walk (serve's audit runs them at once).
+    package static let maximumRenditions = 64
+
+    /// The renditions of `location`, the first `maximumRenditions`, and how many it lists: `nil`
+    /// when it is not a master playlist or an MPD (or cannot be loaded: the scan of it then says
+    /// why). DASH: the Representations of audio and video AdaptationSets (text and images carry
+    /// no timed ID3).
+    package static func of(_ location: String, scanner: TagScanner) async -> (renditions: [LadderRendition], listed: Int)? {
+        guard let all = await all(of: location, scanner: scanner) else { return nil }
+        return (Array(all.prefix(maximumRenditions)), all.count)
+    }
+
+    private static func all(of location: String, scanner: TagScanner) async -> [LadderRendition]? {
         switch await InputKind.of(location, fetcher: scanner.fetcher) {
         case .hlsPlaylist:
             guard case .master(let master)? = try? await scanner.loader.load(location) else { return nil }

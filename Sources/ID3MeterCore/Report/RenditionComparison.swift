@@ -148,7 +148,8 @@ package struct RenditionComparison: Encodable, Sendable {
             }
             guard !row.groupCarriesNone else { return row }
             guard !rendition.firstTimes.isEmpty else {
-                row.faults = [.noTimedID3]
+                // Tags without a PTS are tags: there is no time to compare them by.
+                row.faults = rendition.unplacedTags > 0 ? [] : [.noTimedID3]
                 return row
             }
             let missing = tagTime.filter { id, pts in rendition.firstTimes[id] == nil && rendition.covers(pts) && isCommon(id) }
@@ -223,9 +224,12 @@ package struct RenditionTags: Sendable {
     /// Each tag's first PTS, by identity.
     public private(set) var firstTimes: [String: Int64] = [:]
     public private(set) var segments: [Segment] = []
-    /// Tags past `maximumTags` were not kept (a day of a tag a second is 86,400).
-    public private(set) var droppedTags = 0
+    /// Tags without a PTS: they cannot be placed, so the rendition is not judged by time, but
+    /// it does carry tags.
+    public private(set) var unplacedTags = 0
 
+    /// Past this many tags (11 days at a tag a second) neither tags nor segments are kept: the
+    /// comparison covers the media up to there.
     public static let maximumTags = 1_000_000
 
     public init(name: String, group: String, bandwidth: Int? = nil, frameRate: Double? = nil) {
@@ -237,18 +241,19 @@ package struct RenditionTags: Sendable {
 
     /// A Nielsen tag read at `pts` (one without a PTS cannot be placed, and is not compared).
     public mutating func add(tag id: String, pts: Int64?, segment: String?) {
-        guard let pts else { return }
-        guard tags.count < Self.maximumTags else {
-            droppedTags += 1
+        guard let pts else {
+            unplacedTags += 1
             return
         }
+        guard tags.count < Self.maximumTags else { return }
         tags.append(Tag(id: id, pts: pts, segment: segment))
         if firstTimes[id] == nil { firstTimes[id] = pts }
     }
 
     /// A segment read, or a part of one (its media from `startPTS`); one without a start is not placed.
     public mutating func add(segment uri: String, startPTS: Int64?, duration: Double?) {
-        guard let startPTS, let duration, duration > 0, duration.isFinite, segments.count < Self.maximumTags else { return }
+        guard let startPTS, let duration, duration > 0, duration.isFinite, tags.count < Self.maximumTags,
+              segments.count < Self.maximumTags else { return }
         segments.append(Segment(uri: uri, startPTS: startPTS, duration: duration))
     }
 

@@ -331,14 +331,16 @@ public final class ChannelRun: Sendable {
         await write(.alert("failing_checks", active: active, channel: config.name, message: message, at: Date()))
     }
 
-    /// Reads a few segments of every rendition at once, every `interval` seconds (the first
-    /// right away), and compares their tags: a `renditions_differ` alert record starts when one
+    /// Reads a few segments of every rendition at once, every `interval` seconds (the first at
+    /// a random point of the first interval, so that a line-up's channels do not all audit at
+    /// once), and compares their tags: a `renditions_differ` alert record starts when one
     /// is at fault, names them when that changes, and ends when an audit finds them the same. A
     /// stream with one rendition, or that cannot be loaded, is looked at again next time.
     private func auditRenditions(every interval: Double) async {
         var scanner = TagScanner(variant: config.variant, programs: config.program.map { .only($0) } ?? .all, fetcher: fetcher)
         scanner.timer = clock.timer
         var differing: [String] = []
+        try? await clock.sleep(for: .seconds(Double.random(in: 0..<interval)))
         while !Task.isCancelled {
             if let comparison = await RenditionAudit(input: config.url, scanner: scanner, timeLimit: .seconds(min(interval, 60))).run() {
                 let faults = comparison.renditions.filter { !$0.passed }.map { row in
