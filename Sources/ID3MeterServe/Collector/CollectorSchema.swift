@@ -48,7 +48,7 @@ enum CollectorSchema {
             CREATE TABLE channels (channel TEXT PRIMARY KEY, first_at DOUBLE PRECISION NOT NULL, last_at DOUBLE PRECISION NOT NULL,
                                    deleted_at DOUBLE PRECISION)
             """,
-        ]]
+        ], dialect == .postgres ? [holeFunction] : []]
     }
 
     /// What a database's tables say of it before anything is written to it or read from it:
@@ -85,6 +85,10 @@ enum CollectorSchema {
         case text(String?)
         case integer(Int?)
         case real(Double?)
+        /// A whole column, bound as one array (PostgreSQL's `unnest`; `PostgresBatch`).
+        case texts([String?])
+        case integers([Int?])
+        case reals([Double?])
 
         var text: String? {
             if case .text(let text) = self { text } else { nil }
@@ -94,7 +98,7 @@ enum CollectorSchema {
             switch self {
             case .integer(let integer): integer
             case .real(let real): real.map { Int($0) }
-            case .text: nil
+            case .text, .texts, .integers, .reals: nil
             }
         }
 
@@ -102,7 +106,7 @@ enum CollectorSchema {
             switch self {
             case .real(let real): real
             case .integer(let integer): integer.map(Double.init)
-            case .text: nil
+            case .text, .texts, .integers, .reals: nil
             }
         }
     }
@@ -129,8 +133,8 @@ enum CollectorSchema {
                   .text(batch.postedBy), .real(batch.receivedAt), .integer(batch.records.count)])
     }
 
-    /// Records a statement inserts: a statement a record was most of a big batch's time, and 500
-    /// rows' 4,000 values are well within either database's limit on them.
+    /// Records a statement inserts on SQLite: a statement a record was most of a big batch's
+    /// time, and 500 rows' 4,000 values are well within its limit on them.
     static let insertRows = 500
 
     /// Inserts records; returns a row for each one kept (a delivery of a pair already kept is not).
@@ -172,12 +176,17 @@ enum CollectorSchema {
         guard try await run(claim(batch)).count == 1 else {
             return (StoreReceipt(alreadyHad: true, records: batch.records.count, kept: 0), [])
         }
-        var kept = 0
         let records = inKeyOrder(batch.records)
-        for start in stride(from: 0, to: records.count, by: insertRows) {
-            kept += try await run(insert(records[start..<min(start + insertRows, records.count)], batch: batch.id)).count
+        var kept = 0
+        switch dialect {
+        case .postgres:
+            kept = try await run(insertColumns(records, batch: batch.id)).first?.first?.integer ?? 0
+        case .sqlite:
+            for start in stride(from: 0, to: records.count, by: insertRows) {
+                kept += try await run(insert(records[start..<min(start + insertRows, records.count)], batch: batch.id)).count
+            }
+            _ = try await run(Self.kept(kept, batch: batch.id))
         }
-        _ = try await run(Self.kept(kept, batch: batch.id))
         let written = try await fold(batch, dialect: dialect, spans: spans, run: run)
         return (StoreReceipt(alreadyHad: false, records: batch.records.count, kept: kept), written)
     }
@@ -221,47 +230,45 @@ enum CollectorSchema {
         }
         // Rows are taken in one order, the same in every transaction: two batches over the same
         // channels at once (a redundant pair's, posted together) then wait for each other, and
-        // never each for the other (PostgreSQL's deadlock, 40P01). A few statements a batch, each
-        // over many minutes: a statement a minute was most of a fleet's batch's time.
+        // never each for the other (PostgreSQL's deadlock, 40P01).
         let keys = tags.keys.sorted { ($0.channel, $0.minute, $0.meter) < ($1.channel, $1.minute, $1.meter) }
-        for chunk in stride(from: 0, to: keys.count, by: foldRows).map({ keys[$0..<min($0 + foldRows, keys.count)] }) {
-            let keyValues = chunk.flatMap { [Value.text($0.channel), .integer($0.minute), .text($0.meter)] }
-            let tuples = Array(repeating: "(?, ?, ?)", count: chunk.count).joined(separator: ", ")
-            // A minute is read, added to and written back: on PostgreSQL its row is made if new and
-            // locked first, so that two batches of one meter's minute stored at once (two
-            // collectors fed under one meter name) add up, not write over each other. SQLite
-            // stores one batch at a time.
-            if dialect == .postgres {
-                _ = try await run(Statement("""
-                    INSERT INTO coverage (channel, minute, meter, creditable, info, placeholder, invalid)
-                    SELECT channel, minute, meter, 0, 0, 0, 0 FROM (VALUES \(tuples)) AS k (channel, minute, meter)
-                    ON CONFLICT DO NOTHING
-                    """, keyValues))
-            }
-            let found = try await run(Statement("""
-                WITH k (channel, minute, meter) AS (VALUES \(tuples))
-                SELECT c.creditable, c.info, c.placeholder, c.invalid, c.first_at, c.last_at, c.hole_from, c.hole_to, c.info_first,
-                       c.info_last, c.channel, c.minute, c.meter
-                FROM k JOIN coverage c ON c.channel = k.channel AND c.minute = k.minute AND c.meter = k.meter
-                \(dialect == .postgres ? "ORDER BY c.channel, c.minute, c.meter FOR UPDATE OF c" : "")
-                """, keyValues))
-            var stored: [Key: Row] = [:]
-            for row in found { stored[Key(channel: row[10].text ?? "", minute: row[11].integer ?? 0, meter: row[12].text ?? "")] = row }
-            var values: [Value] = []
-            for key in chunk {
-                var minute = stored[key].map { coverageMinute(key.minute, $0) } ?? CoverageMinute(minute: key.minute)
+        switch dialect {
+        case .postgres:
+            // The batch's own minutes, added to the stored ones by the upsert.
+            _ = try await run(foldColumns(keys.map { key in
+                var minute = CoverageMinute(minute: key.minute)
                 for (credit, time) in tags[key] ?? [] { minute.add(credit, at: time) }
-                values += [.text(key.channel), .integer(key.minute), .text(key.meter), .integer(minute.creditable), .integer(minute.info),
-                           .integer(minute.placeholder), .integer(minute.invalid), .real(minute.first), .real(minute.last),
-                           .real(minute.hole?.lowerBound), .real(minute.hole?.upperBound), .real(minute.infoFirst), .real(minute.infoLast)]
+                return (key.channel, key.meter, minute)
+            }))
+        case .sqlite:
+            // A minute is read, added to and written back (SQLite stores one batch at a time), a
+            // few statements over many minutes: a statement a minute was most of a batch's time.
+            for chunk in stride(from: 0, to: keys.count, by: foldRows).map({ keys[$0..<min($0 + foldRows, keys.count)] }) {
+                let keyValues = chunk.flatMap { [Value.text($0.channel), .integer($0.minute), .text($0.meter)] }
+                let found = try await run(Statement("""
+                    WITH k (channel, minute, meter) AS (VALUES \(Array(repeating: "(?, ?, ?)", count: chunk.count).joined(separator: ", ")))
+                    SELECT c.creditable, c.info, c.placeholder, c.invalid, c.first_at, c.last_at, c.hole_from, c.hole_to, c.info_first,
+                           c.info_last, c.channel, c.minute, c.meter
+                    FROM k JOIN coverage c ON c.channel = k.channel AND c.minute = k.minute AND c.meter = k.meter
+                    """, keyValues))
+                var stored: [Key: Row] = [:]
+                for row in found { stored[Key(channel: row[10].text ?? "", minute: row[11].integer ?? 0, meter: row[12].text ?? "")] = row }
+                var values: [Value] = []
+                for key in chunk {
+                    var minute = stored[key].map { coverageMinute(key.minute, $0) } ?? CoverageMinute(minute: key.minute)
+                    for (credit, time) in tags[key] ?? [] { minute.add(credit, at: time) }
+                    values += [.text(key.channel), .integer(key.minute), .text(key.meter), .integer(minute.creditable), .integer(minute.info),
+                               .integer(minute.placeholder), .integer(minute.invalid), .real(minute.first), .real(minute.last),
+                               .real(minute.hole?.lowerBound), .real(minute.hole?.upperBound), .real(minute.infoFirst), .real(minute.infoLast)]
+                }
+                _ = try await run(Statement("""
+                    INSERT INTO coverage (channel, minute, meter, creditable, info, placeholder, invalid, first_at, last_at, hole_from, hole_to,
+                                          info_first, info_last) VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))
+                    ON CONFLICT (channel, minute, meter) DO UPDATE SET creditable = excluded.creditable, info = excluded.info,
+                        placeholder = excluded.placeholder, invalid = excluded.invalid, first_at = excluded.first_at, last_at = excluded.last_at,
+                        hole_from = excluded.hole_from, hole_to = excluded.hole_to, info_first = excluded.info_first, info_last = excluded.info_last
+                    """, values))
             }
-            _ = try await run(Statement("""
-                INSERT INTO coverage (channel, minute, meter, creditable, info, placeholder, invalid, first_at, last_at, hole_from, hole_to,
-                                      info_first, info_last) VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))
-                ON CONFLICT (channel, minute, meter) DO UPDATE SET creditable = excluded.creditable, info = excluded.info,
-                    placeholder = excluded.placeholder, invalid = excluded.invalid, first_at = excluded.first_at, last_at = excluded.last_at,
-                    hole_from = excluded.hole_from, hole_to = excluded.hole_to, info_first = excluded.info_first, info_last = excluded.info_last
-                """, values))
         }
         let heardOf = heard.compactMap { channel, times in
             (times.first ?? times.deleted).map { ChannelSpanWrites.Span(channel: channel, first: $0, last: times.last ?? $0, deleted: times.deleted) }

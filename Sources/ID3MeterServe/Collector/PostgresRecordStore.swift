@@ -234,6 +234,9 @@ public final class PostgresRecordStore: RecordStore {
             case .integer(let integer?): binds.append(integer)
             case .real(let real?): binds.append(real)
             case .text(nil), .integer(nil), .real(nil): binds.appendNull()
+            case .texts(let column): binds.append(NullableArray(column))
+            case .integers(let column): binds.append(NullableArray(column))
+            case .reals(let column): binds.append(NullableArray(column))
             }
         }
         return PostgresQuery(unsafeSQL: String(decoding: sql, as: UTF8.self), binds: binds)

@@ -181,11 +181,12 @@ public actor SQLiteRecordStore: RecordStore {
     }
 
     private func query(_ statement: CollectorSchema.Statement) async throws -> [SQLiteRow] {
-        let binds = statement.binds.map { value -> SQLiteData in
+        let binds = try statement.binds.map { value throws -> SQLiteData in
             switch value {
             case .text(let text): text.map(SQLiteData.text) ?? .null
             case .integer(let integer): integer.map(SQLiteData.integer) ?? .null
             case .real(let real): real.map(SQLiteData.float) ?? .null
+            case .texts, .integers, .reals: throw StoreError("a column of values is bound on PostgreSQL only")
             }
         }
         let rows = Rows()
