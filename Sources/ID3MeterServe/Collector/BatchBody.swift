@@ -18,6 +18,8 @@ package struct BatchBody {
     private var offset = 0
     /// Where the scan copies the value it passes over, when it does: a record's JSON.
     private var copy: [UInt8]?
+    /// The top-level fields of the record being copied, where they lie in `copy`.
+    private var fields: [FlatRecordDecoder.Field] = []
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -91,8 +93,9 @@ package struct BatchBody {
             skipWhitespace()
             guard peek == UInt8(ascii: "{") else { throw Failure("record \(records.count): not an object") }
             copy = []
+            fields.removeAll(keepingCapacity: true)
             try skip(depth: 1)
-            records.append(try Self.record(copy ?? [], index: records.count, decoder: decoder))
+            records.append(try Self.record(copy ?? [], fields: fields, index: records.count, decoder: decoder))
             copy = nil
             skipWhitespace()
             if peek == UInt8(ascii: ",") { offset += 1; continue }
@@ -102,12 +105,16 @@ package struct BatchBody {
     }
 
     /// The record whose JSON is `json`, kept as sent unless a name had to be put in NFC.
-    private static func record(_ json: [UInt8], index: Int, decoder: JSONDecoder) throws -> CollectedRecord {
+    private static func record(_ json: [UInt8], fields: [FlatRecordDecoder.Field], index: Int, decoder: JSONDecoder) throws -> CollectedRecord {
         var record: MeterRecord
-        do {
-            record = try decoder.decode(MeterRecord.self, from: Data(json))
-        } catch let error as DecodingError {
-            throw Failure("record \(index): \(Self.misfit(json, decoder: decoder) ?? Self.words(error))")
+        if let plain = FlatRecordDecoder.record(json, fields: fields) {
+            record = plain
+        } else {
+            do {
+                record = try decoder.decode(MeterRecord.self, from: Data(json))
+            } catch let error as DecodingError {
+                throw Failure("record \(index): \(Self.misfit(json, decoder: decoder) ?? Self.words(error))")
+            }
         }
         // A time no meter makes (a clock's garbage, a hostile post) would be a minute no report
         // can place: the batch is refused, and the meter dead-letters it.
@@ -117,7 +124,9 @@ package struct BatchBody {
         var renamed: [String: String] = [:]
         for (key, name) in [("channel", record.channel), ("meter", record.meter)] {
             guard let name else { continue }
-            guard !name.unicodeScalars.contains("\u{0}") else { throw Failure("record \(index): \(key) holds U+0000") }
+            guard !name.utf8.contains(0) else { throw Failure("record \(index): \(key) holds U+0000") }
+            // ASCII is in NFC already: the normalisation's cost is for the names that need it.
+            guard !name.utf8.allSatisfy({ $0 < 0x80 }) else { continue }
             let normal = name.precomposedStringWithCanonicalMapping
             if !normal.unicodeScalars.elementsEqual(name.unicodeScalars) { renamed[key] = normal }
         }
@@ -224,13 +233,18 @@ package struct BatchBody {
             }
             while true {
                 skipWhitespace()
+                let key = copy?.count
                 if byte == UInt8(ascii: "{") {
                     guard peek == UInt8(ascii: "\"") else { throw Failure.syntax(at: offset, expected: "a key") }
                     try skipString()
                     try expect(UInt8(ascii: ":"), "':'")
                     copy?.append(UInt8(ascii: ":"))
                 }
+                let value = copy?.count
                 try skip(depth: depth + 1)
+                if depth == 1, byte == UInt8(ascii: "{"), let key, let value, let end = copy?.count {
+                    fields.append(FlatRecordDecoder.Field(key: key..<value - 1, value: value..<end))
+                }
                 skipWhitespace()
                 guard let next = peek, next == UInt8(ascii: ",") || next == close else {
                     throw Failure.syntax(at: offset, expected: "',' or '\(Character(Unicode.Scalar(close)))'")
