@@ -48,7 +48,7 @@ enum CollectorSchema {
             CREATE TABLE channels (channel TEXT PRIMARY KEY, first_at DOUBLE PRECISION NOT NULL, last_at DOUBLE PRECISION NOT NULL,
                                    deleted_at DOUBLE PRECISION)
             """,
-        ], dialect == .postgres ? [holeFunction] : []]
+        ], dialect == .postgres ? [holeFunction, coverageRoom] : []]
     }
 
     /// What a database's tables say of it before anything is written to it or read from it:

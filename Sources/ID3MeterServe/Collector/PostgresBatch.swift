@@ -5,13 +5,14 @@ import ID3MeterReport
 /// of the database server's time (docs/PERFORMANCE.md). SQLite binds rows (`CollectorSchema`).
 extension CollectorSchema {
     /// Inserts the batch's records, in their order, and notes how many were kept in its
-    /// `batches` row: one statement, whose one row is that count.
+    /// `batches` row: one statement, whose one row is that count. The pair key alone is
+    /// checked for a conflict (`records_once`; an id is never taken twice).
     static func insertColumns(_ records: [CollectedRecord], batch: String) -> Statement {
         Statement("""
             WITH kept AS (
                 INSERT INTO records (batch, type, sent_at, channel, meter, tag_id, payload, record)
                 SELECT ?, * FROM unnest(?::text[], ?::float8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-                ON CONFLICT DO NOTHING RETURNING 1)
+                ON CONFLICT (channel, tag_id) WHERE type = 'send_id3' DO NOTHING RETURNING 1)
             UPDATE batches SET kept = (SELECT count(*) FROM kept) WHERE id = ? RETURNING kept
             """, [.text(batch), .texts(records.map(\.record.type)), .reals(records.map(\.record.sentAt)),
                   .texts(records.map { $0.record.channel ?? "" }), .texts(records.map { $0.record.meter ?? "" }),
@@ -59,6 +60,10 @@ extension CollectorSchema {
                                     excluded.hole_to, \(threshold)))[\(end)] END
             """
     }
+
+    /// Room left in each page of coverage for a minute's next versions: every batch of a fleet
+    /// updates a row per channel, and an update that fits its page changes no index (HOT).
+    static let coverageRoom = "ALTER TABLE coverage SET (fillfactor = 70)"
 
     /// The hole of two minutes' creditable tags together, from their stretches (first to the
     /// hole, the hole to last: every interval inside a stretch is shorter than a gap, and its
