@@ -16,8 +16,11 @@ collector of its own:
   `executemany`), without HTTP, JSON or deduplication. The ratio is what the collector keeps of
   the database's own speed.
 
+With --collectors N (PostgreSQL), N collectors share the database, each poster posting to one
+of them in turn: a fleet's collectors behind a load balancer.
+
 Usage: scripts/bench-collector.py [--meter PATH] [--records N] [--batch N] [--channels N]
-       [--posters N] [--stores sqlite,postgres]
+       [--posters N] [--stores sqlite,postgres] [--collectors N]
 """
 import argparse
 import hashlib
@@ -116,14 +119,14 @@ def start_collector(meter, database):
     sys.exit(f"collect did not start on {database}: {said}")
 
 
-def post_all(port, bodies, posters):
+def post_all(ports, bodies, posters):
     work = queue.Queue()
     for item in bodies:
         work.put(item)
     statuses = []
     lock = threading.Lock()
 
-    def poster():
+    def poster(port):
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         while True:
             try:
@@ -137,7 +140,7 @@ def post_all(port, bodies, posters):
                 statuses.append(answer.status)
         connection.close()
 
-    threads = [threading.Thread(target=poster) for _ in range(posters)]
+    threads = [threading.Thread(target=poster, args=(ports[index % len(ports)],)) for index in range(posters)]
     began = time.monotonic()
     for thread in threads:
         thread.start()
@@ -224,6 +227,7 @@ def main():
     parser.add_argument("--channels", type=int, default=1_000)
     parser.add_argument("--posters", type=int, default=8)
     parser.add_argument("--stores", default="sqlite,postgres")
+    parser.add_argument("--collectors", type=int, default=1)
     options = parser.parse_args()
 
     bodies, lines = batches(options.records, options.batch, options.channels)
@@ -243,24 +247,28 @@ def main():
             psql(url, "CREATE DATABASE bench_collector")
             database = url.rsplit("/", 1)[0] + "/bench_collector"
             baseline = baseline_postgres(url, lines)
-        process, port = start_collector(options.meter, database)
-        cpu_before, server_before, bench_before = cpu_seconds(process.pid), server_cpu_seconds(), time.process_time()
-        seconds, statuses = post_all(port, bodies, options.posters)
-        cpu = cpu_seconds(process.pid) - cpu_before
+        # SQLite is one writer's file: one collector.
+        started = [start_collector(options.meter, database) for _ in range(options.collectors if store == "postgres" else 1)]
+        cpu_before, server_before, bench_before = sum(cpu_seconds(p.pid) for p, _ in started), server_cpu_seconds(), time.process_time()
+        seconds, statuses = post_all([port for _, port in started], bodies, options.posters)
+        cpu = sum(cpu_seconds(p.pid) for p, _ in started) - cpu_before
         server = server_cpu_seconds() - server_before
         posters = time.process_time() - bench_before
-        process.terminate()
-        process.wait(timeout=30)
+        for process, _ in started:
+            process.terminate()
+            process.wait(timeout=30)
         kept = kept_sqlite(path) if store == "sqlite" else kept_postgres(database)
         rate = options.records / seconds
         answers = {status: statuses.count(status) for status in sorted(set(statuses))}
         good = kept[0] == tags and kept[1] == tags and kept[2] == len(bodies) and kept[3] == options.records and set(answers) == {200}
         failed = failed or not good
-        print(f"{store:9} {rate:9.0f} records/s in {seconds:6.2f} s  baseline {baseline:9.0f} rows/s  ratio {rate / baseline:5.3f}  "
-              f"CPU: collector {100 * cpu / seconds:5.1f}%, database server {100 * server / seconds:5.1f}%, posters {100 * posters / seconds:5.1f}%  answers {answers}  kept {kept[0]} deliveries ({kept[1]} pairs), "
+        name = store if len(started) == 1 else f"{store} x{len(started)}"
+        print(f"{name:12} {rate:9.0f} records/s in {seconds:6.2f} s  baseline {baseline:9.0f} rows/s  ratio {rate / baseline:5.3f}  "
+              f"CPU: collector{'s' if len(started) > 1 else ''} {100 * cpu / seconds:5.1f}%, database server {100 * server / seconds:5.1f}%, posters {100 * posters / seconds:5.1f}%  answers {answers}  kept {kept[0]} deliveries ({kept[1]} pairs), "
               f"{kept[2]} batches, {kept[3]} folded{'' if good else '  WRONG'}")
         if set(answers) != {200}:
-            print("".join(line for line in process.said if "error" in line or "warning" in line)[:3000])
+            for process, _ in started:
+                print("".join(line for line in process.said if "error" in line or "warning" in line)[:3000])
         if store == "postgres":
             subprocess.run([os.path.join(ROOT, "scripts/postgres-test-db.sh"), "stop"], check=False)
     sys.exit(1 if failed else 0)
