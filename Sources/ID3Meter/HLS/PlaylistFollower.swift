@@ -1,7 +1,7 @@
 import DequeModule
 
 /// What following a playlist yields, in media-sequence order.
-enum PlaylistEvent: Sendable {
+indirect enum PlaylistEvent: Sendable {
     /// A segment not seen before.
     case segment(Segment)
     /// The interstitials a load of the playlist schedules (before the segments it brought).

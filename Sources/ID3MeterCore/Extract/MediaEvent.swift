@@ -1,7 +1,7 @@
 /// What reading media yields, in stream order: the one vocabulary from the extractors, through
 /// scans and tag sources, to the feeder and the reports. Each step passes on what it does not
 /// consume as it is, so a failure reaches the caller with the value its reader made.
-public enum MediaEvent: Sendable {
+public indirect enum MediaEvent: Sendable {
     /// The source is open, and this is what it declares about its frame rate. Sources that
     /// feed a frame clock send it once, before their first tag; extractors never do.
     case opened(SourceInfo)
