@@ -101,18 +101,37 @@ extension TagOrigin {
 /// A decoded ID3 tag with its presentation time.
 public struct TimedTag: Sendable {
     /// The whole tag: every frame, Nielsen or not, and notes on what was read leniently.
-    public let tag: ID3Tag
+    public var tag: ID3Tag { storage.tag }
     /// The PTS of the packet, sample or event that carried it (90 kHz, as carried); `nil` when there is none.
-    public let pts: Int64?
+    public var pts: Int64? { storage.pts }
     /// Where it was read.
-    public let origin: TagOrigin
+    public var origin: TagOrigin { storage.origin }
     /// The tag's Nielsen PRIV frames, parsed once.
-    public let nielsenTags: [NielsenTag]
+    public var nielsenTags: [NielsenTag] { storage.nielsenTags }
     /// Its tag stream and what was wrong with the way it was carried (what the QA report
     /// judges); `nil` from a source that says nothing of it.
-    package let carriage: Carriage?
+    package var carriage: Carriage? { storage.carriage }
     /// Where in a transport stream it was carried; `nil` for other forms.
-    public let transportStream: TransportStreamPlace?
+    public var transportStream: TransportStreamPlace? { storage.transportStream }
+
+    /// The fields, in one object: a tag is passed through every stage of the pipeline and held in
+    /// async functions' frames while they wait, where 377 bytes a copy made frames of tens of
+    /// kilobytes a channel (docs/PERFORMANCE.md); a tag never changes once read.
+    private final class Storage: Sendable {
+        let tag: ID3Tag
+        let pts: Int64?
+        let origin: TagOrigin
+        let nielsenTags: [NielsenTag]
+        let carriage: Carriage?
+        let transportStream: TransportStreamPlace?
+
+        init(tag: ID3Tag, pts: Int64?, origin: TagOrigin, nielsenTags: [NielsenTag], carriage: Carriage?, transportStream: TransportStreamPlace?) {
+            (self.tag, self.pts, self.origin, self.nielsenTags) = (tag, pts, origin, nielsenTags)
+            (self.carriage, self.transportStream) = (carriage, transportStream)
+        }
+    }
+
+    private let storage: Storage
 
     /// The program and PID of an MPEG-TS tag: an MPTS carries several channels, one a program.
     public struct TransportStreamPlace: Sendable, Equatable {
@@ -132,15 +151,12 @@ public struct TimedTag: Sendable {
     }
 
     package init(tag: ID3Tag, pts: Int64?, origin: TagOrigin, carriage: Carriage?, transportStream: TransportStreamPlace? = nil) {
-        self.tag = tag
-        self.pts = pts
-        self.origin = origin
         var carriage = carriage
         // A break's tags are a tag stream of their own: spaced against each other, not the primary's.
         if let interstitial = origin.segment?.interstitial { carriage?.stream += " in interstitial \(interstitial.id)" }
-        self.carriage = carriage
-        self.transportStream = transportStream
-        nielsenTags = tag.frames.compactMap { if case .priv(let owner, _) = $0.content { NielsenTag(owner: owner) } else { nil } }
+        storage = Storage(tag: tag, pts: pts, origin: origin,
+                          nielsenTags: tag.frames.compactMap { if case .priv(let owner, _) = $0.content { NielsenTag(owner: owner) } else { nil } },
+                          carriage: carriage, transportStream: transportStream)
     }
 
     /// The tag's wall-clock time: its segment's PROGRAM-DATE-TIME plus its distance

@@ -52,7 +52,10 @@ where S.Element == MediaEvent, C.Duration == Duration {
 
     struct Iterator: AsyncIteratorProtocol {
         private enum Input: Sendable {
-            case source(MediaEvent)
+            /// In a box of its own: held inline in this enum, generic over the failure, an event
+            /// whose tag is one reference (`TimedTag`) was read back from the wrong bytes by
+            /// serve's optimised build, and it crashed within seconds (Swift 6.3; docs/NOTES.md).
+            indirect case source(MediaEvent)
             /// The source ended, by the failure it threw or by itself.
             case sourceEnded(S.Failure?)
             case wake(Int)
