@@ -21,6 +21,8 @@ field() { awk -v key="$2:" '$1 == key {print $2}' "/proc/$1/status"; }
 hz=$(getconf CLK_TCK)
 
 for n in ${BENCH_FLEET_SIZES:-100 500 1000}; do
+  # A run before left these: the wait below must see this generator's, not the last one's.
+  rm -f "$WORK/generator-$n.txt" "$WORK/lineup-$n.yaml"
   "$GEN" serve-lineup --channels "$n" --config "$WORK/lineup-$n.yaml" > "$WORK/generator-$n.txt" &
   generator=$!
   for _ in $(seq 100); do [ -s "$WORK/generator-$n.txt" ] && break; sleep 0.1; done

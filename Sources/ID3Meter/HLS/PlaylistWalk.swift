@@ -27,18 +27,26 @@ struct PlaylistWalk<C: Clock>: Sendable where C.Duration == Duration {
     /// This playback of the primary, as its interstitials' requests name it (`_HLS_primary_id`).
     var primaryID = UUID().uuidString.lowercased()
 
-    /// One playlist being read.
-    private struct Lane {
-        var location: String
+    /// One playlist being read. An object: its follower's `next` is awaited in place, where a
+    /// value in the walk's array was copied out and back around each await, the whole lane at
+    /// every reload and segment.
+    private final class Lane {
+        let location: String
         var follower: PlaylistFollower<C>.Iterator
-        var reader: SegmentReader
+        let reader: SegmentReader
         var lost: LostSegmentRun
-        var isFinite: Bool
-        var listed: [Segment]
+        let isFinite: Bool
+        let listed: [Segment]
         /// Copies of the playlist on other hosts or pathways to fail over to.
-        var hasCopies: Bool
+        let hasCopies: Bool
         /// Tags delivered from segments whose read failed, by media sequence, while a copy may read them again.
         var partialTags: [Int: Set<String>] = [:]
+
+        init(location: String, follower: PlaylistFollower<C>.Iterator, reader: SegmentReader, lost: LostSegmentRun, isFinite: Bool,
+             listed: [Segment], hasCopies: Bool) {
+            (self.location, self.follower, self.reader, self.lost) = (location, follower, reader, lost)
+            (self.isFinite, self.listed, self.hasCopies) = (isFinite, listed, hasCopies)
+        }
     }
 
     /// Gap events held for `.opened` (an hour of 4 s segments), past which they go out without it.

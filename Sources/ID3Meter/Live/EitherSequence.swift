@@ -15,28 +15,28 @@ where First.Element == Second.Element, First.Failure == Second.Failure {
 
     func makeAsyncIterator() -> Iterator {
         switch choice {
-        case .first(let sequence): Iterator(state: .first(sequence.makeAsyncIterator()))
-        case .second(let sequence): Iterator(state: .second(sequence.makeAsyncIterator()))
+        case .first(let sequence): Iterator(first: Chosen(sequence.makeAsyncIterator()), second: nil)
+        case .second(let sequence): Iterator(first: nil, second: Chosen(sequence.makeAsyncIterator()))
         }
     }
 
-    struct Iterator: AsyncIteratorProtocol {
-        enum State {
-            case first(First.AsyncIterator)
-            case second(Second.AsyncIterator)
-        }
+    /// The chosen sequence's iterator, in an object: an enum's payload, or an optional's, is
+    /// copied out to call its mutating `next` and back, the whole iterator (a feeder's, with its
+    /// buffers) each way at every element; an object's property is mutated in place.
+    final class Chosen<Base: AsyncIteratorProtocol> {
+        var iterator: Base
 
-        var state: State
+        init(_ iterator: Base) { self.iterator = iterator }
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let first: Chosen<First.AsyncIterator>?
+        let second: Chosen<Second.AsyncIterator>?
 
         mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
-            switch state {
-            case .first(var iterator):
-                defer { state = .first(iterator) }
-                return try await iterator.next(isolation: actor)
-            case .second(var iterator):
-                defer { state = .second(iterator) }
-                return try await iterator.next(isolation: actor)
-            }
+            if let first { return try await first.iterator.next(isolation: actor) }
+            if let second { return try await second.iterator.next(isolation: actor) }
+            return nil
         }
     }
 }

@@ -11,19 +11,26 @@ package struct CaughtSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Se
     package func makeAsyncIterator() -> Iterator { Iterator(base: base.makeAsyncIterator(), element: element) }
 
     package struct Iterator: AsyncIteratorProtocol {
-        var base: Base.AsyncIterator?
+        // The base as a stored value, mutated in place, and a flag for its end: an optional's
+        // payload is copied out to call its mutating `next` and back, the whole iterator (a
+        // feeder's, with its buffers) each way at every element.
+        var base: Base.AsyncIterator
+        var ended = false
         let element: @Sendable (Base.Failure) -> Base.Element
+
+        init(base: Base.AsyncIterator, element: @escaping @Sendable (Base.Failure) -> Base.Element) {
+            self.base = base
+            self.element = element
+        }
 
         package mutating func next() async -> Element? { await next(isolation: nil) }
 
         package mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            guard var iterator = base else { return nil }
+            guard !ended else { return nil }
             do throws(Base.Failure) {
-                let next = try await iterator.next(isolation: actor)
-                base = iterator
-                return next
+                return try await base.next(isolation: actor)
             } catch {
-                base = nil
+                ended = true
                 return element(error)
             }
         }

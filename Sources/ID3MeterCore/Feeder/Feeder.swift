@@ -204,7 +204,10 @@ where S.Element == MediaEvent, C.Duration == Duration {
             }
             let stopPosition = feeder.stopAfter.flatMap { limit in current.startPosition.map { $0 + limit.seconds } }
             for due in current.takeDue(at: now) where stopPosition.map({ due.position <= $0 + 1e-9 }) ?? true {
-                let lateness = current.time(reaching: due.position).map { Swift.max(elapsed() - $0, 0) } ?? 0
+                // The clock read outside the closure: calling a method of `self` in it copied the
+                // whole iterator (its buffers and tasks) at every tag.
+                let reached = elapsed()
+                let lateness = current.time(reaching: due.position).map { Swift.max(reached - $0, 0) } ?? 0
                 for nielsen in due.tag.nielsenTags {
                     await run.engine.sendID3(nielsen.payload, context: TagContext(due.tag))
                     ready.append(.delivered(lateness: .seconds(lateness)))
