@@ -2,7 +2,7 @@
 # Meters N distinct synthetic live channels (128 kbit/s, 2 s segments, a Nielsen tag a second,
 # a six-segment window) with one `id3-meter serve` for BENCH_FLEET_SECONDS (default 120) after
 # the line-up has joined, for each N of BENCH_FLEET_SIZES (default 100 500 1000). Reports the
-# serve process's CPU (% of one core) and the load generator's, peak RSS and private memory
+# serve process's CPU (% of one core), the load generator's and their ratio, peak RSS and private memory
 # per channel, threads and TCP connections, pacing error p50/p99 over every delivery, and
 # whether each channel got every tag of the segments it played exactly once. Then the API: /healthz
 # under a flood of connections (scripts/api_flood.py), memory after channels churn (scripts/api_churn.py).
@@ -88,7 +88,10 @@ shared = sum(1 for channels in payload_channels.values() if len(channels) > 1)
 delivered = sum(len(r) for r in sends.values())
 print(f"N={n}: {len(sends)} of {n} channels delivered; {delivered} sendID3 calls; "
       f"{expected_total} tags in the segments played, {lost} lost, {doubled} doubled, {shared} on two channels")
-print(f"  serve CPU {100 * serve_cpu / wall:.1f}% of one core over {wall:.0f} s (generator {100 * gen_cpu / wall:.1f}%); "
+# The generator serves the same segments and playlists whatever serve does: its CPU is this run's
+# baseline, and serve's ratio to it moves less with the host's load than either alone.
+print(f"  serve CPU {100 * serve_cpu / wall:.1f}% of one core over {wall:.0f} s (generator {100 * gen_cpu / wall:.1f}%, "
+      f"ratio {serve_cpu / gen_cpu if gen_cpu else float('nan'):.2f}); "
       f"peak RSS {rss / 1024:.0f} MB, private {anon / 1024:.0f} MB = {anon / n:.0f} KB per channel")
 print(f"  pacing |sent_at - due| p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms, max {errors[-1] if errors else 0:.1f} ms "
       f"(one frame = 33.4 ms); peak threads {threads}, peak open sockets {sockets}")

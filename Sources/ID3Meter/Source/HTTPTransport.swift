@@ -58,6 +58,10 @@ struct HTTPTransport: Sendable {
                 let own = request.headers["cookie"]
                 request.headers.replaceOrAdd(name: "Cookie", value: (own + [jar]).joined(separator: "; "))
             }
+            // A cancelled reader starts no request: its caller may be shutting the connections
+            // down, and a request begun on a loop that is closing leaves a promise no one keeps
+            // (NIO traps on it in debug builds; LibraryResourceTests under load).
+            guard !Task.isCancelled else { throw .cancelled }
             let response: HTTPClientResponse
             do {
                 response = try await client.execute(request, deadline: Self.nioDeadline(deadline), logger: connections.logger)
