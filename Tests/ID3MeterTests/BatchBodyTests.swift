@@ -50,6 +50,19 @@ struct BatchBodyTests {
         #expect(taken >= 15, "the cases include records taken: \(taken)")
     }
 
+    /// A record of thousands of fields (a hostile post) is read as JSONDecoder reads it, in time:
+    /// each key looked up by a walk over every field was quadratic in them.
+    @Test(.timeLimit(.minutes(1))) func aRecordOfManyFieldsIsReadAsJSONDecoderReadsIt() throws {
+        let extra = (0..<20_000).map { #""k\#($0)":"v""# }.joined(separator: ",")
+        for json in [#"{"type":"config_change","sent_at":1795000004,"channel":"news",\#(extra)}"#,
+                     String(Self.delivery.dropLast()) + "," + extra + "}"] {
+            let expected = try JSONDecoder().decode(MeterRecord.self, from: Data(json.utf8))
+            let body = #"{"batch":"b","records":["# + json + "]}"
+            let read = try Array(body.utf8).withUnsafeBytes { try BatchBody.batch(in: $0, by: "t", at: 0) }
+            #expect(read.records.first?.record == expected)
+        }
+    }
+
     /// Invalid UTF-8 inside a string is refused by both.
     @Test func bytesThatAreNotUTF8AreRefused() {
         var body = Array(#"{"batch":"b","records":["#.utf8) + Array(Self.delivery.utf8) + Array("]}".utf8)

@@ -53,6 +53,37 @@ struct CoverageFoldTests {
         try await foldsAsTheTagsSay(try await PostgresRecordStore.open(url: try TestPostgres.empty(), logger: Logger(label: "test")))
     }
 
+    /// A database `collect` made before schema version 2 (no `coverage_hole`), holding a minute:
+    /// brought up to date at start, its stored minute and new batches' overlapping tags add up.
+    @Test(.enabled(if: TestPostgres.requested != nil, Comment(rawValue: TestPostgres.why)))
+    func aVersionOneDatabaseIsBroughtUpToDate() async throws {
+        let url = try TestPostgres.empty()
+        let versionOne = CollectorSchema.migrations(.postgres)[0].joined(separator: ";\n") + """
+            ;
+            CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1);
+            INSERT INTO coverage VALUES ('news', 29916660, 'm', 2, 0, 0, 0, 1794999600, 1794999650, 1794999600, 1794999650, NULL, NULL)
+            """
+        let made = try Command.runTool("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-qc", versionOne])
+        try #require(made.status == 0, "\(made.output)")
+        let store = try await PostgresRecordStore.open(url: url, logger: Logger(label: "test"))
+        var factory = NielsenTagFactory(seed: 57)
+        // Inside the stored minute's hole (1794999600 to 1794999650): the hole is split and the
+        // 30 s rule leaves none (gaps of 20 and 30 s: 30 is a gap, from 20 to 50).
+        let records = [1_794_999_620.0].map { time in
+            var record = MeterRecord.delivery(factory.owner(secondsIntoDay: 1), context: TagContext(pts: 1, origin: TagOrigin(source: "s"), programDateTime: nil),
+                                              at: Date(timeIntervalSince1970: time))
+            (record.channel, record.meter) = ("news", "m")
+            return CollectedRecord(record: record, json: String(decoding: record.jsonLine, as: UTF8.self))
+        }
+        _ = try await store.store(CollectedBatch(id: "after-upgrade", meterVersion: "t", records: records, receivedAt: 1_795_000_000, postedBy: "t"))
+        let minute = try #require(try await store.coverage(channel: "news", minutes: 29_916_660..<29_916_661)["m"]?.first)
+        await store.close()
+        #expect(minute.creditable == 3 && minute.first == 1_794_999_600 && minute.last == 1_794_999_650)
+        #expect(minute.hole == 1_794_999_620...1_794_999_650, "\(minute)")
+        let version = try Command.runTool("/usr/bin/psql", [url, "-tAc", "SELECT max(version) FROM schema_version"])
+        #expect(version.output.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+    }
+
     @Test func onSQLite() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

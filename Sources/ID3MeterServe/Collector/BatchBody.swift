@@ -242,7 +242,7 @@ package struct BatchBody {
                 }
                 let value = copy?.count
                 try skip(depth: depth + 1)
-                if depth == 1, byte == UInt8(ascii: "{"), let key, let value, let end = copy?.count {
+                if depth == 1, byte == UInt8(ascii: "{"), fields.count <= FlatRecordDecoder.maximumFields, let key, let value, let end = copy?.count {
                     fields.append(FlatRecordDecoder.Field(key: key..<value - 1, value: value..<end))
                 }
                 skipWhitespace()

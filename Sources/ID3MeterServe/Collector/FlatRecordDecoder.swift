@@ -19,12 +19,18 @@ struct FlatRecordDecoder: Decoder {
     /// Not a plain case: JSONDecoder takes the record.
     struct NotPlain: Error {}
 
+    /// More top-level fields than this and the record is not plain: a key is found by a walk
+    /// over the fields, fine for a meter's dozen and quadratic for a hostile post's thousands.
+    /// The scan stops noting fields one past it.
+    static let maximumFields = 64
+
     private let bytes: [UInt8]
     private let fields: [Field]
 
     /// The record in `bytes` (an object, whitespace left out) whose top-level `fields` the scan
     /// found; `nil` when it is not made of plain cases, or does not decode.
     static func record(_ bytes: [UInt8], fields: [Field]) -> MeterRecord? {
+        guard fields.count <= maximumFields else { return nil }
         for (index, field) in fields.enumerated() {
             // A key with an escape, or given twice: JSONDecoder's way with it is its own.
             guard !bytes[field.key].contains(UInt8(ascii: "\\")),
