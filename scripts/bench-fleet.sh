@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-METER=.build/release/id3-meter
+METER=${BENCH_FLEET_METER:-.build/release/id3-meter}
 GEN=.build/release/id3-sample-gen
 SECONDS_MEASURED=${BENCH_FLEET_SECONDS:-120}
 WORK=bench-corpus/fleet

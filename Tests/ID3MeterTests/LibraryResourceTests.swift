@@ -194,4 +194,16 @@ struct LibraryResourceTests {
         while Self.eventLoopThreads() > before && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(Self.eventLoopThreads() == before)
     }
+
+    /// Unset, the client would take the process's tracer and open a span for every request (a
+    /// no-op one when none is bootstrapped, still about 3 KB a channel and a few percent of
+    /// `serve`'s CPU at 1,000 channels, docs/PERFORMANCE.md). Every route's client has none.
+    @Test func theClientsOpenNoRequestSpans() async throws {
+        let connections = HTTPConnections(ioTimeout: .seconds(5), threads: 1)
+        let direct = try #require(connections.client)
+        let proxied = try #require(try connections.client(for: .init(proxy: Fetcher.Proxy.Server("127.0.0.2:9"))))
+        #expect(direct.tracer == nil)
+        #expect(proxied.tracer == nil)
+        await connections.shutdown()
+    }
 }

@@ -69,6 +69,10 @@ public final class HTTPConnections: Sendable {
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         // A refused connection is reported at once; `Fetcher.RetryPolicy` decides what is tried again.
         configuration.connectionPool.retryConnectionEstablishment = false
+        // No request spans: unset, the client takes the process's tracer (a no-op one here) and
+        // still parses every request's URL again and opens a span and a task-local context for
+        // it, a thousand times a second over a line-up (docs/PERFORMANCE.md).
+        configuration.tracing.tracer = nil
         self.configuration = configuration
         self.loops = loops
         self.ownsLoops = ownsLoops
