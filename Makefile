@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
 
-.PHONY: all build sample-gen run test verify api-check api-baseline samples bench bench-fleet bench-collector bench-audit fuzz docs deploy deps python ffmpeg chromium node promtool postgres tls-tools timeline-script library-docs screenshots clean install
+.PHONY: all build sample-gen run test verify api-check api-baseline samples bench bench-fleet bench-soak bench-collector bench-audit fuzz docs deploy deps python ffmpeg chromium node promtool postgres tls-tools timeline-script library-docs screenshots clean install
 
 all: build
 
@@ -191,6 +191,10 @@ bench-audit: build sample-gen python
 bench-fleet: build sample-gen python
 	@command -v curl >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q curl >/dev/null
 	scripts/bench-fleet.sh
+
+# A line-up metered for an hour and a quarter (BENCH_SOAK_MINUTES), its memory as its windows fill.
+bench-soak: build sample-gen python
+	scripts/bench-soak.sh
 
 # The Kubernetes PrometheusRule, from deploy/prometheus/id3-meter-rules.yaml (the rules are written once).
 # The image: docker build -f deploy/Dockerfile -t id3-meter:VERSION . (deploy/README.md).
