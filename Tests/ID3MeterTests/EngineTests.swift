@@ -3,7 +3,6 @@ import Synchronization
 import Testing
 @testable import ID3Meter
 @testable import ID3MeterCore
-import SampleGenerator
 
 /// An actor output, as a backend might write one: it conforms as it is.
 actor RecordingOutput: MeterOutput {
@@ -110,41 +109,6 @@ struct EngineTests {
         #expect(await output.records.deliveries.first?.sentAt == 100)
     }
 
-    /// The filter keeps fingerprints, not payloads: it must still admit exactly what a filter of
-    /// the payloads themselves admits. The model below keeps the strings, the last `capacity`
-    /// (payload, PTS) pairs and the previous payload, as the rule says. Payloads come from a small
-    /// pool (many repeats, also at other PTS and without one) and a large one, through evictions.
-    @Test func fingerprintsAdmitWhatThePayloadsWould() {
-        struct Model {
-            struct Key: Hashable { var pts: Int64?; var payload: String }
-            let capacity: Int
-            var keys: [Key] = []
-            var previous: String?
-            mutating func admit(_ payload: String, _ pts: Int64?) -> Bool {
-                let key = Key(pts: pts, payload: payload)
-                guard payload != previous, !keys.contains(key) else { return false }
-                previous = payload
-                keys.append(key)
-                if keys.count > capacity { keys.removeFirst() }
-                return true
-            }
-        }
-        var random = SeededRandom(seed: 56)
-        var admitted = 0, turnedAway = 0
-        for (pool, ptsPool) in [(20, 3), (5_000, 50)] {
-            var filter = DuplicateFilter(capacity: 64), model = Model(capacity: 64)
-            for _ in 0..<20_000 {
-                let payload = NielsenTagTests.sample + String(random.next() % UInt64(pool))
-                let draw = random.next() % UInt64(ptsPool + 1)
-                let pts = draw == 0 ? nil : Int64(draw) * 90_000
-                let admits = filter.admit(payload: payload, pts: pts)
-                #expect(admits == model.admit(payload, pts), "\(payload.suffix(4)) at \(pts.map(String.init) ?? "no PTS")")
-                if admits { admitted += 1 } else { turnedAway += 1 }
-            }
-        }
-        // Both ways were taken many times, past many evictions.
-        #expect(admitted > 1_000 && turnedAway > 1_000, "\(admitted) admitted, \(turnedAway) turned away")
-    }
 }
 
 /// The DTVR metadata a session hands `loadMetadata` is JSON whatever the ad model says.

@@ -366,9 +366,13 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 /// The last segments read, by URI and byte range: what tells a renumbered segment from a new
 /// one, whatever number it carries. Bounded.
 struct RecentSegments: Sendable {
-    private var set: Set<String> = []
-    private var order: Deque<String> = []
-    private let capacity = 4_096
+    // Fingerprints, not the URLs: 4,096 of them are hours of segments, and their strings were
+    // about 650 KB a channel by then (docs/PERFORMANCE.md).
+    private var set: Set<Fingerprint> = []
+    private var order: Deque<Fingerprint> = []
+    let capacity: Int
+
+    init(capacity: Int = 4_096) { self.capacity = capacity }
 
     func contains(_ segment: Segment) -> Bool { set.contains(Self.key(segment)) }
 
@@ -379,5 +383,7 @@ struct RecentSegments: Sendable {
         if order.count > capacity { set.remove(order.removeFirst()) }
     }
 
-    private static func key(_ segment: Segment) -> String { segment.byteRange.map { "\(segment.uri) \($0)" } ?? segment.uri }
+    private static func key(_ segment: Segment) -> Fingerprint {
+        Fingerprint(segment.byteRange.map { "\(segment.uri) \($0)" } ?? segment.uri)
+    }
 }

@@ -2,21 +2,21 @@
 /// playlist reloads and reconnects, and, as integrations do, a tag identical to the previous one.
 /// Keeps the last `capacity` keys, so memory stays flat over weeks.
 ///
-/// A key is the fingerprint of the payload at its PTS (`PayloadFingerprint`, 16 bytes). Kept
+/// A key is the fingerprint of the payload at its PTS (`Fingerprint`, 16 bytes). Kept
 /// whole, the last 4,096 keys held their payloads' strings, which no one else still used: about
 /// 1.5 MB a channel once it had metered 70 minutes at a tag a second (docs/PERFORMANCE.md).
 struct DuplicateFilter {
     private let capacity: Int
-    private var keys: Set<PayloadFingerprint> = []
-    private var order: [PayloadFingerprint] = []
+    private var keys: Set<Fingerprint> = []
+    private var order: [Fingerprint] = []
     private var oldest = 0
-    private var previousPayload: PayloadFingerprint?
+    private var previousPayload: Fingerprint?
 
     init(capacity: Int = 4_096) { self.capacity = capacity }
 
     /// Records the tag and tells whether it is new.
     mutating func admit(payload: String, pts: Int64?) -> Bool {
-        let alone = PayloadFingerprint(payload), key = PayloadFingerprint(payload, pts: pts)
+        let alone = Fingerprint(payload), key = Fingerprint(payload, pts: pts)
         guard alone != previousPayload, !keys.contains(key) else { return false }
         previousPayload = alone
         keys.insert(key)

@@ -1,5 +1,5 @@
 /// The Nielsen payloads seen so far on a tag stream, to tell a repeated one: an open-addressing
-/// table of their fingerprints (`PayloadFingerprint`). Payloads are not kept: at a tag a second
+/// table of their fingerprints (`Fingerprint`). Payloads are not kept: at a tag a second
 /// they were most of a long scan's memory.
 struct SeenPayloads {
     /// A fingerprint's two hashes; `check` 0 marks an empty slot (a fingerprint's never is).
@@ -14,7 +14,7 @@ struct SeenPayloads {
 
     /// Adds `payload`; `false` when it was already there.
     mutating func insert(_ payload: String) -> Bool {
-        let fingerprint = PayloadFingerprint(payload)
+        let fingerprint = Fingerprint(payload)
         let (hash, check) = (fingerprint.hash, fingerprint.check)
         let mask = slots.count - 1
         var position = Int(truncatingIfNeeded: hash) & mask

@@ -1,28 +1,28 @@
-/// A Nielsen payload (with the PTS it was carried at, when that matters) told by two 64-bit
-/// hashes of its bytes instead of kept: 16 bytes against about 290 (a 249-byte payload's string).
-/// Remembering every payload seen or delivered is what a long scan, or a channel metered for
-/// weeks, would otherwise fill its memory with.
+/// A string told by two 64-bit hashes of its UTF-8 bytes instead of kept: 16 bytes against the
+/// string's block (about 300 for a 249-byte Nielsen payload, 100 for a segment's URL). What is
+/// remembered for a long time per channel (the payloads delivered, the segments read) is kept so;
+/// kept whole, it was most of a channel's memory after an hour (docs/PERFORMANCE.md).
 ///
-/// Two payloads are taken as one when both hashes agree, which for different payloads happens
-/// with odds of about n^2 / 2^128 over n payloads (1e-26 for a million). The first hash is the
-/// standard library's, seeded per process, so a stream cannot choose payloads that collide; the
+/// Two strings are taken as one when both hashes agree, which for different strings happens
+/// with odds of about n^2 / 2^128 over n strings (1e-26 for a million). The first hash is the
+/// standard library's, seeded per process, so a stream cannot choose strings that collide; the
 /// second, a multiply-and-shift over 8-byte words, only makes chance collisions of the first one
 /// rarer, and costs a fifth as much.
-struct PayloadFingerprint: Hashable {
+package struct Fingerprint: Hashable, Sendable {
     let hash: UInt64
     /// The second hash with its low bit set: never 0, so that 0 can mark an empty slot of a table.
     let check: UInt64
 
-    /// The payload's alone.
-    init(_ payload: String) { self.init(payload, at: .none) }
+    /// The string's alone.
+    package init(_ text: String) { self.init(text, at: .none) }
 
-    /// The payload's at `pts` (`nil`: carried without one): the same payload at two PTS is two
+    /// A tag payload's at `pts` (`nil`: carried without one): the same payload at two PTS is two
     /// fingerprints, and neither is the payload's alone.
-    init(_ payload: String, pts: Int64?) { self.init(payload, at: .some(pts)) }
+    package init(_ payload: String, pts: Int64?) { self.init(payload, at: .some(pts)) }
 
-    private init(_ payload: String, at pts: Int64??) {
-        var payload = payload
-        self = payload.withUTF8 { Self(bytes: UnsafeRawBufferPointer($0), pts: pts) }
+    private init(_ text: String, at pts: Int64??) {
+        var text = text
+        self = text.withUTF8 { Self(bytes: UnsafeRawBufferPointer($0), pts: pts) }
     }
 
     private init(bytes: UnsafeRawBufferPointer, pts: Int64??) {
@@ -51,5 +51,5 @@ struct PayloadFingerprint: Hashable {
     }
 
     // Already a hash: Hashable's own would hash it again.
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 }
