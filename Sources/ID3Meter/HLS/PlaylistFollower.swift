@@ -368,20 +368,13 @@ struct PlaylistFollower<C: Clock>: AsyncSequence, Sendable where C.Duration == D
 struct RecentSegments: Sendable {
     // Fingerprints, not the URLs: 4,096 of them are hours of segments, and their strings were
     // about 650 KB a channel by then (docs/PERFORMANCE.md).
-    private var set: Set<Fingerprint> = []
-    private var order: Deque<Fingerprint> = []
-    let capacity: Int
+    private var read: RecentFingerprints
 
-    init(capacity: Int = 4_096) { self.capacity = capacity }
+    init(capacity: Int = 4_096) { read = RecentFingerprints(capacity: capacity) }
 
-    func contains(_ segment: Segment) -> Bool { set.contains(Self.key(segment)) }
+    func contains(_ segment: Segment) -> Bool { read.contains(Self.key(segment)) }
 
-    mutating func insert(_ segment: Segment) {
-        let key = Self.key(segment)
-        guard set.insert(key).inserted else { return }
-        order.append(key)
-        if order.count > capacity { set.remove(order.removeFirst()) }
-    }
+    mutating func insert(_ segment: Segment) { read.insert(Self.key(segment)) }
 
     private static func key(_ segment: Segment) -> Fingerprint {
         Fingerprint(segment.byteRange.map { "\(segment.uri) \($0)" } ?? segment.uri)

@@ -4,29 +4,19 @@
 ///
 /// A key is the fingerprint of the payload at its PTS (`Fingerprint`, 16 bytes). Kept
 /// whole, the last 4,096 keys held their payloads' strings, which no one else still used: about
-/// 1.5 MB a channel once it had metered 70 minutes at a tag a second (docs/PERFORMANCE.md).
+/// 1.6 MB a channel once it had metered 70 minutes at a tag a second (docs/PERFORMANCE.md).
 struct DuplicateFilter {
-    private let capacity: Int
-    private var keys: Set<Fingerprint> = []
-    private var order: [Fingerprint] = []
-    private var oldest = 0
+    private var delivered: RecentFingerprints
     private var previousPayload: Fingerprint?
 
-    init(capacity: Int = 4_096) { self.capacity = capacity }
+    init(capacity: Int = 4_096) { delivered = RecentFingerprints(capacity: capacity) }
 
     /// Records the tag and tells whether it is new.
     mutating func admit(payload: String, pts: Int64?) -> Bool {
         let alone = Fingerprint(payload), key = Fingerprint(payload, pts: pts)
-        guard alone != previousPayload, !keys.contains(key) else { return false }
+        guard alone != previousPayload, !delivered.contains(key) else { return false }
         previousPayload = alone
-        keys.insert(key)
-        if order.count < capacity {
-            order.append(key)
-        } else {
-            keys.remove(order[oldest])
-            order[oldest] = key
-            oldest = (oldest + 1) % capacity
-        }
+        delivered.insert(key)
         return true
     }
 }
