@@ -19,17 +19,22 @@ command -v sqlite3 >/dev/null || { apt-get install -y -q sqlite3 >/dev/null 2>&1
 mkdir -p "$CORPUS"
 db=$CORPUS/month.db
 stamp="coverage-$CHANNELS-$DAYS-$(git hash-object scripts/coverage_month.py)"
-if [ "$(cat "$CORPUS/stamp" 2>/dev/null)" != "$stamp" ]; then
-  echo "filling $db: $CHANNELS channels, $DAYS days"
-  rm -f "$db" "$db-wal" "$db-shm"
-  # The schema as the collector makes it.
+# The schema as the collector makes it, or brings a kept database's up to date (report refuses an older one).
+schema() {
   "$METER" collect --database "$db" --listen 127.0.0.1:0 2>"$CORPUS/collect.log" & collector=$!
   for _ in $(seq 1 100); do grep -q "collecting on" "$CORPUS/collect.log" && break; sleep 0.1; done
   kill "$collector"; wait "$collector" || true
+}
+if [ "$(cat "$CORPUS/stamp" 2>/dev/null)" != "$stamp" ]; then
+  echo "filling $db: $CHANNELS channels, $DAYS days"
+  rm -f "$db" "$db-wal" "$db-shm"
+  schema
   start=$(date +%s.%N)
   gaps=$(scripts/coverage_month.py "$db" "$FIRST" "$DAYS" "$CHANNELS" 3)
   echo "  $gaps gaps planted in $(echo "$(date +%s.%N) - $start" | bc) s"
   echo "$stamp" > "$CORPUS/stamp"
+else
+  schema
 fi
 last=$(date -u -d "@$((FIRST + (DAYS - 1) * 86400))" +%F)
 rows=$(sqlite3 "$db" "SELECT COUNT(*) FROM coverage")
