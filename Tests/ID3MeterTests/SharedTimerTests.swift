@@ -73,6 +73,29 @@ struct SharedTimerTests {
         #expect(waiting.entries <= 2 * waiting.sleepers + SharedTimer.staleAllowance + 1, "\(waiting.entries) entries left")
     }
 
+    /// An alarm (a feeder's wake-up) rings once, never before its deadline; one cancelled
+    /// before its deadline never rings and is forgotten.
+    @Test func alarmsRingAfterTheirDeadlineAndCancelledOnesNever() async throws {
+        let timer = SharedTimer()
+        let start = ContinuousClock.now
+        let rung = Collected<(index: Int, at: ContinuousClock.Instant)>()
+        var cancels: [@Sendable () -> Void] = []
+        for index in 0..<200 {
+            let deadline = start + .milliseconds(30 + (index * 7919) % 200)
+            cancels.append(timer.alarm(at: deadline) { rung.append((index, ContinuousClock.now)) })
+        }
+        // The odd ones cancelled, long before their deadlines.
+        for index in stride(from: 1, to: 200, by: 2) { cancels[index]() }
+        let until = ContinuousClock.now + .seconds(20)
+        while rung.all.count < 100, ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(10)) }
+        // Past the last deadline, with room for a cancelled one to ring by mistake.
+        try await Task.sleep(until: start + .milliseconds(400))
+        let all = rung.all
+        #expect(all.map(\.index).sorted() == Array(stride(from: 0, to: 200, by: 2)), "each even one once, no odd one")
+        #expect(all.allSatisfy { $0.at >= start + .milliseconds(30 + ($0.index * 7919) % 200) }, "none before its deadline")
+        #expect(timer.waiting.sleepers == 0)
+    }
+
     /// As a meter uses it: `MeterClock` sleeps in the shared timer or on its own, the same way.
     @Test func theMeterClockSleepsEitherWay() async throws {
         for clock in [MeterClock(), MeterClock(timer: .shared)] {

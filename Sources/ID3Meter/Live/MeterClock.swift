@@ -20,3 +20,10 @@ package struct MeterClock: Clock {
         try await timer.sleep(until: deadline)
     }
 }
+
+extension MeterClock: AlarmClock {
+    /// The shared timer's alarm; on its own, none (a feeder then sleeps a task until its wake).
+    package func alarm(at deadline: Instant, ring: @escaping @Sendable () -> Void) -> (@Sendable () -> Void)? {
+        timer?.alarm(at: deadline, ring: ring)
+    }
+}

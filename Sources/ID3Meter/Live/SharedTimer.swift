@@ -23,10 +23,23 @@ package final class SharedTimer: @unchecked Sendable {
         var id: UInt64
     }
 
+    /// Who waits for an entry: a task asleep in `sleep(until:)`, or an alarm's call.
+    private enum Waiter {
+        case sleeper(CheckedContinuation<Void, any Error>)
+        case alarm(@Sendable () -> Void)
+
+        func wake() {
+            switch self {
+            case .sleeper(let sleeper): sleeper.resume()
+            case .alarm(let ring): ring()
+            }
+        }
+    }
+
     // Every var is read and written with `condition` locked.
     private let condition = NSCondition()
     private var heap: [Entry] = []
-    private var sleepers: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+    private var sleepers: [UInt64: Waiter] = [:]
     private var nextID: UInt64 = 0
     /// The deadline the thread sleeps until; `nil` while it waits for a first sleeper.
     private var waitingUntil: ContinuousClock.Instant?
@@ -49,17 +62,38 @@ package final class SharedTimer: @unchecked Sendable {
                 condition.withLock {
                     // Cancelled before it could wait: the handler below has already run, finding nothing.
                     if Task.isCancelled { return sleeper.resume(throwing: CancellationError()) }
-                    sleepers[id] = sleeper
-                    push(Entry(deadline: deadline, id: id))
-                    if waitingUntil.map({ deadline < $0 }) ?? true { condition.signal() }
+                    add(.sleeper(sleeper), id: id, until: deadline)
                 }
             }
         } onCancel: {
-            let sleeper = condition.withLock {
-                defer { compactIfStale() }
-                return sleepers.removeValue(forKey: id)
-            }
-            sleeper?.resume(throwing: CancellationError())
+            if case .sleeper(let sleeper) = remove(id) { sleeper.resume(throwing: CancellationError()) }
+        }
+    }
+
+    /// Calls `ring` on the timer's thread once `deadline` has passed, unless the returned
+    /// cancel is called first. No task waits meanwhile: a feeder's frame clock, woken a few
+    /// times a second on each of a line-up's channels, was a task resumed on this thread, then
+    /// one resumed by it, at every wake.
+    package func alarm(at deadline: ContinuousClock.Instant, ring: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        let id = condition.withLock {
+            nextID += 1
+            add(.alarm(ring), id: nextID, until: deadline)
+            return nextID
+        }
+        return { _ = self.remove(id) }
+    }
+
+    /// Called with `condition` locked.
+    private func add(_ waiter: Waiter, id: UInt64, until deadline: ContinuousClock.Instant) {
+        sleepers[id] = waiter
+        push(Entry(deadline: deadline, id: id))
+        if waitingUntil.map({ deadline < $0 }) ?? true { condition.signal() }
+    }
+
+    private func remove(_ id: UInt64) -> Waiter? {
+        condition.withLock {
+            defer { compactIfStale() }
+            return sleepers.removeValue(forKey: id)
         }
     }
 
@@ -74,21 +108,21 @@ package final class SharedTimer: @unchecked Sendable {
 
     static let staleAllowance = 1_024
 
-    /// How many sleepers are waiting, and how many entries the heap holds (a test's view).
+    /// How many sleepers and alarms are waiting, and how many entries the heap holds (a test's view).
     package var waiting: (sleepers: Int, entries: Int) { condition.withLock { (sleepers.count, heap.count) } }
 
     private func run() {
         condition.lock()
         while true {
             let now = ContinuousClock.now
-            var due: [CheckedContinuation<Void, any Error>] = []
+            var due: [Waiter] = []
             while let head = heap.first, head.deadline <= now {
                 popFirst()
                 if let sleeper = sleepers.removeValue(forKey: head.id) { due.append(sleeper) }
             }
             if !due.isEmpty {
                 condition.unlock()
-                for sleeper in due { sleeper.resume() }
+                for waiter in due { waiter.wake() }
                 condition.lock()
                 continue
             }

@@ -61,18 +61,16 @@ where S.Element == MediaEvent, C.Duration == Duration {
             case wake(Int)
         }
 
-        /// The source's pump and the clock's timer, cancelled however the iteration ends.
+        /// The source's pump and the wake-up set, cancelled however the iteration ends.
         private final class Tasks {
             var pump: Task<Void, Never>?
-            var timer: Task<Void, Never>?
-            /// Wake-ups asked of the timer, by generation: it sleeps until one at a time, then
-            /// takes the latest asked for.
-            var alarms: AsyncStream<(Int, C.Instant)>.Continuation?
+            /// Cancels the wake-up set, if one is.
+            var cancelAlarm: (@Sendable () -> Void)?
 
             func cancel() {
                 pump?.cancel()
-                timer?.cancel()
-                alarms?.finish()
+                cancelAlarm?()
+                cancelAlarm = nil
             }
 
             deinit { cancel() }
@@ -88,9 +86,11 @@ where S.Element == MediaEvent, C.Duration == Duration {
         /// What the source threw, thrown once the rest is played.
         private var sourceFailure: S.Failure?
         private var nextPlayheadReport = 1.0
+        /// The clock, when it can ring at a deadline itself (`AlarmClock`).
+        private let alarmClock: (any AlarmClock<C.Instant>)?
+        /// The wake-up set and not yet come, by generation: a wake of another was cancelled.
+        private var armed: (generation: Int, deadline: C.Instant)?
         private var generation = 0
-        /// Wake-ups asked of the timer that have not come back: it may be asleep until any of them.
-        private var unfired: [(generation: Int, deadline: C.Instant)] = []
         /// Tags of the segment being read.
         private var segmentTags: [TimedTag] = []
         /// Events made and not yet pulled.
@@ -101,6 +101,7 @@ where S.Element == MediaEvent, C.Duration == Duration {
 
         init(_ run: FeederEvents) {
             self.run = run
+            alarmClock = run.feeder.clock as? any AlarmClock<C.Instant>
             let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
             self.inputs = inputs.makeAsyncIterator()
             self.continuation = continuation
@@ -188,8 +189,8 @@ where S.Element == MediaEvent, C.Duration == Duration {
                     segmentTags = []
                 }
             case .wake(let wake):
-                unfired.removeAll { $0.generation <= wake }
-                guard wake == generation else { return }
+                guard wake == armed?.generation else { return }
+                armed = nil
             }
             mustPlay = true
         }
@@ -223,31 +224,32 @@ where S.Element == MediaEvent, C.Duration == Duration {
             if sourceEnded, current.pending.isEmpty || current.nextDueTime() == nil { return finish() }
             let stopTime = stopPosition.flatMap { current.time(reaching: $0) }
             let wake = [current.nextDueTime(), stalled ? nil : nextPlayheadReport, stopTime].compactMap { $0 }.min()
-            generation += 1
-            if let wake, let start { wakeUp(at: start.advanced(by: .seconds(wake))) }
+            wakeUp(at: wake.flatMap { wake in start.map { $0.advanced(by: .seconds(wake)) } })
         }
 
-        /// Asks the timer to wake the feeder at `deadline`, for this generation. One timer waits
-        /// in its loop for the whole run; only when it may be asleep until a later deadline than
-        /// this one (a tag read now is due sooner) is it replaced, so it cannot wake late.
-        private mutating func wakeUp(at deadline: C.Instant) {
-            if tasks.timer == nil || unfired.contains(where: { deadline < $0.deadline }) {
-                tasks.timer?.cancel()
-                tasks.alarms?.finish()
-                let (alarms, alarm) = AsyncStream.makeStream(of: (Int, C.Instant).self, bufferingPolicy: .bufferingNewest(1))
-                let (clock, continuation) = (run.feeder.clock, continuation)
-                tasks.alarms = alarm
-                tasks.timer = Task {
-                    for await (generation, deadline) in alarms {
-                        try? await clock.sleep(until: deadline, tolerance: nil)
-                        guard !Task.isCancelled else { return }
-                        continuation.yield(.wake(generation))
-                    }
+        /// Has the feeder woken at `deadline` (not at all for `nil`): the wake-up set before is
+        /// kept when it is for the same instant, else cancelled. A wake-up is the clock's alarm
+        /// when it has one, else a task asleep until the deadline.
+        private mutating func wakeUp(at deadline: C.Instant?) {
+            guard armed?.deadline != deadline else { return }
+            tasks.cancelAlarm?()
+            tasks.cancelAlarm = nil
+            armed = nil
+            guard let deadline else { return }
+            generation += 1
+            let (wake, continuation) = (generation, continuation)
+            armed = (wake, deadline)
+            let ring: @Sendable () -> Void = { continuation.yield(.wake(wake)) }
+            if let cancel = alarmClock?.alarm(at: deadline, ring: ring) {
+                tasks.cancelAlarm = cancel
+            } else {
+                let clock = run.feeder.clock
+                let sleeper = Task {
+                    try? await clock.sleep(until: deadline, tolerance: nil)
+                    if !Task.isCancelled { ring() }
                 }
-                unfired = []
+                tasks.cancelAlarm = { sleeper.cancel() }
             }
-            unfired.append((generation, deadline))
-            tasks.alarms?.yield((generation, deadline))
         }
     }
 }
