@@ -84,4 +84,28 @@ struct JSONLineTests {
             }
         }
     }
+
+    /// A meter's delivery records (serve writes a thousand a second) are written the same way:
+    /// every optional field present or absent, awkward strings, envelopes of every shape.
+    @Test func deliveryRecordsAreByteForByteTheEncoders() throws {
+        var random = SeededRandom(seed: 20261129)
+        func text() -> String? { random.next() % 4 == 0 ? nil : Self.awkward(&random, length: Int(random.next() % 40)) }
+        func number() -> Int? { random.next() % 3 == 0 ? nil : Int(Int64(bitPattern: random.next()) >> Int64(random.next() % 63)) }
+        for _ in 0..<10_000 {
+            var delivery = MeterRecord.Delivery(payload: Self.awkward(&random, length: Int(random.next() % 300)),
+                                                tagID: Self.awkward(&random, length: 16), source: Self.awkward(&random, length: 20))
+            delivery.pts = number().map(Int64.init)
+            (delivery.mediaSequence, delivery.discontinuitySequence) = (number(), number())
+            (delivery.segment, delivery.programDateTime, delivery.period, delivery.representation) = (text(), text(), text(), text())
+            (delivery.segmentTime, delivery.program, delivery.pid) = (number(), number(), number())
+            delivery.interstitial = text()
+            // Times as a clock gives them, whole seconds, and small ones.
+            let sentAt = [Double(random.next() % 4_000_000_000_000) / 1000, Double(random.next() % 4_000_000_000), 0.5][Int(random.next() % 3)]
+            let record = MeterRecord(sentAt: sentAt, channel: text(), meter: text(), .delivery(delivery))
+            let line = Data(record.jsonLine)
+            let expected = try Self.encoder.encode(record)
+            #expect(line == expected)
+            if line != expected { return }
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import Testing
 @testable import ID3Meter
 
@@ -74,9 +75,10 @@ struct SharedTimerTests {
     }
 
     /// An alarm (a feeder's wake-up) rings once, never before its deadline; one cancelled
-    /// before its deadline never rings and is forgotten.
-    @Test func alarmsRingAfterTheirDeadlineAndCancelledOnesNever() async throws {
-        let timer = SharedTimer()
+    /// before its deadline never rings and is forgotten. Rung from the timer's thread, or handed
+    /// to the event loops (as the process's timer does).
+    @Test(arguments: [false, true]) func alarmsRingAfterTheirDeadlineAndCancelledOnesNever(onLoops: Bool) async throws {
+        let timer = SharedTimer(wakingOn: onLoops ? MultiThreadedEventLoopGroup.singleton : nil)
         let start = ContinuousClock.now
         let rung = Collected<(index: Int, at: ContinuousClock.Instant)>()
         var cancels: [@Sendable () -> Void] = []

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 
 /// One timer for many sleepers: a heap of deadlines that one thread waits on, resuming every
 /// sleeper whose deadline has passed at each wake. `serve`'s channels each sleep for their frame
@@ -8,8 +10,9 @@ import Foundation
 /// every sleeper due by then (as Netty's HashedWheelTimer serves its bucket): sleepers due within
 /// `slack` of each other wake together, none before its deadline.
 package final class SharedTimer: @unchecked Sendable {
-    /// The process's timer: its thread runs as long as the process.
-    package static let shared = SharedTimer()
+    /// The process's timer: its thread runs as long as the process. It wakes its due sleepers
+    /// from the process's event loops, where serve runs its tasks.
+    package static let shared = SharedTimer(wakingOn: MultiThreadedEventLoopGroup.singleton)
 
     /// How long after the earliest deadline the thread wakes, to serve its neighbours in one go:
     /// a sleeper is at most this late (the frame clock's pacing is judged at a frame, 33 ms).
@@ -24,7 +27,7 @@ package final class SharedTimer: @unchecked Sendable {
     }
 
     /// Who waits for an entry: a task asleep in `sleep(until:)`, or an alarm's call.
-    private enum Waiter {
+    private enum Waiter: Sendable {
         case sleeper(CheckedContinuation<Void, any Error>)
         case alarm(@Sendable () -> Void)
 
@@ -44,8 +47,15 @@ package final class SharedTimer: @unchecked Sendable {
     /// The deadline the thread sleeps until; `nil` while it waits for a first sleeper.
     private var waitingUntil: ContinuousClock.Instant?
 
+    /// Where each wake's due sleepers are resumed; `nil`: on the timer's thread.
+    private let loops: (any EventLoopGroup)?
+
     /// A timer of its own, its thread running as long as the process (`shared` is the one to use).
-    package init() {
+    /// With `loops`, each wake hands its due sleepers to one of them, in turn: a task resumed
+    /// from the timer's own thread is queued on a loop from outside it, a lock taken and the
+    /// loop's thread woken for each, where one hand-over serves them all.
+    package init(wakingOn loops: (any EventLoopGroup)? = nil) {
+        self.loops = loops
         let thread = Thread { self.run() }
         thread.name = "id3-meter timer"
         thread.start()
@@ -122,7 +132,11 @@ package final class SharedTimer: @unchecked Sendable {
             }
             if !due.isEmpty {
                 condition.unlock()
-                for waiter in due { waiter.wake() }
+                if let loop = loops?.next() {
+                    loop.execute { for waiter in due { waiter.wake() } }
+                } else {
+                    for waiter in due { waiter.wake() }
+                }
                 condition.lock()
                 continue
             }
