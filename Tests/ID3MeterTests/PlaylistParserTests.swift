@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SampleGenerator
 @testable import ID3Meter
 @testable import ID3MeterCore
 
@@ -137,4 +138,20 @@ struct PlaylistParserTests {
         #expect(Location.resolve("../x/seg.ts", against: "/data/a/index.m3u8") == "/data/x/seg.ts")
         #expect(Location.resolve("udp://239.0.0.1:1234", against: "/data/index.m3u8") == "udp://239.0.0.1:1234")
     }
+
+    /// Whether a reference has a scheme is told from its bytes when they are ASCII; any text
+    /// gets the answer reading its characters gives: schemes, paths, colons anywhere, non-ASCII
+    /// letters and digits, combining marks, CR LF.
+    @Test func aSchemeIsToldAsReadingCharactersTellsIt() {
+        var random = SeededRandom(seed: 20261129)
+        let pool: [String] = ["h", "t", "p", "s", "H", "0", "9", "+", "-", ".", ":", "/", "?", "#", " ", "_", "\r\n", "\r", "é", "e\u{301}",
+                              "٣", "日", "ß", "😀", "\u{0}", "%", "@"]
+        let named = ["http://h/a", "https:x", "a:b", "a:", ":a", "ab", "", "udp://239.0.0.1:1", "c:\\x", "/p:q", "x1+.-:y", "é1:x", "ab\r\n:x"]
+        let made = (0..<20_000).map { _ in (0..<Int(random.next() % 9)).map { _ in pool[Int(random.next() % UInt64(pool.count))] }.joined() }
+        for text in named + made {
+            #expect(Location.hasScheme(text) == Location.hasSchemeReadingCharacters(text), "\(text.debugDescription)")
+        }
+        #expect(Location.hasScheme("https://h/a") && !Location.hasScheme("c:/x") && !Location.hasScheme("seg.ts"))
+    }
 }
+

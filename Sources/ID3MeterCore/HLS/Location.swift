@@ -5,6 +5,23 @@ import FoundationEssentials
 package enum Location {
     /// Whether `text` starts with a URL scheme (two or more characters: `C:` is a drive, not a scheme).
     public static func hasScheme(_ text: String) -> Bool {
+        // Most text is ASCII up to its colon, told from its bytes: every segment of every reload
+        // comes through here, and reading `Character`s cost more than the rest of resolving it.
+        var length = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: ":"): return length > 1
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."): length += 1
+            case 0x80...: return hasSchemeReadingCharacters(text)
+            default: return false
+            }
+        }
+        return false
+    }
+
+    /// The same, for text with other than ASCII before its first colon.
+    static func hasSchemeReadingCharacters(_ text: String) -> Bool {
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }
         return text[..<colon].allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) } && text[..<colon].count > 1
     }
