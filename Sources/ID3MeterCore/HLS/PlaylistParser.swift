@@ -140,31 +140,32 @@ package enum PlaylistParser {
         }
     }
 
-    /// A text's lines, split at LF, CR or CRLF, without copying it.
+    /// A text's lines, split at LF, CR or CRLF, without copying it. The line breaks are looked
+    /// for in its UTF-8 bytes: a view's index moved a byte at a time checks the string's
+    /// encoding at each, and that was most of reading the playlists of a line-up's channels.
     private struct Lines: Sequence, IteratorProtocol {
-        let text: Substring
-        var position: String.Index?
+        var text: Substring
+        /// Where the next line starts, in bytes from the text's start; `nil` after the last.
+        var offset: Int? = 0
 
         init(text: Substring) {
             self.text = text
-            position = text.startIndex
         }
 
         mutating func next() -> Substring? {
-            guard let start = position else { return nil }
-            let bytes = text.utf8
-            var index = start
-            while index < bytes.endIndex, bytes[index] != 0x0A, bytes[index] != 0x0D { bytes.formIndex(after: &index) }
-            let line = text[start..<index]
-            if index == bytes.endIndex {
-                position = nil
-            } else {
-                let carriageReturn = bytes[index] == 0x0D
-                bytes.formIndex(after: &index)
-                if carriageReturn, index < bytes.endIndex, bytes[index] == 0x0A { bytes.formIndex(after: &index) }
-                position = index
+            guard let start = offset else { return nil }
+            // `withUTF8` has the bytes in one piece (a native string's are: nothing is copied).
+            let (end, following) = text.withUTF8 { bytes -> (Int, Int?) in
+                var index = start
+                while index < bytes.count, bytes[index] != 0x0A, bytes[index] != 0x0D { index += 1 }
+                guard index < bytes.count else { return (index, nil) }
+                let crlf = bytes[index] == 0x0D && index + 1 < bytes.count && bytes[index + 1] == 0x0A
+                return (index, index + (crlf ? 2 : 1))
             }
-            return line
+            offset = following
+            // Line breaks are character boundaries: the line is a slice of whole characters.
+            let utf8 = text.utf8
+            return text[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)]
         }
     }
 
