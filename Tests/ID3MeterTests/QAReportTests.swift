@@ -116,6 +116,50 @@ struct QAReportTests {
         #expect(qa.text().contains("duplicate at 62.000 s (pts 5580000)"))
     }
 
+    /// The media's duration is the sum, in segment order, of each segment's longest duration
+    /// (a rendition's copy of a segment counts once), however the segments come: in order (a
+    /// live stream's, summed as they come), with copies, with parts, or shuffled. Checked as
+    /// they come against a model that sums the sorted durations each time.
+    @Test(arguments: ["in order", "with copies", "with parts", "shuffled"])
+    func theMediaDurationIsTheSortedSumHoweverSegmentsCome(_ arrangement: String) {
+        var random = SeededRandom(seed: 20261129)
+        let durations = [2.002, 2, 1.5, 6.006, 0.1, 3.003, 2.0000001]
+        var segments: [TagOrigin.Segment] = []
+        for discontinuity in 0..<3 {
+            for sequence in 0..<40 {
+                var segment = TagOrigin.Segment(uri: "s\(sequence).ts", mediaSequence: sequence, discontinuitySequence: discontinuity,
+                                                duration: durations[Int(random.next() % UInt64(durations.count))])
+                if arrangement == "with parts", random.next() % 4 == 0 {
+                    var first = segment
+                    first.part = TagOrigin.Part(offset: 0, isLast: false)
+                    segments.append(first)
+                    segment.part = TagOrigin.Part(offset: 0.8, isLast: true)
+                }
+                segments.append(segment)
+                if arrangement == "with copies", random.next() % 3 == 0 {
+                    segment.duration = durations[Int(random.next() % UInt64(durations.count))]
+                    segments.append(segment)
+                }
+            }
+        }
+        if arrangement == "shuffled" { segments.shuffle(using: &random) }
+        struct Key: Hashable, Comparable {
+            var discontinuity: Int, sequence: Int, part: Int
+            static func < (a: Key, b: Key) -> Bool { (a.discontinuity, a.sequence, a.part) < (b.discontinuity, b.sequence, b.part) }
+        }
+        var model: [Key: Double] = [:]
+        var builder = SourceReportBuilder(source: arrangement, listingFindings: false)
+        for (index, segment) in segments.enumerated() {
+            builder.add(.segment(segment))
+            let key = Key(discontinuity: segment.discontinuitySequence, sequence: segment.mediaSequence,
+                          part: segment.part.map { Int(($0.offset * 1_000).rounded()) } ?? 0)
+            model[key] = max(model[key] ?? 0, segment.duration ?? 0)
+            guard index % 7 == 0 || index == segments.count - 1 else { continue }
+            let expected = model.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value }
+            #expect(builder.report.mediaSeconds == expected, "after \(index + 1) segments")
+        }
+    }
+
     /// A list past its 1,000 entries counts the rest under `omitted`, and the totals still count all.
     @Test func listsKeepAThousandAndCountTheRest() throws {
         var builder = SourceReportBuilder(source: "long")

@@ -21,10 +21,15 @@ package final class SharedTimer: @unchecked Sendable {
     /// which may be set back, and must not oversleep a deadline by as much.
     static let longestWait = 0.1
 
+    /// A deadline in nanoseconds from `origin`, rounded up: the heap's moves and comparisons
+    /// are of plain integers (a standard-library `Instant`, seen from here, is copied and
+    /// compared through its type's witnesses, and that was most of the heap's time).
     private struct Entry {
-        var deadline: ContinuousClock.Instant
+        var deadline: Int64
         var id: UInt64
     }
+
+    private let origin = ContinuousClock.now
 
     /// Who waits for an entry: a task asleep in `sleep(until:)`, or an alarm's call.
     private enum Waiter: Sendable {
@@ -45,7 +50,7 @@ package final class SharedTimer: @unchecked Sendable {
     private var sleepers: [UInt64: Waiter] = [:]
     private var nextID: UInt64 = 0
     /// The deadline the thread sleeps until; `nil` while it waits for a first sleeper.
-    private var waitingUntil: ContinuousClock.Instant?
+    private var waitingUntil: Int64?
 
     /// Where each wake's due sleepers are resumed; `nil`: on the timer's thread.
     private let loops: (any EventLoopGroup)?
@@ -94,10 +99,20 @@ package final class SharedTimer: @unchecked Sendable {
     }
 
     /// Called with `condition` locked.
-    private func add(_ waiter: Waiter, id: UInt64, until deadline: ContinuousClock.Instant) {
+    private func add(_ waiter: Waiter, id: UInt64, until instant: ContinuousClock.Instant) {
+        let deadline = nanoseconds(to: instant, roundingUp: true)
         sleepers[id] = waiter
         push(Entry(deadline: deadline, id: id))
         if waitingUntil.map({ deadline < $0 }) ?? true { condition.signal() }
+    }
+
+    /// `instant` in nanoseconds from `origin`; one further than an Int64 of them reaches
+    /// (some 292 years) is as far as half of it, which no sleeper waits for.
+    private func nanoseconds(to instant: ContinuousClock.Instant, roundingUp: Bool) -> Int64 {
+        let (seconds, attoseconds) = origin.duration(to: instant).components
+        guard abs(seconds) < 4_000_000_000 else { return seconds < 0 ? .min / 2 : .max / 2 }
+        let (whole, rest) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        return seconds * 1_000_000_000 + whole + (roundingUp && rest > 0 ? 1 : 0)
     }
 
     private func remove(_ id: UInt64) -> Waiter? {
@@ -124,7 +139,7 @@ package final class SharedTimer: @unchecked Sendable {
     private func run() {
         condition.lock()
         while true {
-            let now = ContinuousClock.now
+            let now = nanoseconds(to: .now, roundingUp: false)
             var due: [Waiter] = []
             while let head = heap.first, head.deadline <= now {
                 popFirst()
@@ -142,7 +157,7 @@ package final class SharedTimer: @unchecked Sendable {
             }
             if let head = heap.first {
                 waitingUntil = head.deadline
-                let wait = now.duration(to: head.deadline + Self.slack).seconds
+                let wait = Double(head.deadline - now) / 1e9 + Self.slack.seconds
                 _ = condition.wait(until: Date(timeIntervalSinceNow: min(wait, Self.longestWait)))
             } else {
                 waitingUntil = nil

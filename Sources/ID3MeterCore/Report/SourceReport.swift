@@ -151,6 +151,11 @@ package struct SourceReportBuilder {
     /// By discontinuity and media sequence: a DASH presentation's Periods each number their
     /// segments from the start, and a rendition's segment counts once with its variant's.
     private var segmentDurations: [SegmentPlace: Double] = [:]
+    /// Their sum in key order while each new key came after the last, as a live stream's do: a
+    /// report is made at each of a `serve` channel's segments, and sorting every duration of
+    /// the window each time was a tenth of that. `nil` once a key came out of order or a
+    /// duration changed: they are then sorted and summed at each report, as before.
+    private var durationsInOrder: (last: SegmentPlace?, sum: Double)? = (nil, 0)
     private struct SegmentPlace: Hashable, Comparable {
         var discontinuity: Int
         var sequence: Int
@@ -234,7 +239,14 @@ package struct SourceReportBuilder {
                 let place = SegmentPlace(discontinuity: segment.discontinuitySequence, sequence: segment.mediaSequence,
                                          asset: segment.interstitial.map { _ in segment.uri },
                                          partOffset: segment.part.map { Int(($0.offset * 1_000).rounded()) } ?? 0)
-                segmentDurations[place] = max(segmentDurations[place] ?? 0, duration)
+                let before = segmentDurations[place]
+                let kept = max(before ?? 0, duration)
+                segmentDurations[place] = kept
+                if before == nil, let inOrder = durationsInOrder, inOrder.last.map({ $0 < place }) ?? true {
+                    durationsInOrder = (place, inOrder.sum + kept)
+                } else if before != kept {
+                    durationsInOrder = nil
+                }
             }
             // A segment a break divides is counted, and judged for tags, once its last part is in.
             guard segment.part?.isLast ?? true else { break }
@@ -440,7 +452,7 @@ package struct SourceReportBuilder {
     private var mediaDuration: Double? {
         if built.segments > 0 {
             // In sequence order: a dictionary's order changes from run to run, and with it the last bit of a sum.
-            let seconds = segmentDurations.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value }
+            let seconds = durationsInOrder?.sum ?? segmentDurations.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value }
             return seconds > 0 ? seconds : nil
         }
         guard let mediaTimes else { return nil }
