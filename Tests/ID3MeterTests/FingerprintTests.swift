@@ -69,4 +69,33 @@ struct FingerprintTests {
         }
         #expect(hits > 1_000 && misses > 1_000, "\(hits) known, \(misses) new")
     }
+
+    /// The memory both of those use, against a model of the last `capacity` distinct values:
+    /// tiny capacities, and large ones turned many times (each forgotten fingerprint's slot
+    /// emptied with the ones after it moved back), from pools of every size; and its table
+    /// stays within twice the capacity however long it turns.
+    @Test(arguments: [1, 2, 3, 7, 64, 1_000, 4_096])
+    func recentFingerprintsAnswerAsTheLastDistinctValuesWould(capacity: Int) {
+        var random = SeededRandom(seed: UInt64(capacity))
+        for pool in [capacity + 1, 2 * capacity + 3, 20_000] {
+            var recent = RecentFingerprints(capacity: capacity)
+            var model: [Int] = [], inModel = Set<Int>()
+            for _ in 0..<30_000 {
+                let value = Int(random.next() % UInt64(pool))
+                let fresh = !inModel.contains(value)
+                #expect(recent.insert(Fingerprint("value \(value)")) == fresh, "\(value) of \(pool)")
+                if fresh {
+                    model.append(value)
+                    inModel.insert(value)
+                    if model.count > capacity { inModel.remove(model.removeFirst()) }
+                }
+                let probe = Int(random.next() % UInt64(pool))
+                #expect(recent.contains(Fingerprint("value \(probe)")) == inModel.contains(probe), "\(probe) of \(pool)")
+            }
+            var slots = 1
+            while slots < 2 * capacity { slots *= 2 }
+            #expect(recent.slotCount <= max(slots, 16), "\(recent.slotCount) slots for \(capacity)")
+        }
+    }
 }
+
