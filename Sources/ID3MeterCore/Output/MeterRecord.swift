@@ -276,9 +276,10 @@ extension MeterRecord {
     /// The record as one JSON line, without its line break: sorted keys, slashes as they are.
     /// The same bytes whichever output writes it (stdout, a records file, the collector's spool).
     /// A delivery, the kind written a thousand times a second over a line-up, is written
-    /// directly (`JSONLine`, the same bytes); the other kinds by `JSONEncoder`.
+    /// directly (`JSONLine`, the same bytes); the other kinds by `JSONEncoder`, and a delivery
+    /// whose time is not a number (the encoder refuses it, `JSONLine` would leave it out).
     public var jsonLine: [UInt8] {
-        if case .delivery(let delivery) = content {
+        if case .delivery(let delivery) = content, sentAt.isFinite {
             var line: [UInt8] = []
             line.reserveCapacity(delivery.payload.utf8.count + 320)
             append(delivery, to: &line)
