@@ -148,7 +148,8 @@ package final class SharedTimer: @unchecked Sendable {
             if !due.isEmpty {
                 condition.unlock()
                 if let loop = loops?.next() {
-                    loop.execute { for waiter in due { waiter.wake() } }
+                    let batch = due
+                    loop.execute { for waiter in batch { waiter.wake() } }
                 } else {
                     for waiter in due { waiter.wake() }
                 }
