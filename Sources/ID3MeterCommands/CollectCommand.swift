@@ -78,8 +78,9 @@ struct CollectCommand: AsyncParsableCommand {
                                   logger.notice("collecting on \(api.url(tls: tls != nil, port: channel.localAddress?.port ?? port))")
                               }, logger: serverLogger)
         let retention = Retention(store: store, keep: .seconds(keep.seconds), logger: logger)
-        // The store closes last: the API first stops taking batches.
-        let group = ServiceGroup(configuration: .init(services: [.init(service: retention), .init(service: app)],
+        let folding = HourFolding(store: store, logger: logger)
+        // The store closes last (retention's part): the API first stops taking batches, then the fold stops.
+        let group = ServiceGroup(configuration: .init(services: [.init(service: retention), .init(service: folding), .init(service: app)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: serverLogger))
         do {
             try await group.run()

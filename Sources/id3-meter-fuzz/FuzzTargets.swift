@@ -30,7 +30,7 @@ enum FuzzTarget: String, CaseIterable {
                 let day = builder.calendar.day(of: span.firstAt)
                 guard let bounds = builder.calendar.bounds(of: day) else { fatalError("no bounds for \(day)") }
                 let since = bounds.lowerBound - ChannelDayInput.notableLookback
-                let coverage = files.coverage(channel: span.channel, minutes: CoverageMinute.minute(of: bounds.lowerBound) - 1..<CoverageMinute.minute(of: bounds.upperBound) + 1)
+                let coverage = files.coverage(channel: span.channel, minutes: [CoverageMinute.minute(of: bounds.lowerBound) - 1..<CoverageMinute.minute(of: bounds.upperBound) + 1])
                 let notable = files.notable(channel: span.channel, from: since, to: bounds.upperBound)
                 for result in builder.days(of: span, [(day, bounds)], coverage: coverage, notable: notable, notableSince: since) {
                     guard result.creditedMinutes <= result.onAirMinutes, result.strip.reduce(0, { $0 + $1.minutes }) == 1_440,

@@ -4,7 +4,6 @@ import ID3MeterCore
 extension ChannelDay {
     /// The channel's day from what its meters recorded. `time` writes a Unix time in the report's zone.
     package init(_ input: ChannelDayInput, time: (Double) -> String) {
-        let threshold = CoverageMinute.gapThreshold
         day = input.day
         channel = input.channel
         let firstMinute = CoverageMinute.minute(of: input.dayStart)
@@ -15,67 +14,72 @@ extension ChannelDay {
             return
         }
         (onAirFrom, onAirTo) = (time(onAir.lowerBound), time(onAir.upperBound))
-        let airMinutes = CoverageMinute.minute(of: onAir.lowerBound)..<Int((onAir.upperBound / 60).rounded(.up))
+        let airMinutes = Self.airMinutes(onAir)
         onAirMinutes = airMinutes.count
 
-        // Minutes credited, by whom.
-        var creditedBy: [Int: Set<String>] = [:]
-        var counts = TagCounts()
-        var perMinuteMax: [Int: TagCounts] = [:]
-        for (meter, minutes) in input.minutes {
-            for minute in minutes where airMinutes.contains(minute.minute) {
-                if minute.creditable > 0 { creditedBy[minute.minute, default: []].insert(meter) }
-                var most = perMinuteMax[minute.minute] ?? TagCounts()
-                most.creditable = max(most.creditable, minute.creditable)
-                most.info = max(most.info, minute.info)
-                most.placeholder = max(most.placeholder, minute.placeholder)
-                most.invalid = max(most.invalid, minute.invalid)
-                perMinuteMax[minute.minute] = most
+        // Minutes credited, by whom: bits of each hour.
+        let hours = input.hours
+        tags = hours.reduce(into: TagCounts()) { sum, hour in
+            sum.creditable += hour.tags.creditable
+            sum.info += hour.tags.info
+            sum.placeholder += hour.tags.placeholder
+            sum.invalid += hour.tags.invalid
+        }
+        creditedMinutes = hours.reduce(0) { $0 + $1.credited.nonzeroBitCount }
+        let names = Set(hours.flatMap(\.meters.keys)).sorted()
+        meters = names.map { meter in
+            var part = MeterPart(meter: meter, creditedMinutes: 0, creditableTags: 0, soleMinutes: 0)
+            for hour in hours {
+                guard let mine = hour.meters[meter] else { continue }
+                let others = hour.meters.reduce(UInt64(0)) { $1.key == meter ? $0 : $0 | $1.value.credited }
+                part.creditedMinutes += mine.credited.nonzeroBitCount
+                part.creditableTags += mine.creditable
+                part.soleMinutes += (mine.credited & ~others).nonzeroBitCount
             }
+            return part
         }
-        // Two meters' copies of one tag are one tag: a minute counts what its busiest meter saw.
-        for most in perMinuteMax.values {
-            counts.creditable += most.creditable
-            counts.info += most.info
-            counts.placeholder += most.placeholder
-            counts.invalid += most.invalid
-        }
-        tags = counts
-        creditedMinutes = creditedBy.count
-        meters = input.minutes.keys.sorted().map { meter in
-            let mine = input.minutes[meter, default: []].filter { airMinutes.contains($0.minute) && $0.creditable > 0 }
-            return MeterPart(meter: meter, creditedMinutes: mine.count, creditableTags: mine.reduce(0) { $0 + $1.creditable },
-                             soleMinutes: mine.count { creditedBy[$0.minute]?.count == 1 })
-        }
-        strip = Self.runs(dayMinutes: dayMinutes, firstMinute: firstMinute, airMinutes: airMinutes, credited: creditedBy)
+        strip = Self.runs(dayMinutes: dayMinutes, firstMinute: firstMinute, airMinutes: airMinutes, hours: hours)
 
         // Gaps: the stretches on air that no meter's creditable tags cover.
-        let covered = Self.union(input.minutes.values.map(Self.stretches), threshold: threshold)
         let alerts = AlertSpans(input.notable, since: input.notableSince)
-        var found: [Gap] = []
-        var position = onAir.lowerBound
-        func gap(to end: Double) {
-            guard end - position >= threshold else { return }
-            found.append(Gap(from: time(position), to: time(end), seconds: Int((end - position).rounded()),
-                             causes: Self.causes(position, end, afterTags: position > onAir.lowerBound, input: input, alerts: alerts, time: time), start: position))
+        gaps = Self.gaps(hours, onAir: onAir).map { gap in
+            Gap(from: time(gap.lowerBound), to: time(gap.upperBound), seconds: Int((gap.upperBound - gap.lowerBound).rounded()),
+                causes: Self.causes(gap.lowerBound, gap.upperBound, afterTags: gap.lowerBound > onAir.lowerBound, input: input, alerts: alerts, time: time),
+                start: gap.lowerBound)
         }
-        for stretch in covered where stretch.upperBound > position {
-            guard stretch.lowerBound < onAir.upperBound else { break }
-            if stretch.lowerBound > position { gap(to: stretch.lowerBound) }
-            position = max(position, stretch.upperBound)
-        }
-        if position < onAir.upperBound { gap(to: onAir.upperBound) }
-        gaps = found
 
-        info = Self.infoCadence(input.minutes, onAir: onAir)
-        info.tags = counts.info
+        info = Self.infoCadence(hours, onAir: onAir)
+        info.tags = tags.info
         failingChecks = Self.failingChecks(alerts, onAir: onAir)
+    }
+
+    /// The minutes a day on air for `onAir` counts: those it touches.
+    package static func airMinutes(_ onAir: Range<Double>) -> Range<Int> {
+        CoverageMinute.minute(of: onAir.lowerBound)..<Int((onAir.upperBound / 60).rounded(.up))
     }
 
     /// A meter's covered stretches, in order: its minutes' own, joined across minutes when the
     /// last tag of one and the first of the next are closer than a gap.
     package static func stretches(_ minutes: [CoverageMinute]) -> [ClosedRange<Double>] {
         union([minutes.flatMap(\.covered)], threshold: CoverageMinute.gapThreshold)
+    }
+
+    /// The stretches of `onAir`, of a gap or more, that no meter's creditable tags cover: where
+    /// the report looks for causes (and a database report reads the minutes they overlap).
+    package static func gaps(_ hours: [CoverageHour], onAir: Range<Double>) -> [Range<Double>] {
+        let threshold = CoverageMinute.gapThreshold
+        var found: [Range<Double>] = []
+        var position = onAir.lowerBound
+        func gap(to end: Double) {
+            if end - position >= threshold { found.append(position..<end) }
+        }
+        for stretch in union(hours.map(\.covered), threshold: threshold) where stretch.upperBound > position {
+            guard stretch.lowerBound < onAir.upperBound else { break }
+            if stretch.lowerBound > position { gap(to: stretch.lowerBound) }
+            position = max(position, stretch.upperBound)
+        }
+        if position < onAir.upperBound { gap(to: onAir.upperBound) }
+        return found
     }
 
     /// Stretches from several lists, merged where less than `threshold` lies between them.
@@ -91,11 +95,15 @@ extension ChannelDay {
         return merged
     }
 
-    private static func runs(dayMinutes: Int, firstMinute: Int, airMinutes: Range<Int>, credited: [Int: Set<String>]) -> [Run] {
+    private static func runs(dayMinutes: Int, firstMinute: Int, airMinutes: Range<Int>, hours: [CoverageHour]) -> [Run] {
+        let credited = Dictionary(hours.map { ($0.hour, $0.credited) }, uniquingKeysWith: |)
         var runs: [Run] = []
         for offset in 0..<max(dayMinutes, 0) {
             let minute = firstMinute + offset
-            let state: Run.State = !airMinutes.contains(minute) ? .offAir : credited[minute] != nil ? .credited : .uncredited
+            let hour = CoverageHour.hour(of: minute)
+            let bits = credited[hour] ?? 0
+            let state: Run.State = !airMinutes.contains(minute) ? .offAir
+                : bits & (UInt64(1) << UInt64(minute - hour * 60)) != 0 ? .credited : .uncredited
             if let last = runs.last, last.state == state {
                 runs[runs.count - 1].minutes += 1
             } else {
@@ -201,23 +209,26 @@ extension ChannelDay {
             .sorted { ($0.element.kind, $0.offset) < ($1.element.kind, $1.offset) }.map(\.element)
     }
 
-    private static func infoCadence(_ minutes: [String: [CoverageMinute]], onAir: Range<Double>) -> InfoCadence {
-        var byMinute: [Int: ClosedRange<Double>] = [:]
-        for minute in minutes.values.joined() {
-            guard let first = minute.infoFirst, let last = minute.infoLast else { continue }
-            let known = byMinute[minute.minute]
-            byMinute[minute.minute] = min(known?.lowerBound ?? first, first)...max(known?.upperBound ?? last, last)
+    private static func infoCadence(_ hours: [CoverageHour], onAir: Range<Double>) -> InfoCadence {
+        var joined: CoverageHour.InfoStretch?
+        for hour in hours {
+            guard let info = hour.info else { continue }
+            guard var known = joined else {
+                joined = info
+                continue
+            }
+            known.add(info.first...info.last, longest: info.longest, overLimit: info.overLimit)
+            joined = known
         }
         var cadence = InfoCadence()
-        var previous = onAir.lowerBound
         var longest = 0.0
-        for key in byMinute.keys.sorted() {
-            let span = byMinute[key]!
-            guard span.upperBound >= onAir.lowerBound, span.lowerBound < onAir.upperBound else { continue }
-            let interval = span.lowerBound - previous
-            longest = max(longest, interval)
-            if interval > InfoCadence.limit { cadence.intervalsOverLimit += 1 }
-            previous = span.upperBound
+        var previous = onAir.lowerBound
+        if let joined {
+            // From the start of the air to the first INFO tag, then what lies between them.
+            let first = joined.first - onAir.lowerBound
+            longest = max(first, joined.longest)
+            cadence.intervalsOverLimit = (first > InfoCadence.limit ? 1 : 0) + joined.overLimit
+            previous = joined.last
         }
         let last = onAir.upperBound - previous
         longest = max(longest, last)

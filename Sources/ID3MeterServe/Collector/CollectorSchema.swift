@@ -48,7 +48,7 @@ enum CollectorSchema {
             CREATE TABLE channels (channel TEXT PRIMARY KEY, first_at DOUBLE PRECISION NOT NULL, last_at DOUBLE PRECISION NOT NULL,
                                    deleted_at DOUBLE PRECISION)
             """,
-        ], dialect == .postgres ? [holeFunction, coverageRoom] : []]
+        ], dialect == .postgres ? [holeFunction, coverageRoom] : [], hourTables(dialect)]
     }
 
     /// What a database's tables say of it before anything is written to it or read from it:
@@ -164,8 +164,8 @@ enum CollectorSchema {
 
     static func purgeRecords(before time: Double) -> Statement { Statement("DELETE FROM records WHERE sent_at < ? RETURNING id", [.real(time)]) }
     static func purgeBatches(before time: Double) -> Statement { Statement("DELETE FROM batches WHERE received_at < ?", [.real(time)]) }
-    static func purgeCoverage(before time: Double) -> Statement {
-        Statement("DELETE FROM coverage WHERE minute < ?", [.integer(CoverageMinute.minute(of: time))])
+    static func purgeCoverage(before time: Double) -> [Statement] {
+        [Statement("DELETE FROM coverage WHERE minute < ?", [.integer(CoverageMinute.minute(of: time))])] + purgeHours(before: time)
     }
 
     /// Keeps `batch` through `run` (a statement in, the rows it returned out), inside a
@@ -270,6 +270,8 @@ enum CollectorSchema {
                     """, values))
             }
         }
+        // Hours a fold may have taken already: marked, so that the report folds them anew.
+        for statement in marks(keys.map { ($0.channel, $0.minute) }, receivedAt: batch.receivedAt) { _ = try await run(statement) }
         let heardOf = heard.compactMap { channel, times in
             (times.first ?? times.deleted).map { ChannelSpanWrites.Span(channel: channel, first: $0, last: times.last ?? $0, deleted: times.deleted) }
         }
@@ -320,11 +322,26 @@ enum CollectorSchema {
     // What the report reads (CoverageReading).
     static let channels = Statement("SELECT channel, first_at, last_at, deleted_at FROM channels ORDER BY channel")
 
-    static func coverage(channel: String, minutes: Range<Int>) -> Statement {
+    /// The channel's minutes in `ranges` (at most `foldRows` of them), found through the key
+    /// range by range.
+    static func coverage(channel: String, minutes ranges: some Collection<Range<Int>>) -> Statement {
         Statement("""
-            SELECT creditable, info, placeholder, invalid, first_at, last_at, hole_from, hole_to, info_first, info_last, minute, meter
-            FROM coverage WHERE channel = ? AND minute >= ? AND minute < ? ORDER BY minute, meter
-            """, [.text(channel), .integer(minutes.lowerBound), .integer(minutes.upperBound)])
+            WITH r (low, high) AS (VALUES \(Array(repeating: "(CAST(? AS BIGINT), CAST(? AS BIGINT))", count: ranges.count).joined(separator: ", ")))
+            SELECT c.creditable, c.info, c.placeholder, c.invalid, c.first_at, c.last_at, c.hole_from, c.hole_to, c.info_first, c.info_last,
+                   c.minute, c.meter
+            FROM r JOIN coverage c ON c.channel = ? AND c.minute >= r.low AND c.minute < r.high ORDER BY c.minute, c.meter
+            """, ranges.flatMap { [Value.integer($0.lowerBound), .integer($0.upperBound)] } + [.text(channel)])
+    }
+
+    /// The channel's minutes in `ranges`, by meter, sorted: a statement each `foldRows` ranges.
+    static func coverage(channel: String, minutes ranges: [Range<Int>], rows: (Statement) async throws -> [Row]) async throws -> [String: [CoverageMinute]] {
+        var byMeter: [String: [CoverageMinute]] = [:]
+        for start in stride(from: 0, to: ranges.count, by: foldRows) {
+            for row in try await rows(coverage(channel: channel, minutes: ranges[start..<min(start + foldRows, ranges.count)])) {
+                byMeter[row[11].text ?? "", default: []].append(coverageMinute(row[10].integer ?? 0, row))
+            }
+        }
+        return byMeter.mapValues { $0.sorted { $0.minute < $1.minute } }
     }
 
     static func notable(channel: String, from: Double, to: Double) -> Statement {

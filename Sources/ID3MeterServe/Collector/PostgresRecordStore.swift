@@ -140,11 +140,26 @@ public final class PostgresRecordStore: RecordStore {
         do {
             return try await client.withTransaction(logger: logger) { [logger] connection in
                 _ = try await Self.run(CollectorSchema.purgeBatches(before: time), on: connection, logger: logger)
-                _ = try await Self.run(CollectorSchema.purgeCoverage(before: time), on: connection, logger: logger)
+                for statement in CollectorSchema.purgeCoverage(before: time) { _ = try await Self.run(statement, on: connection, logger: logger) }
                 return try await Self.run(CollectorSchema.purgeRecords(before: time), on: connection, logger: logger)
             }
         } catch {
             throw StoreError("cannot delete records older than the retention: \(Self.words(error))")
+        }
+    }
+
+    public func foldHours(now: Double) async throws(StoreError) -> Int {
+        do {
+            return try await client.withTransaction(logger: logger) { [logger] connection in
+                // One fold at a time across the collectors on this database: two at once could
+                // each delete marks the other's older read did not fold.
+                let locked = try await Self.rows(CollectorSchema.Statement("SELECT pg_try_advisory_xact_lock(\(CollectorSchema.foldLock))::int"),
+                                                 on: connection, logger: logger)
+                guard locked.first?.first?.integer == 1 else { return 0 }
+                return try await CollectorSchema.foldHours(now: now) { try await Self.rows($0, on: connection, logger: logger) }
+            }
+        } catch {
+            throw StoreError("cannot fold the coverage's hours: \(Self.words(error))")
         }
     }
 
@@ -250,10 +265,16 @@ extension PostgresRecordStore: CoverageReading {
         }
     }
 
-    package func coverage(channel: String, minutes: Range<Int>) async throws(StoreError) -> [String: [CoverageMinute]] {
-        Dictionary(grouping: try await read("the coverage of \(channel)", CollectorSchema.coverage(channel: channel, minutes: minutes)),
-                   by: { $0[11].text ?? "" })
-            .mapValues { $0.map { CollectorSchema.coverageMinute($0[10].integer ?? 0, $0) } }
+    package func coverage(channel: String, minutes: [Range<Int>]) async throws(StoreError) -> [String: [CoverageMinute]] {
+        do {
+            return try await CollectorSchema.coverage(channel: channel, minutes: minutes) { try await Self.values(client.query(Self.query($0), logger: logger)) }
+        } catch {
+            throw StoreError("cannot read the coverage of \(channel): \(Self.words(error))")
+        }
+    }
+
+    package func hours(channel: String, hours: Range<Int>) async throws(StoreError) -> [Int: CoverageHour] {
+        try await CollectorSchema.storedHours(read("the hours of \(channel)", CollectorSchema.hours(channel: channel, hours: hours)), channel: channel)
     }
 
     package func notable(channel: String, from: Double, to: Double) async throws(StoreError) -> [MeterRecord] {

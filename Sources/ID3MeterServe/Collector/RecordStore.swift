@@ -9,6 +9,10 @@ public protocol RecordStore: Sendable {
     /// Deletes the records made, and the batch ids received, before `time` (Unix seconds);
     /// the number of records deleted.
     func purge(before time: Double) async throws(StoreError) -> Int
+    /// Folds coverage minutes into hours (`CoverageHour`) for hours over long enough, a few
+    /// thousand at a time, those batches changed since first; the number folded (0: none left,
+    /// or another collector is folding).
+    func foldHours(now: Double) async throws(StoreError) -> Int
     /// The records kept of `channel` (all channels: `nil`) made in `from..<to` (Unix seconds),
     /// in the order they were made: a channel's day, for the report.
     func records(channel: String?, from: Double, to: Double) async throws(StoreError) -> [MeterRecord]

@@ -103,11 +103,19 @@ public actor SQLiteRecordStore: RecordStore {
         do {
             return try await transaction {
                 _ = try await self.run(CollectorSchema.purgeBatches(before: time))
-                _ = try await self.run(CollectorSchema.purgeCoverage(before: time))
+                for statement in CollectorSchema.purgeCoverage(before: time) { _ = try await self.run(statement) }
                 return try await self.run(CollectorSchema.purgeRecords(before: time))
             }
         } catch {
             throw StoreError("cannot delete records older than the retention: \(error)")
+        }
+    }
+
+    public func foldHours(now: Double) async throws(StoreError) -> Int {
+        do {
+            return try await transaction { try await CollectorSchema.foldHours(now: now, run: self.rows) }
+        } catch {
+            throw StoreError("cannot fold the coverage's hours: \((error as? SQLiteError)?.message ?? "\(error)")")
         }
     }
 
@@ -204,11 +212,13 @@ extension SQLiteRecordStore: CoverageReading {
         }
     }
 
-    package func coverage(channel: String, minutes: Range<Int>) async throws(StoreError) -> [String: [CoverageMinute]] {
-        try await read("the coverage of \(channel)") {
-            Dictionary(grouping: try await rows(CollectorSchema.coverage(channel: channel, minutes: minutes)), by: { $0[11].text ?? "" })
-                .mapValues { $0.map { CollectorSchema.coverageMinute($0[10].integer ?? 0, $0) } }
-        }
+    package func coverage(channel: String, minutes: [Range<Int>]) async throws(StoreError) -> [String: [CoverageMinute]] {
+        try await read("the coverage of \(channel)") { try await CollectorSchema.coverage(channel: channel, minutes: minutes, rows: rows) }
+    }
+
+    package func hours(channel: String, hours: Range<Int>) async throws(StoreError) -> [Int: CoverageHour] {
+        try CollectorSchema.storedHours(try await read("the hours of \(channel)") { try await rows(CollectorSchema.hours(channel: channel, hours: hours)) },
+                                        channel: channel)
     }
 
     package func notable(channel: String, from: Double, to: Double) async throws(StoreError) -> [MeterRecord] {

@@ -34,29 +34,106 @@ package struct CoverageBuilder: Sendable {
         }
         var results: [ChannelDay] = []
         for (done, span) in channels.enumerated() {
-            let minutes = (CoverageMinute.minute(of: from) - 1)..<(CoverageMinute.minute(of: to) + 1)
-            let coverage = try await reading.coverage(channel: span.channel, minutes: minutes)
-            let notableSince = from - ChannelDayInput.notableLookback
-            let notable = try await reading.notable(channel: span.channel, from: notableSince, to: to)
-            results += self.days(of: span, begun, coverage: coverage, notable: notable, notableSince: notableSince)
+            results += try await self.days(of: span, begun, from: from, to: to, reading: reading)
             progress(done + 1, channels.count)
         }
         return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: results,
                               notBegun: notBegun, holds: holds)
     }
 
-    /// `span`'s days from its coverage and other records over all of them; a day is on air until
-    /// `now` at most (none of it when it begins later).
+    /// `span`'s days, read from `reading`: the collector's stored hours where an hour is wholly
+    /// on air, the minutes of every other hour, then the minutes the gaps found overlap.
+    private func days(of span: ChannelSpan, _ days: [(day: String, bounds: Range<Double>)], from: Double, to: Double,
+                      reading: some CoverageReading) async throws(StoreError) -> [ChannelDay] {
+        let all = (CoverageMinute.minute(of: from) - 1)..<(CoverageMinute.minute(of: to) + 1)
+        let stored = try await reading.hours(channel: span.channel,
+                                             hours: CoverageHour.hour(of: all.lowerBound)..<(CoverageHour.hour(of: all.upperBound - 1) + 1))
+        var read = IndexSet()
+        var coverage: [String: [CoverageMinute]] = [:]
+        // One read a round, of the ranges not read yet.
+        func fetch(_ wanted: IndexSet) async throws(StoreError) {
+            let ranges = Array(wanted.subtracting(read).rangeView)
+            guard !ranges.isEmpty else { return }
+            for (meter, minutes) in try await reading.coverage(channel: span.channel, minutes: ranges) {
+                coverage[meter] = ((coverage[meter] ?? []) + minutes).sorted { $0.minute < $1.minute }
+            }
+            read.formUnion(wanted)
+        }
+        // First every minute a day folds itself, then those its gaps overlap.
+        var wanted = IndexSet()
+        for (_, bounds) in days {
+            guard let onAir = self.onAir(of: span, bounds) else { continue }
+            for (hour, minutes) in Self.hours(reach: Self.reach(bounds, onAir: onAir)) where !Self.uses(stored[hour], hour, onAir: onAir) {
+                wanted.insert(integersIn: minutes)
+            }
+        }
+        try await fetch(wanted)
+        wanted = IndexSet()
+        for (_, bounds) in days {
+            guard let onAir = self.onAir(of: span, bounds) else { continue }
+            let reach = Self.reach(bounds, onAir: onAir)
+            for gap in ChannelDay.gaps(hours(reach: reach, onAir: onAir, coverage: coverage, stored: stored), onAir: onAir) {
+                let minutes = CoverageMinute.minute(of: gap.lowerBound)...CoverageMinute.minute(of: gap.upperBound)
+                wanted.insert(integersIn: max(minutes.lowerBound, reach.lowerBound)..<(min(minutes.upperBound, reach.upperBound) + 1))
+            }
+        }
+        try await fetch(wanted)
+        let notableSince = from - ChannelDayInput.notableLookback
+        let notable = try await reading.notable(channel: span.channel, from: notableSince, to: to)
+        return self.days(of: span, days, coverage: coverage, stored: stored, notable: notable, notableSince: notableSince)
+    }
+
+    /// `span`'s days from its coverage (the collector's stored hours, and each meter's minutes
+    /// sorted) and other records over all of them; a day is on air until `now` at most (none of
+    /// it when it begins later).
     package func days(of span: ChannelSpan, _ days: [(day: String, bounds: Range<Double>)], coverage: [String: [CoverageMinute]],
-                      notable: [MeterRecord], notableSince: Double) -> [ChannelDay] {
+                      stored: [Int: CoverageHour] = [:], notable: [MeterRecord], notableSince: Double) -> [ChannelDay] {
         days.map { day, bounds in
-            let near = (CoverageMinute.minute(of: bounds.lowerBound) - 1)...(CoverageMinute.minute(of: bounds.upperBound))
+            let onAir = onAir(of: span, bounds)
+            let reach = onAir.map { Self.reach(bounds, onAir: $0) }
             let input = ChannelDayInput(
-                channel: span.channel, day: day, dayStart: bounds.lowerBound, dayEnd: bounds.upperBound,
-                onAir: span.onAir(within: bounds.lowerBound..<max(bounds.lowerBound, min(bounds.upperBound, now))),
-                minutes: coverage.mapValues { Self.slice($0, near) }.filter { !$0.value.isEmpty },
+                channel: span.channel, day: day, dayStart: bounds.lowerBound, dayEnd: bounds.upperBound, onAir: onAir,
+                hours: onAir.map { hours(reach: reach!, onAir: $0, coverage: coverage, stored: stored) } ?? [],
+                minutes: reach.map { reach in coverage.mapValues { Self.slice($0, reach) }.filter { !$0.value.isEmpty } } ?? [:],
                 notable: notable.filter { $0.sentAt < bounds.upperBound }, notableSince: notableSince)
             return ChannelDay(input) { calendar.time($0, of: day, bounds: bounds) }
+        }
+    }
+
+    /// When `span` was on air within a day of `bounds`, until `now` at most.
+    private func onAir(of span: ChannelSpan, _ bounds: Range<Double>) -> Range<Double>? {
+        span.onAir(within: bounds.lowerBound..<max(bounds.lowerBound, min(bounds.upperBound, now)))
+    }
+
+    /// The minutes a day of `bounds` on air for `onAir` reads: from the minute before its air
+    /// (a tag there may cover its start) to the minute its air ends in. No minute outside tells
+    /// the day anything: a gap is looked for within the air alone.
+    private static func reach(_ bounds: Range<Double>, onAir: Range<Double>) -> ClosedRange<Int> {
+        max(CoverageMinute.minute(of: bounds.lowerBound), CoverageMinute.minute(of: onAir.lowerBound)) - 1
+            ... min(CoverageMinute.minute(of: bounds.upperBound), CoverageMinute.minute(of: onAir.upperBound))
+    }
+
+    /// The hours `reach` touches, each with its minutes in `reach`.
+    private static func hours(reach: ClosedRange<Int>) -> [(hour: Int, minutes: Range<Int>)] {
+        (CoverageHour.hour(of: reach.lowerBound)...CoverageHour.hour(of: reach.upperBound)).map { hour in
+            let minutes = CoverageHour.minutes(of: hour)
+            return (hour, max(minutes.lowerBound, reach.lowerBound)..<min(minutes.upperBound, reach.upperBound + 1))
+        }
+    }
+
+    /// Whether a day on air for `onAir` takes `hour` as the collector stored it: only an hour
+    /// wholly on air, where folding its minutes would count all of them too.
+    private static func uses(_ stored: CoverageHour?, _ hour: Int, onAir: Range<Double>) -> Bool {
+        stored != nil && Double(hour * 3_600) >= onAir.lowerBound && Double(hour * 3_600 + 3_600) <= onAir.upperBound
+    }
+
+    /// A day's hours: stored where it takes them, else folded from its minutes in `reach`.
+    private func hours(reach: ClosedRange<Int>, onAir: Range<Double>, coverage: [String: [CoverageMinute]], stored: [Int: CoverageHour]) -> [CoverageHour] {
+        Self.hours(reach: reach).map { hour, minutes in
+            if Self.uses(stored[hour], hour, onAir: onAir), let kept = stored[hour] { return kept }
+            let inHour = minutes.lowerBound...(minutes.upperBound - 1)
+            return CoverageHour(hour: hour, minutes: coverage.mapValues { Self.slice($0, inHour) }.filter { !$0.value.isEmpty },
+                                counted: ChannelDay.airMinutes(onAir), onAir: onAir)
         }
     }
 

@@ -88,9 +88,14 @@ package struct RecordFiles: CoverageReading {
 
     package func channels() -> [ChannelSpan] { spans.values.compactMap { $0 }.sorted { $0.channel < $1.channel } }
 
-    package func coverage(channel: String, minutes range: Range<Int>) -> [String: [CoverageMinute]] {
-        (minutes[channel] ?? [:]).mapValues { byMinute in byMinute.values.filter { range.contains($0.minute) }.sorted { $0.minute < $1.minute } }
+    package func coverage(channel: String, minutes ranges: [Range<Int>]) -> [String: [CoverageMinute]] {
+        (minutes[channel] ?? [:]).mapValues { byMinute in
+            byMinute.values.filter { minute in ranges.contains { $0.contains(minute.minute) } }.sorted { $0.minute < $1.minute }
+        }.filter { !$0.value.isEmpty }
     }
+
+    /// Record files keep no folded hours: every hour is folded from its minutes.
+    package func hours(channel: String, hours: Range<Int>) -> [Int: CoverageHour] { [:] }
 
     package func notable(channel: String, from: Double, to: Double) -> [MeterRecord] {
         (notables[channel] ?? []).filter { $0.sentAt >= from && $0.sentAt < to }.enumerated()

@@ -1,0 +1,144 @@
+import ID3Meter
+import ID3MeterReport
+
+/// The collector's hours (`CoverageHour`, schema version 3): each channel's minutes folded once
+/// an hour is over, so that a month's report reads an hour where it would read sixty minutes a
+/// meter. docs/COLLECTOR.md says why a stored hour is never stale:
+/// - an hour is folded only `foldAfter` after it ended; a batch stored later that touches an
+///   hour ended `markAfter` before it was received leaves a mark on it (`coverage_marks`, rows
+///   only added, so batches never wait on each other for them);
+/// - the fold reads an hour's marks before its minutes, so the minutes it reads hold every
+///   batch whose mark it read, and deletes only the marks it read;
+/// - the report takes a stored hour only while no mark is left on it.
+/// The hour between `markAfter` and `foldAfter` is for a batch's transaction to commit: one
+/// received before an hour was sealed for marks and still open when the fold read its minutes
+/// would have to have lasted that long.
+extension CollectorSchema {
+    /// How long after its end a batch touching an hour marks it.
+    static let markAfter = 3_600.0
+    /// How long after its end an hour is folded.
+    static let foldAfter = 7_200.0
+    /// Hours one fold transaction takes at most: a few seconds' work, then batches go on.
+    static let hoursPerFold = 2_000
+
+    static func hourTables(_ dialect: Dialect) -> [String] { [
+        "CREATE TABLE coverage_hours (channel TEXT NOT NULL, hour BIGINT NOT NULL, summary TEXT NOT NULL, PRIMARY KEY (channel, hour))",
+        // A mark's id tells the marks a fold read from those added after it.
+        "CREATE TABLE coverage_marks (id \(dialect.rowID), channel TEXT NOT NULL, hour BIGINT NOT NULL)",
+        "CREATE INDEX coverage_marks_hour ON coverage_marks (channel, hour)",
+        // The hour each channel's folding has reached: every hour before it was folded once.
+        "CREATE TABLE coverage_folded (channel TEXT PRIMARY KEY, through BIGINT NOT NULL)",
+    ] }
+
+    /// Marks the hours of `minutes` (channel and minute) that ended `markAfter` before `receivedAt`.
+    static func marks(_ minutes: [(channel: String, minute: Int)], receivedAt: Double) -> [Statement] {
+        let sealed = Int(((receivedAt - markAfter) / 3_600).rounded(.down))
+        var hours: [String: Set<Int>] = [:]
+        for (channel, minute) in minutes where CoverageHour.hour(of: minute) < sealed {
+            hours[channel, default: []].insert(CoverageHour.hour(of: minute))
+        }
+        let keys = hours.flatMap { channel, set in set.map { (channel, $0) } }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+        return stride(from: 0, to: keys.count, by: foldRows).map { start in
+            let chunk = keys[start..<min(start + foldRows, keys.count)]
+            return Statement("INSERT INTO coverage_marks (channel, hour) VALUES \(Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", "))",
+                             chunk.flatMap { [Value.text($0.0), .integer($0.1)] })
+        }
+    }
+
+    /// The channel's stored hours in `hours` that no mark is left on.
+    static func hours(channel: String, hours: Range<Int>) -> Statement {
+        Statement("""
+            SELECT hour, summary FROM coverage_hours h WHERE channel = ? AND hour >= ? AND hour < ?
+            AND NOT EXISTS (SELECT 1 FROM coverage_marks m WHERE m.channel = h.channel AND m.hour = h.hour)
+            """, [.text(channel), .integer(hours.lowerBound), .integer(hours.upperBound)])
+    }
+
+    /// The rows of `hours(channel:hours:)`, read: a summary this version cannot read is an error
+    /// named, never an hour taken as empty.
+    static func storedHours(_ rows: [Row], channel: String) throws(StoreError) -> [Int: CoverageHour] {
+        var hours: [Int: CoverageHour] = [:]
+        for row in rows {
+            let hour = row[0].integer ?? 0
+            guard let text = row[1].text, let folded = CoverageHour(hour: hour, text: text) else {
+                throw StoreError("the stored hour \(hour) of \(channel) is not one this version reads")
+            }
+            hours[hour] = folded
+        }
+        return hours
+    }
+
+    /// The advisory lock (PostgreSQL) a fold holds: any number the collector alone uses.
+    static let foldLock = 0x6964_3368_6f75_72
+
+    static func purgeHours(before time: Double) -> [Statement] {
+        // An hour the purge cut into goes: folded again from what is left, it would differ.
+        let hour = (CoverageMinute.minute(of: time) + 59) / 60
+        return [Statement("DELETE FROM coverage_hours WHERE hour < ?", [.integer(hour)]),
+                Statement("DELETE FROM coverage_marks WHERE hour < ?", [.integer(hour)]),
+                Statement("UPDATE coverage_folded SET through = ? WHERE through < ?", [.integer(hour), .integer(hour)])]
+    }
+
+    /// Folds up to `hoursPerFold` hours that ended `foldAfter` before `now`, marked ones first,
+    /// inside a transaction the caller opened (one fold at a time: the caller's lock); the
+    /// number folded.
+    static func foldHours(now: Double, run: (Statement) async throws -> [Row]) async throws -> Int {
+        let sealed = Int(((now - foldAfter) / 3_600).rounded(.down))
+        // Marks first: the minutes read after them hold every batch whose mark was read.
+        let marks = try await run(Statement("""
+            SELECT id, channel, hour FROM coverage_marks WHERE hour < ? ORDER BY channel, hour LIMIT ?
+            """, [.integer(sealed), .integer(hoursPerFold)]))
+        var wanted: [String: Set<Int>] = [:]
+        for mark in marks { wanted[mark[1].text ?? "", default: []].insert(mark[2].integer ?? 0) }
+        var budget = hoursPerFold - wanted.values.reduce(0) { $0 + $1.count }
+        var through: [String: Int] = [:]
+        let channels = try await run(Statement("""
+            SELECT c.channel, c.first_at, c.last_at, c.deleted_at, f.through FROM channels c
+            LEFT JOIN coverage_folded f ON f.channel = c.channel ORDER BY c.channel
+            """))
+        for row in channels where budget > 0 {
+            guard let channel = row[0].text, let first = row[1].real, let last = row[2].real else { continue }
+            let from = row[4].integer ?? CoverageHour.hour(of: CoverageMinute.minute(of: first))
+            let end = min(sealed, CoverageHour.hour(of: CoverageMinute.minute(of: max(last, row[3].real ?? last))) + 1)
+            guard from < end else { continue }
+            let to = min(end, from + budget)
+            wanted[channel, default: []].formUnion(from..<to)
+            budget -= to - from
+            through[channel] = to
+        }
+        var folded = 0
+        for (channel, hours) in wanted.sorted(by: { $0.key < $1.key }) {
+            let sorted = hours.sorted()
+            var minutes: [Int: [String: [CoverageMinute]]] = [:]
+            // The channel's minutes read by runs of consecutive hours (a backlog is one run).
+            var runs: [Range<Int>] = []
+            for hour in sorted {
+                if let last = runs.last, last.upperBound == hour { runs[runs.count - 1] = last.lowerBound..<(hour + 1) } else { runs.append(hour..<(hour + 1)) }
+            }
+            for (meter, list) in try await coverage(channel: channel, minutes: runs.map { $0.lowerBound * 60..<$0.upperBound * 60 }, rows: run) {
+                for minute in list { minutes[CoverageHour.hour(of: minute.minute), default: [:]][meter, default: []].append(minute) }
+            }
+            for start in stride(from: 0, to: sorted.count, by: foldRows) {
+                let chunk = sorted[start..<min(start + foldRows, sorted.count)]
+                _ = try await run(Statement("""
+                    INSERT INTO coverage_hours (channel, hour, summary) VALUES \(Array(repeating: "(?, ?, ?)", count: chunk.count).joined(separator: ", "))
+                    ON CONFLICT (channel, hour) DO UPDATE SET summary = excluded.summary
+                    """, chunk.flatMap { hour in
+                        [Value.text(channel), .integer(hour), .text(CoverageHour(hour: hour, minutes: minutes[hour] ?? [:]).text)]
+                    }))
+            }
+            folded += sorted.count
+        }
+        for start in stride(from: 0, to: marks.count, by: foldRows) {
+            let chunk = marks[start..<min(start + foldRows, marks.count)]
+            _ = try await run(Statement("DELETE FROM coverage_marks WHERE id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))",
+                                        chunk.map { .integer($0[0].integer ?? 0) }))
+        }
+        for (channel, hour) in through.sorted(by: { $0.key < $1.key }) {
+            _ = try await run(Statement("""
+                INSERT INTO coverage_folded (channel, through) VALUES (?, ?)
+                ON CONFLICT (channel) DO UPDATE SET through = excluded.through
+                """, [.text(channel), .integer(hour)]))
+        }
+        return folded
+    }
+}
