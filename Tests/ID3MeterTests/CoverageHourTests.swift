@@ -21,6 +21,7 @@ struct CoverageHourTests {
         var random = SeededRandom(seed: 58)
         func time() -> Double { 1_794_873_600 + Double(random.next() % 3_600_000) / 1_000 }
         let names = ["a", "meter two", "m:3", "", "ünï 9:", "1:x 2"]
+        var all: [Int: CoverageHour] = [:]
         for index in 0..<2_000 {
             var hour = CoverageHour(hour: 498_576 + index)
             hour.credited = random.next() & (1 << 60 - 1)
@@ -41,6 +42,28 @@ struct CoverageHourTests {
                 #expect(CoverageHour(hour: hour.hour, text: String(decoding: text.utf8.prefix(cut), as: UTF8.self)) == nil, "\(text) cut at \(cut)")
             }
             #expect(CoverageHour(hour: hour.hour, text: text + " 1") == nil)
+            all[hour.hour] = hour
+        }
+        // As the database hands a channel's hours over: one text, a line an hour.
+        #expect(CoverageHour.lines(all.values.map { "\($0.hour) \($0.text)" }.joined(separator: "\n")) == all)
+        #expect(CoverageHour.lines("498576 " + all[498_576]!.text + "\n498577 1 2") == nil)
+    }
+
+    /// A report writes every time of a gap in the zone: the arithmetic it does on the
+    /// coverage's times must write what Foundation's ISO 8601 formatter writes, in zones off the
+    /// hour, south of the equator and across their clock changes.
+    @Test func timesAreWrittenAsFoundationsFormatterWritesThem() throws {
+        var random = SeededRandom(seed: 60)
+        for name in ["UTC", "Europe/Paris", "America/St_Johns", "Asia/Kathmandu", "Australia/Lord_Howe", "Pacific/Chatham", "America/Los_Angeles"] {
+            let zone = try #require(TimeZone(identifier: name))
+            let calendar = ReportCalendar(zone: zone)
+            let formatter = ISO8601DateFormatter()
+            formatter.timeZone = zone
+            for _ in 0..<3_000 {
+                let time = Double(random.next() % 4_102_444_800) + Double(random.next() % 1_000) / 1_000
+                let expected = formatter.string(from: Date(timeIntervalSince1970: time.rounded(.down)))
+                #expect(calendar.time(time) == (expected.hasSuffix("Z") ? expected.dropLast() + "+00:00" : expected), "\(name) \(time)")
+            }
         }
     }
 

@@ -120,7 +120,7 @@ struct CoverageReportTests {
         let database = folder.appendingPathComponent("records.db").path
         await (try await SQLiteRecordStore.open(path: database, logger: Logger(label: "test"))).close()
         for statement in [CollectorSchema.coverage(channel: "news", minutes: [0..<100, 200..<300, 400..<460]), CollectorSchema.notable(channel: "news", from: 0, to: 1),
-                          CollectorSchema.hours(channel: "news", hours: 0..<10)] {
+                          CollectorSchema.hours(channel: "news", hours: 0..<10, dialect: .sqlite)] {
             let script = "import sqlite3, sys; print([row[-1] for row in sqlite3.connect(sys.argv[1]).execute('EXPLAIN QUERY PLAN ' + sys.argv[2], [None] * sys.argv[2].count('?'))])"
             let plan = try Command.runTool("/usr/bin/env", ["python3", "-c", script, database, statement.sql])
             #expect(plan.status == 0 && plan.output.contains("USING INDEX") && !plan.output.contains("SCAN records") && !plan.output.contains("SCAN coverage"),

@@ -96,14 +96,16 @@ extension ChannelDay {
     }
 
     private static func runs(dayMinutes: Int, firstMinute: Int, airMinutes: Range<Int>, hours: [CoverageHour]) -> [Run] {
-        let credited = Dictionary(hours.map { ($0.hour, $0.credited) }, uniquingKeysWith: |)
+        // Each hour's bits by its place from the day's first hour: the day's minutes read in turn.
+        let firstHour = CoverageHour.hour(of: firstMinute)
+        var credited = [UInt64](repeating: 0, count: max(0, CoverageHour.hour(of: firstMinute + max(dayMinutes, 1) - 1) - firstHour + 1))
+        for hour in hours where credited.indices.contains(hour.hour - firstHour) { credited[hour.hour - firstHour] |= hour.credited }
         var runs: [Run] = []
         for offset in 0..<max(dayMinutes, 0) {
             let minute = firstMinute + offset
             let hour = CoverageHour.hour(of: minute)
-            let bits = credited[hour] ?? 0
             let state: Run.State = !airMinutes.contains(minute) ? .offAir
-                : bits & (UInt64(1) << UInt64(minute - hour * 60)) != 0 ? .credited : .uncredited
+                : credited[hour - firstHour] & (UInt64(1) << UInt64(minute - hour * 60)) != 0 ? .credited : .uncredited
             if let last = runs.last, last.state == state {
                 runs[runs.count - 1].minutes += 1
             } else {

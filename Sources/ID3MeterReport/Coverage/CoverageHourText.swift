@@ -25,7 +25,27 @@ extension CoverageHour {
 
     /// The hour `text` (as `text` wrote it) says, or `nil` when it is not one.
     package init?(hour: Int, text: String) {
-        var reader = Reader(bytes: Array(text.utf8))
+        self.init(hour: hour, bytes: Array(text.utf8)[...])
+    }
+
+    /// Lines of `<hour> <text>` (the collector's stored hours as one text), by hour; `nil` when
+    /// a line is not one.
+    package static func lines(_ text: String) -> [Int: CoverageHour]? {
+        let bytes = Array(text.utf8)
+        var hours: [Int: CoverageHour] = [:]
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            var reader = Reader(bytes: bytes[start..<end])
+            guard let hour = reader.number(Int.self), let folded = CoverageHour(hour: hour, bytes: bytes[reader.at..<end]) else { return nil }
+            hours[hour] = folded
+            start = end + 1
+        }
+        return hours
+    }
+
+    private init?(hour: Int, bytes: ArraySlice<UInt8>) {
+        var reader = Reader(bytes: bytes)
         guard reader.word() == "1", let credited = reader.number(UInt64.self), let creditable = reader.number(Int.self),
               let info = reader.number(Int.self), let placeholder = reader.number(Int.self), let invalid = reader.number(Int.self),
               let stretches = reader.number(Int.self), stretches >= 0, stretches <= 200 else { return nil }
@@ -52,19 +72,24 @@ extension CoverageHour {
     }
 
     private struct Reader {
-        let bytes: [UInt8]
-        var at = 0
+        let bytes: ArraySlice<UInt8>
+        var at: Int
 
-        var atEnd: Bool { at >= bytes.count }
-        var peek: UInt8? { at < bytes.count ? bytes[at] : nil }
+        init(bytes: ArraySlice<UInt8>) {
+            self.bytes = bytes
+            at = bytes.startIndex
+        }
+
+        var atEnd: Bool { at >= bytes.endIndex }
+        var peek: UInt8? { at < bytes.endIndex ? bytes[at] : nil }
 
         /// The next word, and the space after it.
         mutating func word() -> String? {
             guard !atEnd else { return nil }
             let start = at
-            while at < bytes.count, bytes[at] != UInt8(ascii: " ") { at += 1 }
+            while at < bytes.endIndex, bytes[at] != UInt8(ascii: " ") { at += 1 }
             let word = String(decoding: bytes[start..<at], as: UTF8.self)
-            if at < bytes.count { at += 1 }
+            if at < bytes.endIndex { at += 1 }
             return word
         }
 
@@ -73,9 +98,9 @@ extension CoverageHour {
         /// `<bytes>:<name>` and the space after it.
         mutating func name() -> String? {
             let start = at
-            while at < bytes.count, bytes[at] != UInt8(ascii: ":") { at += 1 }
-            guard at < bytes.count, let length = Int(String(decoding: bytes[start..<at], as: UTF8.self)), length >= 0,
-                  length <= bytes.count - at - 1 else { return nil }
+            while at < bytes.endIndex, bytes[at] != UInt8(ascii: ":") { at += 1 }
+            guard at < bytes.endIndex, let length = Int(String(decoding: bytes[start..<at], as: UTF8.self)), length >= 0,
+                  length <= bytes.endIndex - at - 1 else { return nil }
             let name = String(decoding: bytes[(at + 1)..<(at + 1 + length)], as: UTF8.self)
             at += 1 + length
             guard atEnd || bytes[at] == UInt8(ascii: " ") else { return nil }

@@ -99,10 +99,36 @@ package struct ReportCalendar: Sendable {
     /// `time` as ISO 8601 in the zone, to the second: `2026-11-20T14:03:07+01:00`.
     package func time(_ time: Double) -> String {
         let date = Date(timeIntervalSince1970: time.rounded(.down))
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         let offset = zone.secondsFromGMT(for: date)
-        let sign = offset < 0 ? "-" : "+"
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d%@%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
-                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, sign, abs(offset) / 3_600, abs(offset) % 3_600 / 60)
+        let fields: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int)
+        if CoverageMinute.times.contains(time) {
+            // The coverage's times (1970 to 2100), a month's report writes millions: the
+            // Gregorian calendar's arithmetic on the zone's local seconds, not Calendar's.
+            let local = Int(time.rounded(.down)) + offset
+            let (days, seconds) = local.quotientAndRemainder(dividingBy: 86_400)
+            let civil = Self.civil(fromDays: days - (seconds < 0 ? 1 : 0))
+            let second = (seconds + 86_400) % 86_400
+            fields = (civil.year, civil.month, civil.day, second / 3_600, second % 3_600 / 60, second % 60)
+        } else {
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            fields = (parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        }
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        let year = String(fields.year)
+        return String(repeating: "0", count: max(0, 4 - year.count)) + year + "-" + two(fields.month) + "-" + two(fields.day) + "T" + two(fields.hour)
+            + ":" + two(fields.minute) + ":" + two(fields.second) + (offset < 0 ? "-" : "+") + two(abs(offset) / 3_600) + ":" + two(abs(offset) % 3_600 / 60)
+    }
+
+    /// The Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -45,25 +45,22 @@ extension CollectorSchema {
         }
     }
 
-    /// The channel's stored hours in `hours` that no mark is left on.
-    static func hours(channel: String, hours: Range<Int>) -> Statement {
-        Statement("""
-            SELECT hour, summary FROM coverage_hours h WHERE channel = ? AND hour >= ? AND hour < ?
+    /// The channel's stored hours in `hours` that no mark is left on, as one text of lines
+    /// `<hour> <summary>`: a month's 720 rows a channel, each a round of the protocol and of
+    /// decoding, were most of the reading.
+    static func hours(channel: String, hours: Range<Int>, dialect: Dialect) -> Statement {
+        let lines = dialect == .postgres ? "string_agg(hour || ' ' || summary, chr(10))" : "group_concat(hour || ' ' || summary, char(10))"
+        return Statement("""
+            SELECT \(lines) FROM coverage_hours h WHERE channel = ? AND hour >= ? AND hour < ?
             AND NOT EXISTS (SELECT 1 FROM coverage_marks m WHERE m.channel = h.channel AND m.hour = h.hour)
             """, [.text(channel), .integer(hours.lowerBound), .integer(hours.upperBound)])
     }
 
-    /// The rows of `hours(channel:hours:)`, read: a summary this version cannot read is an error
-    /// named, never an hour taken as empty.
+    /// The rows of `hours(channel:hours:dialect:)`, read: a summary this version cannot read is
+    /// an error named, never an hour taken as empty.
     static func storedHours(_ rows: [Row], channel: String) throws(StoreError) -> [Int: CoverageHour] {
-        var hours: [Int: CoverageHour] = [:]
-        for row in rows {
-            let hour = row[0].integer ?? 0
-            guard let text = row[1].text, let folded = CoverageHour(hour: hour, text: text) else {
-                throw StoreError("the stored hour \(hour) of \(channel) is not one this version reads")
-            }
-            hours[hour] = folded
-        }
+        guard let text = rows.first?.first?.text else { return [:] }
+        guard let hours = CoverageHour.lines(text) else { throw StoreError("a stored hour of \(channel) is not one this version reads") }
         return hours
     }
 

@@ -274,7 +274,7 @@ extension PostgresRecordStore: CoverageReading {
     }
 
     package func hours(channel: String, hours: Range<Int>) async throws(StoreError) -> [Int: CoverageHour] {
-        try await CollectorSchema.storedHours(read("the hours of \(channel)", CollectorSchema.hours(channel: channel, hours: hours)), channel: channel)
+        try await CollectorSchema.storedHours(read("the hours of \(channel)", CollectorSchema.hours(channel: channel, hours: hours, dialect: .postgres)), channel: channel)
     }
 
     package func notable(channel: String, from: Double, to: Double) async throws(StoreError) -> [MeterRecord] {

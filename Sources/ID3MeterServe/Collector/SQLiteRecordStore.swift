@@ -217,7 +217,7 @@ extension SQLiteRecordStore: CoverageReading {
     }
 
     package func hours(channel: String, hours: Range<Int>) async throws(StoreError) -> [Int: CoverageHour] {
-        try CollectorSchema.storedHours(try await read("the hours of \(channel)") { try await rows(CollectorSchema.hours(channel: channel, hours: hours)) },
+        try CollectorSchema.storedHours(try await read("the hours of \(channel)") { try await rows(CollectorSchema.hours(channel: channel, hours: hours, dialect: .sqlite)) },
                                         channel: channel)
     }
 

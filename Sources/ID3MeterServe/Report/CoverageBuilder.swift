@@ -2,8 +2,8 @@ import Foundation
 import ID3Meter
 import ID3MeterReport
 
-/// Builds the coverage report of `days` from `reading`, a channel at a time: a month of a
-/// 300-channel line-up holds one channel's minutes in memory, never the line-up's.
+/// Builds the coverage report of `days` from `reading`, a few channels at a time: a month of a
+/// line-up holds those channels' hours and minutes in memory, never the line-up's.
 package struct CoverageBuilder: Sendable {
     package var calendar: ReportCalendar
     /// The report's time: a day not over yet is on air until now, not until its end.
@@ -32,14 +32,36 @@ package struct CoverageBuilder: Sendable {
         let channels = all.filter {
             only?.contains($0.channel) ?? true && $0.onAir(within: from..<min(to, now)) != nil
         }
-        var results: [ChannelDay] = []
-        for (done, span) in channels.enumerated() {
-            results += try await self.days(of: span, begun, from: from, to: to, reading: reading)
-            progress(done + 1, channels.count)
+        // A few channels at a time: one's reads wait on the database while another's days are made.
+        var results = [[ChannelDay]](repeating: [], count: channels.count)
+        do {
+            try await withThrowingTaskGroup(of: (Int, [ChannelDay]).self) { group in
+                var next = channels.startIndex
+                func start() {
+                    guard next < channels.endIndex else { return }
+                    let (index, span) = (next, channels[next])
+                    group.addTask { (index, try await self.days(of: span, begun, from: from, to: to, reading: reading)) }
+                    next += 1
+                }
+                for _ in 0..<Self.channelsAtOnce { start() }
+                var done = 0
+                while let (index, days) = try await group.next() {
+                    results[index] = days
+                    done += 1
+                    progress(done, channels.count)
+                    start()
+                }
+            }
+        } catch {
+            throw error as? StoreError ?? StoreError("\(error)")
         }
-        return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source, channels: results,
-                              notBegun: notBegun, holds: holds)
+        return CoverageReport(generated: calendar.time(now), timeZone: calendar.zone.identifier, days: days, source: source,
+                              channels: Array(results.joined()), notBegun: notBegun, holds: holds)
     }
+
+    /// Channels read and reported at once: enough to keep the database and this process busy
+    /// together, a few channels' months in memory.
+    static let channelsAtOnce = 4
 
     /// `span`'s days, read from `reading`: the collector's stored hours where an hour is wholly
     /// on air, the minutes of every other hour, then the minutes the gaps found overlap.
