@@ -6,7 +6,7 @@ SWIFT ?= swift
 SAMPLE_BUILD := .build-samples
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
 
-.PHONY: all build sample-gen run test verify api-check api-baseline samples bench bench-fleet bench-soak bench-collector bench-audit fuzz docs deploy deps python ffmpeg chromium node promtool postgres tls-tools timeline-script library-docs screenshots clean install
+.PHONY: all build sample-gen run test verify api-check api-baseline samples bench bench-fleet bench-soak bench-collector bench-report-fleet bench-audit fuzz docs deploy deps python ffmpeg chromium node promtool postgres tls-tools timeline-script library-docs screenshots clean install
 
 all: build
 
@@ -184,6 +184,11 @@ bench: build sample-gen ffmpeg python chromium
 # The collector under a fleet's posters (SQLite and PostgreSQL), against each database's own write speed.
 bench-collector: build python postgres
 	scripts/bench-collector.py
+
+# The report over a fleet's month on PostgreSQL (10,000 channels x 30 days, BENCH_REPORT_CHANNELS and
+# BENCH_REPORT_DAYS), after a check that the folded hours give the minutes' report. About 5 minutes, 3 GB of disk.
+bench-report-fleet: build python postgres
+	scripts/bench-report-fleet.sh
 
 bench-audit: build sample-gen python
 	scripts/bench-audit.sh

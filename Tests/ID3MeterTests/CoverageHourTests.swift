@@ -110,6 +110,15 @@ struct CoverageHourTests {
         #expect(after.minutes.channels == before.minutes.channels)
         #expect(after.hours.channels == after.minutes.channels, "\(Self.difference(after.hours, after.minutes))")
         #expect(after.read.hours * 10 < after.read.minutes, "minute rows read: \(after.read)")
+        // The JSON form, its days encoded in parts on every core: the encoder's bytes of the whole.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var many = after.hours
+        let days = after.hours.channels
+        for count in [0, 1, days.count, 700, 5_000] {
+            many.channels = (0..<count).map { var day = days[$0 % days.count]; day.channel += "-\($0)"; return day }
+            #expect(many.json() == (try encoder.encode(many)), "\(count) days")
+        }
 
         // A meter's spool drained hours late: tags into the first gap of a1 that day.
         let gap = try #require(day.gaps.first)

@@ -1,5 +1,6 @@
 import Foundation
 import ID3MeterCore
+import Synchronization
 
 /// `id3-meter report`: each channel's days, from the records its meters posted. The JSON form is
 /// this type's encoding; `csv` and `html` are read from it.
@@ -41,10 +42,37 @@ package struct CoverageReport: Codable, Sendable {
             .sorted { ($0.gap.seconds, $1.channel, $1.gap.start) > ($1.gap.seconds, $0.channel, $0.gap.start) }
     }
 
+    /// The report as JSON: the encoder's bytes, its channels' days encoded on every core (a
+    /// fleet's month is 300,000 of them, and encoding them was a sixth of its report's time).
+    /// Keys are sorted, so `channels` comes first: the rest is encoded around an empty list and
+    /// the days' elements put in it, each as the encoder writes it inside the whole.
     package func json() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+        var rest = self
+        rest.channels = []
+        guard let outer = try? encoder.encode(rest), outer.starts(with: Data(#"{"channels":[]"#.utf8)) else { return Data("{}".utf8) }
+        let parts = Swift.max(1, Swift.min(ProcessInfo.processInfo.activeProcessorCount * 4, channels.count / 64))
+        let chunk = (channels.count + parts - 1) / Swift.max(parts, 1)
+        let encoded = Mutex([Data?](repeating: nil, count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let slice = channels[Swift.min(part * chunk, channels.count)..<Swift.min((part + 1) * chunk, channels.count)]
+            let own = JSONEncoder()
+            own.outputFormatting = encoder.outputFormatting
+            let data = slice.isEmpty ? Data("[]".utf8) : (try? own.encode(Array(slice))) ?? Data()
+            encoded.withLock { $0[part] = data }
+        }
+        var json = Data(#"{"channels":["#.utf8)
+        var first = true
+        for data in encoded.withLock({ $0 }) {
+            // Each part is `[...]`: its elements go in as they are.
+            guard let data, data.count > 2 else { continue }
+            if !first { json.append(UInt8(ascii: ",")) }
+            json.append(data.dropFirst().dropLast())
+            first = false
+        }
+        json.append(outer.dropFirst(#"{"channels":["#.utf8.count))
+        return json
     }
 }
 

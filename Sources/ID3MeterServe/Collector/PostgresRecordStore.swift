@@ -278,15 +278,8 @@ extension PostgresRecordStore: CoverageReading {
     }
 
     package func notable(channel: String, from: Double, to: Double) async throws(StoreError) -> [MeterRecord] {
-        let decoder = JSONDecoder()
-        var records: [MeterRecord] = []
-        for row in try await read("the records of \(channel)", CollectorSchema.notable(channel: channel, from: from, to: to)) {
-            guard let text = row[0].text else { continue }
-            do { records.append(try decoder.decode(MeterRecord.self, from: Data(text.utf8))) } catch {
-                throw StoreError("cannot read a record of \(channel): \(error)")
-            }
-        }
-        return records
+        try StoredRecords.decode(try await read("the records of \(channel)", CollectorSchema.notable(channel: channel, from: from, to: to)).compactMap { $0[0].text },
+                                 of: channel)
     }
 }
 #else

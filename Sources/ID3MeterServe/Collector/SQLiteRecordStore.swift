@@ -222,11 +222,9 @@ extension SQLiteRecordStore: CoverageReading {
     }
 
     package func notable(channel: String, from: Double, to: Double) async throws(StoreError) -> [MeterRecord] {
-        try await read("the records of \(channel)") {
-            let decoder = JSONDecoder()
-            return try await rows(CollectorSchema.notable(channel: channel, from: from, to: to)).compactMap { $0[0].text }
-                .map { try decoder.decode(MeterRecord.self, from: Data($0.utf8)) }
-        }
+        try StoredRecords.decode(try await read("the records of \(channel)") {
+            try await rows(CollectorSchema.notable(channel: channel, from: from, to: to)).compactMap { $0[0].text }
+        }, of: channel)
     }
 }
 
