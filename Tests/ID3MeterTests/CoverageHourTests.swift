@@ -31,8 +31,8 @@ struct CoverageHourTests {
             if random.next() % 3 != 0 {
                 hour.info = CoverageHour.InfoStretch(first: time(), last: time(), longest: Double(random.next() % 4_000) / 7, overLimit: Int(random.next() % 9))
             }
-            for name in names where random.next() % 2 == 0 {
-                hour.meters[name] = CoverageHour.MeterHour(credited: random.next() & (1 << 60 - 1), creditable: Int(random.next() % 900))
+            for name in names.sorted() where random.next() % 2 == 0 {
+                hour.meters.append(CoverageHour.MeterHour(meter: name, credited: random.next() & (1 << 60 - 1), creditable: Int(random.next() % 900)))
             }
             let text = hour.text
             #expect(CoverageHour(hour: hour.hour, text: text) == hour, "\(text)")
@@ -42,6 +42,11 @@ struct CoverageHourTests {
                 #expect(CoverageHour(hour: hour.hour, text: String(decoding: text.utf8.prefix(cut), as: UTF8.self)) == nil, "\(text) cut at \(cut)")
             }
             #expect(CoverageHour(hour: hour.hour, text: text + " 1") == nil)
+            if hour.meters.count > 1 {
+                var swapped = hour
+                swapped.meters.reverse()
+                #expect(CoverageHour(hour: hour.hour, text: swapped.text) == nil, "meters out of order")
+            }
             all[hour.hour] = hour
         }
         // As the database hands a channel's hours over: one text, a line an hour.
@@ -114,7 +119,16 @@ struct CoverageHourTests {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var many = after.hours
-        let days = after.hours.channels
+        // Fields the line-up's days leave empty, and names a writer must escape.
+        let checks = try JSONDecoder().decode([ChannelDay.FailingCheck].self, from: Data(#"""
+            [{"check": "payload_length", "seconds": 5}, {"check": "renditions", "detail": "the \"audio\" one/é\n\u0001", "seconds": 7}]
+            """#.utf8))
+        let days = after.hours.channels + after.hours.channels.prefix(2).map { day in
+            var day = day
+            (day.failingChecks, day.channel, day.onAirFrom) = (checks, "news \"/\\ ✓\t", nil)
+            day.info.longestIntervalSeconds = nil
+            return day
+        }
         for count in [0, 1, days.count, 700, 5_000] {
             many.channels = (0..<count).map { var day = days[$0 % days.count]; day.channel += "-\($0)"; return day }
             #expect(many.json() == (try encoder.encode(many)), "\(count) days")

@@ -6,14 +6,14 @@
 /// The pieces (about fifty a line) are copied into a scratch buffer and reach the output in one
 /// append when it fills or the object closes: each append to an array checks its uniqueness
 /// and capacity, and those checks had cost more than the copying.
-struct JSONLine: ~Copyable {
+package struct JSONLine: ~Copyable {
     private var bytes: [UInt8] = []
     private let scratch: UnsafeMutableBufferPointer<UInt8>
     private var used = 0
     private var hasField = false
 
     /// Writes `body`'s object at the end of `output`, through a scratch buffer of its own.
-    static func write(appendingTo output: inout [UInt8], _ body: (inout JSONLine) -> Void) {
+    package static func write(appendingTo output: inout [UInt8], _ body: (inout JSONLine) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
             var line = JSONLine(appendingTo: &output, scratch: scratch)
             body(&line)
@@ -21,39 +21,82 @@ struct JSONLine: ~Copyable {
         }
     }
 
-    /// `output` is moved in and out, never copied.
-    private init(appendingTo output: inout [UInt8], scratch: UnsafeMutableBufferPointer<UInt8>) {
-        self.scratch = scratch
-        swap(&bytes, &output)
-        put(UInt8(ascii: "{"))
+    /// Writes a JSON array at the end of `output`: an object for each of `elements`, its fields
+    /// written by `body` (a report's days: the report's JSON, `CoverageReport.json`).
+    package static func writeArray<S: Sequence>(appendingTo output: inout [UInt8], _ elements: S,
+                                                _ body: (inout JSONLine, S.Element) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { scratch in
+            var line = JSONLine(appendingTo: &output, scratch: scratch, opening: UInt8(ascii: "["))
+            line.putObjects(elements, body)
+            line.close(into: &output, closing: UInt8(ascii: "]"))
+        }
     }
 
-    private mutating func close(into output: inout [UInt8]) {
-        put(UInt8(ascii: "}"))
+    /// `output` is moved in and out, never copied.
+    private init(appendingTo output: inout [UInt8], scratch: UnsafeMutableBufferPointer<UInt8>, opening: UInt8 = UInt8(ascii: "{")) {
+        self.scratch = scratch
+        swap(&bytes, &output)
+        put(opening)
+    }
+
+    private mutating func close(into output: inout [UInt8], closing: UInt8 = UInt8(ascii: "}")) {
+        put(closing)
         flush()
         swap(&bytes, &output)
     }
 
-    mutating func add(_ key: StaticString, _ value: String?) {
+    /// An object as `key`'s value, its fields written by `body` in key order.
+    package mutating func object(_ key: StaticString, _ body: (inout JSONLine) -> Void) {
+        begin(key)
+        putObject(body)
+    }
+
+    /// An array of objects as `key`'s value, one for each of `elements`.
+    package mutating func objects<S: Sequence>(_ key: StaticString, _ elements: S, _ body: (inout JSONLine, S.Element) -> Void) {
+        begin(key)
+        put(UInt8(ascii: "["))
+        putObjects(elements, body)
+        put(UInt8(ascii: "]"))
+    }
+
+    private mutating func putObjects<S: Sequence>(_ elements: S, _ body: (inout JSONLine, S.Element) -> Void) {
+        var first = true
+        for element in elements {
+            if !first { put(UInt8(ascii: ",")) }
+            first = false
+            putObject { body(&$0, element) }
+        }
+    }
+
+    private mutating func putObject(_ body: (inout JSONLine) -> Void) {
+        put(UInt8(ascii: "{"))
+        let outer = hasField
+        hasField = false
+        body(&self)
+        hasField = outer
+        put(UInt8(ascii: "}"))
+    }
+
+    package mutating func add(_ key: StaticString, _ value: String?) {
         guard let value else { return }
         begin(key)
         putQuoted(value)
     }
 
     /// UTF-8 bytes, written as the string they spell.
-    mutating func add(_ key: StaticString, _ utf8: UnsafeBufferPointer<UInt8>?) {
+    package mutating func add(_ key: StaticString, _ utf8: UnsafeBufferPointer<UInt8>?) {
         guard let utf8 else { return }
         begin(key)
         putQuoted(utf8)
     }
 
-    mutating func add(_ key: StaticString, _ value: (some BinaryInteger)?) {
+    package mutating func add(_ key: StaticString, _ value: (some BinaryInteger)?) {
         guard let value else { return }
         begin(key)
         putDecimal(Int64(value))
     }
 
-    mutating func add(_ key: StaticString, _ value: Bool?) {
+    package mutating func add(_ key: StaticString, _ value: Bool?) {
         guard let value else { return }
         begin(key)
         if value { put("true") } else { put("false") }
@@ -61,7 +104,7 @@ struct JSONLine: ~Copyable {
 
     /// A finite double, as the encoder writes it: Swift's shortest round-trip digits, without a
     /// trailing ".0".
-    mutating func add(_ key: StaticString, _ value: Double?) {
+    package mutating func add(_ key: StaticString, _ value: Double?) {
         guard let value, value.isFinite else { return }
         begin(key)
         var digits = value.description
@@ -69,7 +112,7 @@ struct JSONLine: ~Copyable {
         digits.withUTF8 { put($0) }
     }
 
-    mutating func add(_ key: StaticString, _ values: [String]?) {
+    package mutating func add(_ key: StaticString, _ values: [String]?) {
         guard let values else { return }
         begin(key)
         put(UInt8(ascii: "["))

@@ -26,12 +26,12 @@ extension ChannelDay {
             sum.invalid += hour.tags.invalid
         }
         creditedMinutes = hours.reduce(0) { $0 + $1.credited.nonzeroBitCount }
-        let names = Set(hours.flatMap(\.meters.keys)).sorted()
+        let names = Set(hours.flatMap { $0.meters.map(\.meter) }).sorted()
         meters = names.map { meter in
             var part = MeterPart(meter: meter, creditedMinutes: 0, creditableTags: 0, soleMinutes: 0)
             for hour in hours {
-                guard let mine = hour.meters[meter] else { continue }
-                let others = hour.meters.reduce(UInt64(0)) { $1.key == meter ? $0 : $0 | $1.value.credited }
+                guard let mine = hour.meters.first(where: { $0.meter == meter }) else { continue }
+                let others = hour.meters.reduce(UInt64(0)) { $1.meter == meter ? $0 : $0 | $1.credited }
                 part.creditedMinutes += mine.credited.nonzeroBitCount
                 part.creditableTags += mine.creditable
                 part.soleMinutes += (mine.credited & ~others).nonzeroBitCount

@@ -14,8 +14,9 @@ package struct CoverageHour: Sendable, Equatable {
     package var hour: Int
     /// Minutes (bit `minute - hour * 60`) some meter credited.
     package var credited: UInt64 = 0
-    /// Each meter with a minute in the hour (credited or not), and its part.
-    package var meters: [String: MeterHour] = [:]
+    /// Each meter with a minute in the hour (credited or not), and its part, in the order of
+    /// their names (a list: a month's report holds millions of hours, most of two meters).
+    package var meters: [MeterHour] = []
     /// Summed over minutes: each minute counts what its busiest meter saw.
     package var tags = ChannelDay.TagCounts()
     /// Every meter's creditable stretches, merged where less than a gap lies between.
@@ -24,11 +25,14 @@ package struct CoverageHour: Sendable, Equatable {
     package var info: InfoStretch?
 
     package struct MeterHour: Sendable, Equatable {
+        package var meter: String
         /// Minutes (bit `minute - hour * 60`) this meter credited.
         package var credited: UInt64 = 0
         package var creditable = 0
 
-        package init(credited: UInt64 = 0, creditable: Int = 0) { (self.credited, self.creditable) = (credited, creditable) }
+        package init(meter: String, credited: UInt64 = 0, creditable: Int = 0) {
+            (self.meter, self.credited, self.creditable) = (meter, credited, creditable)
+        }
     }
 
     /// The hour's INFO tags as the cadence check reads them: the first minute's earliest, the last
@@ -48,7 +52,7 @@ package struct CoverageHour: Sendable, Equatable {
 
     package init(hour: Int) { self.hour = hour }
 
-    package init(hour: Int, credited: UInt64, meters: [String: MeterHour], tags: ChannelDay.TagCounts, covered: [ClosedRange<Double>],
+    package init(hour: Int, credited: UInt64, meters: [MeterHour], tags: ChannelDay.TagCounts, covered: [ClosedRange<Double>],
                  info: InfoStretch?) {
         (self.hour, self.credited, self.meters, self.tags, self.covered, self.info) = (hour, credited, meters, tags, covered, info)
     }
@@ -72,7 +76,7 @@ package struct CoverageHour: Sendable, Equatable {
         for (meter, all) in minutes {
             let list = all.filter { CoverageHour.hour(of: $0.minute) == hour }
             guard !list.isEmpty else { continue }
-            var part = MeterHour()
+            var part = MeterHour(meter: meter)
             for minute in list {
                 guard counted.contains(minute.minute) else { continue }
                 let bit = UInt64(1) << UInt64(minute.minute - hour * 60)
@@ -91,10 +95,11 @@ package struct CoverageHour: Sendable, Equatable {
                     infoByMinute[minute.minute] = min(known?.lowerBound ?? first, first)...max(known?.upperBound ?? last, last)
                 }
             }
-            meters[meter] = part
+            meters.append(part)
             credited |= part.credited
             stretches.append(list.flatMap(\.covered))
         }
+        meters.sort { $0.meter < $1.meter }
         for most in busiest.values {
             tags.creditable += most.creditable
             tags.info += most.info

@@ -17,8 +17,8 @@ extension CoverageHour {
             words.append("-")
         }
         words.append(String(meters.count))
-        for (name, part) in meters.sorted(by: { $0.key < $1.key }) {
-            words += ["\(name.utf8.count):\(name)", String(part.credited), String(part.creditable)]
+        for part in meters {
+            words += ["\(part.meter.utf8.count):\(part.meter)", String(part.credited), String(part.creditable)]
         }
         return words.joined(separator: " ")
     }
@@ -66,8 +66,10 @@ extension CoverageHour {
         guard let count = reader.number(Int.self), count >= 0 else { return nil }
         for _ in 0..<count {
             guard let name = reader.name(), let credited = reader.number(UInt64.self), let creditable = reader.number(Int.self) else { return nil }
-            meters[name] = MeterHour(credited: credited, creditable: creditable)
+            meters.append(MeterHour(meter: name, credited: credited, creditable: creditable))
         }
+        // In the order of their names, each once, as a fold leaves them.
+        guard zip(meters, meters.dropFirst()).allSatisfy({ $0.meter < $1.meter }) else { return nil }
         guard reader.atEnd else { return nil }
     }
 
@@ -93,7 +95,30 @@ extension CoverageHour {
             return word
         }
 
-        mutating func number<T: LosslessStringConvertible>(_: T.Type) -> T? { word().flatMap(T.init) }
+        mutating func number(_: Double.Type) -> Double? { word().flatMap(Double.init) }
+
+        /// A whole number's digits (a `-` first for a negative one), read as `T` reads them;
+        /// `nil` for anything else, or one `T` cannot hold. Read from the bytes: the words of a
+        /// month's hours are tens of millions.
+        mutating func number<T: FixedWidthInteger>(_: T.Type) -> T? {
+            let negative = peek == UInt8(ascii: "-")
+            if negative { at += 1 }
+            var value: T = 0
+            var digits = 0
+            while at < bytes.endIndex, bytes[at] != UInt8(ascii: " ") {
+                let digit = bytes[at] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (next, carry) = negative ? times.subtractingReportingOverflow(T(digit)) : times.addingReportingOverflow(T(digit))
+                guard !overflow, !carry else { return nil }
+                value = next
+                digits += 1
+                at += 1
+            }
+            guard digits > 0 else { return nil }
+            if at < bytes.endIndex { at += 1 }
+            return value
+        }
 
         /// `<bytes>:<name>` and the space after it.
         mutating func name() -> String? {

@@ -90,11 +90,15 @@ package struct CoverageBuilder: Sendable {
             }
         }
         try await fetch(wanted)
+        // The days' hours, final now: the gaps' minutes read next lie in stored hours.
+        let hours = days.map { _, bounds in
+            onAir(of: span, bounds).map { self.hours(reach: Self.reach(bounds, onAir: $0), onAir: $0, coverage: coverage, stored: stored) } ?? []
+        }
         wanted = IndexSet()
-        for (_, bounds) in days {
+        for ((_, bounds), hours) in zip(days, hours) {
             guard let onAir = self.onAir(of: span, bounds) else { continue }
             let reach = Self.reach(bounds, onAir: onAir)
-            for gap in ChannelDay.gaps(hours(reach: reach, onAir: onAir, coverage: coverage, stored: stored), onAir: onAir) {
+            for gap in ChannelDay.gaps(hours, onAir: onAir) {
                 let minutes = CoverageMinute.minute(of: gap.lowerBound)...CoverageMinute.minute(of: gap.upperBound)
                 wanted.insert(integersIn: max(minutes.lowerBound, reach.lowerBound)..<(min(minutes.upperBound, reach.upperBound) + 1))
             }
@@ -102,7 +106,9 @@ package struct CoverageBuilder: Sendable {
         try await fetch(wanted)
         let notableSince = from - ChannelDayInput.notableLookback
         let notable = try await reading.notable(channel: span.channel, from: notableSince, to: to)
-        return self.days(of: span, days, coverage: coverage, stored: stored, notable: notable, notableSince: notableSince)
+        return zip(days, hours).map { day, hours in
+            self.day(of: span, day, hours: hours, coverage: coverage, notable: notable, notableSince: notableSince)
+        }
     }
 
     /// `span`'s days from its coverage (the collector's stored hours, and each meter's minutes
@@ -110,16 +116,24 @@ package struct CoverageBuilder: Sendable {
     /// it when it begins later).
     package func days(of span: ChannelSpan, _ days: [(day: String, bounds: Range<Double>)], coverage: [String: [CoverageMinute]],
                       stored: [Int: CoverageHour] = [:], notable: [MeterRecord], notableSince: Double) -> [ChannelDay] {
-        days.map { day, bounds in
-            let onAir = onAir(of: span, bounds)
-            let reach = onAir.map { Self.reach(bounds, onAir: $0) }
-            let input = ChannelDayInput(
-                channel: span.channel, day: day, dayStart: bounds.lowerBound, dayEnd: bounds.upperBound, onAir: onAir,
-                hours: onAir.map { hours(reach: reach!, onAir: $0, coverage: coverage, stored: stored) } ?? [],
-                minutes: reach.map { reach in coverage.mapValues { Self.slice($0, reach) }.filter { !$0.value.isEmpty } } ?? [:],
-                notable: notable.filter { $0.sentAt < bounds.upperBound }, notableSince: notableSince)
-            return ChannelDay(input) { calendar.time($0, of: day, bounds: bounds) }
+        days.map { day in
+            let folded = onAir(of: span, day.bounds).map { self.hours(reach: Self.reach(day.bounds, onAir: $0), onAir: $0, coverage: coverage, stored: stored) }
+            return self.day(of: span, day, hours: folded ?? [], coverage: coverage, notable: notable, notableSince: notableSince)
         }
+    }
+
+    /// `span`'s day of `bounds` from its `hours` (`hours(reach:onAir:coverage:stored:)`), the
+    /// minutes its gaps overlap in `coverage`, and its other records.
+    private func day(of span: ChannelSpan, _ day: (day: String, bounds: Range<Double>), hours: [CoverageHour], coverage: [String: [CoverageMinute]],
+                     notable: [MeterRecord], notableSince: Double) -> ChannelDay {
+        let bounds = day.bounds
+        let onAir = onAir(of: span, bounds)
+        let reach = onAir.map { Self.reach(bounds, onAir: $0) }
+        let input = ChannelDayInput(
+            channel: span.channel, day: day.day, dayStart: bounds.lowerBound, dayEnd: bounds.upperBound, onAir: onAir, hours: hours,
+            minutes: reach.map { reach in coverage.mapValues { Self.slice($0, reach) }.filter { !$0.value.isEmpty } } ?? [:],
+            notable: notable.filter { $0.sentAt < bounds.upperBound }, notableSince: notableSince)
+        return ChannelDay(input) { calendar.time($0, of: day.day, bounds: bounds) }
     }
 
     /// When `span` was on air within a day of `bounds`, until `now` at most.
