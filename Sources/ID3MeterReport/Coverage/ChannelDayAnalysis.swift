@@ -41,7 +41,7 @@ extension ChannelDay {
         strip = Self.runs(dayMinutes: dayMinutes, firstMinute: firstMinute, airMinutes: airMinutes, hours: hours)
 
         // Gaps: the stretches on air that no meter's creditable tags cover.
-        let alerts = AlertSpans(input.notable, since: input.notableSince)
+        let alerts = input.alerts
         gaps = Self.gaps(hours, onAir: onAir).map { gap in
             Gap(from: time(gap.lowerBound), to: time(gap.upperBound), seconds: Int((gap.upperBound - gap.lowerBound).rounded()),
                 causes: Self.causes(gap.lowerBound, gap.upperBound, afterTags: gap.lowerBound > onAir.lowerBound, input: input, alerts: alerts, time: time),

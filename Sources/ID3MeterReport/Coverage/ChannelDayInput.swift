@@ -21,11 +21,13 @@ package struct ChannelDayInput: Sendable {
     /// in the order they were made, from `notableSince` to the day's end.
     package var notable: [MeterRecord]
     package var notableSince: Double
+    /// The alerts of `notable` as spans (`AlertSpans.asOf`, at the day's end).
+    package var alerts: AlertSpans
 
     package init(channel: String, day: String, dayStart: Double, dayEnd: Double, onAir: Range<Double>?,
-                 hours: [CoverageHour], minutes: [String: [CoverageMinute]], notable: [MeterRecord], notableSince: Double) {
+                 hours: [CoverageHour], minutes: [String: [CoverageMinute]], notable: [MeterRecord], notableSince: Double, alerts: AlertSpans) {
         (self.channel, self.day, self.dayStart, self.dayEnd, self.onAir) = (channel, day, dayStart, dayEnd, onAir)
-        (self.hours, self.minutes, self.notable, self.notableSince) = (hours, minutes, notable, notableSince)
+        (self.hours, self.minutes, self.notable, self.notableSince, self.alerts) = (hours, minutes, notable, notableSince, alerts)
     }
 
     /// How far before a day its alerts are looked for: one that started earlier and is still

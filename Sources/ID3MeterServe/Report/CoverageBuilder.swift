@@ -106,33 +106,36 @@ package struct CoverageBuilder: Sendable {
         try await fetch(wanted)
         let notableSince = from - ChannelDayInput.notableLookback
         let notable = try await reading.notable(channel: span.channel, from: notableSince, to: to)
-        return zip(days, hours).map { day, hours in
-            self.day(of: span, day, hours: hours, coverage: coverage, notable: notable, notableSince: notableSince)
+        let alerts = AlertSpans.asOf(notable, since: notableSince, ends: days.map(\.bounds.upperBound))
+        return zip(days, zip(hours, alerts)).map { day, parts in
+            self.day(of: span, day, hours: parts.0, alerts: parts.1, coverage: coverage, notable: notable, notableSince: notableSince)
         }
     }
 
     /// `span`'s days from its coverage (the collector's stored hours, and each meter's minutes
-    /// sorted) and other records over all of them; a day is on air until `now` at most (none of
+    /// sorted) and other records over all of them (in the order they were made); a day is on air until `now` at most (none of
     /// it when it begins later).
     package func days(of span: ChannelSpan, _ days: [(day: String, bounds: Range<Double>)], coverage: [String: [CoverageMinute]],
                       stored: [Int: CoverageHour] = [:], notable: [MeterRecord], notableSince: Double) -> [ChannelDay] {
-        days.map { day in
+        let alerts = AlertSpans.asOf(notable, since: notableSince, ends: days.map(\.bounds.upperBound))
+        return zip(days, alerts).map { day, alerts in
             let folded = onAir(of: span, day.bounds).map { self.hours(reach: Self.reach(day.bounds, onAir: $0), onAir: $0, coverage: coverage, stored: stored) }
-            return self.day(of: span, day, hours: folded ?? [], coverage: coverage, notable: notable, notableSince: notableSince)
+            return self.day(of: span, day, hours: folded ?? [], alerts: alerts, coverage: coverage, notable: notable, notableSince: notableSince)
         }
     }
 
     /// `span`'s day of `bounds` from its `hours` (`hours(reach:onAir:coverage:stored:)`), the
     /// minutes its gaps overlap in `coverage`, and its other records.
-    private func day(of span: ChannelSpan, _ day: (day: String, bounds: Range<Double>), hours: [CoverageHour], coverage: [String: [CoverageMinute]],
-                     notable: [MeterRecord], notableSince: Double) -> ChannelDay {
+    private func day(of span: ChannelSpan, _ day: (day: String, bounds: Range<Double>), hours: [CoverageHour], alerts: AlertSpans,
+                     coverage: [String: [CoverageMinute]], notable: [MeterRecord], notableSince: Double) -> ChannelDay {
         let bounds = day.bounds
         let onAir = onAir(of: span, bounds)
         let reach = onAir.map { Self.reach(bounds, onAir: $0) }
         let input = ChannelDayInput(
             channel: span.channel, day: day.day, dayStart: bounds.lowerBound, dayEnd: bounds.upperBound, onAir: onAir, hours: hours,
             minutes: reach.map { reach in coverage.mapValues { Self.slice($0, reach) }.filter { !$0.value.isEmpty } } ?? [:],
-            notable: notable.filter { $0.sentAt < bounds.upperBound }, notableSince: notableSince)
+            // In the order they were made: those before the day's end are a prefix.
+            notable: Array(notable[..<notable.partitionPoint { $0.sentAt >= bounds.upperBound }]), notableSince: notableSince, alerts: alerts)
         return ChannelDay(input) { calendar.time($0, of: day.day, bounds: bounds) }
     }
 
