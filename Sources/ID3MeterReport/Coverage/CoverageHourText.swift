@@ -33,6 +33,7 @@ extension CoverageHour {
     package static func lines(_ text: String) -> [Int: CoverageHour]? {
         let bytes = Array(text.utf8)
         var hours: [Int: CoverageHour] = [:]
+        hours.reserveCapacity(bytes.count / 100)
         var start = bytes.startIndex
         while start < bytes.endIndex {
             let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex

@@ -70,11 +70,11 @@ package struct CoverageBuilder: Sendable {
         let all = (CoverageMinute.minute(of: from) - 1)..<(CoverageMinute.minute(of: to) + 1)
         let stored = try await reading.hours(channel: span.channel,
                                              hours: CoverageHour.hour(of: all.lowerBound)..<(CoverageHour.hour(of: all.upperBound - 1) + 1))
-        var read = IndexSet()
+        var read = RangeSet<Int>()
         var coverage: [String: [CoverageMinute]] = [:]
         // One read a round, of the ranges not read yet.
-        func fetch(_ wanted: IndexSet) async throws(StoreError) {
-            let ranges = Array(wanted.subtracting(read).rangeView)
+        func fetch(_ wanted: RangeSet<Int>) async throws(StoreError) {
+            let ranges = Array(wanted.subtracting(read).ranges)
             guard !ranges.isEmpty else { return }
             for (meter, minutes) in try await reading.coverage(channel: span.channel, minutes: ranges) {
                 coverage[meter] = ((coverage[meter] ?? []) + minutes).sorted { $0.minute < $1.minute }
@@ -82,11 +82,11 @@ package struct CoverageBuilder: Sendable {
             read.formUnion(wanted)
         }
         // First every minute a day folds itself, then those its gaps overlap.
-        var wanted = IndexSet()
+        var wanted = RangeSet<Int>()
         for (_, bounds) in days {
             guard let onAir = self.onAir(of: span, bounds) else { continue }
             for (hour, minutes) in Self.hours(reach: Self.reach(bounds, onAir: onAir)) where !Self.uses(stored[hour], hour, onAir: onAir) {
-                wanted.insert(integersIn: minutes)
+                wanted.insert(contentsOf: minutes)
             }
         }
         try await fetch(wanted)
@@ -94,13 +94,13 @@ package struct CoverageBuilder: Sendable {
         let hours = days.map { _, bounds in
             onAir(of: span, bounds).map { self.hours(reach: Self.reach(bounds, onAir: $0), onAir: $0, coverage: coverage, stored: stored) } ?? []
         }
-        wanted = IndexSet()
+        wanted = RangeSet<Int>()
         for ((_, bounds), hours) in zip(days, hours) {
             guard let onAir = self.onAir(of: span, bounds) else { continue }
             let reach = Self.reach(bounds, onAir: onAir)
             for gap in ChannelDay.gaps(hours, onAir: onAir) {
                 let minutes = CoverageMinute.minute(of: gap.lowerBound)...CoverageMinute.minute(of: gap.upperBound)
-                wanted.insert(integersIn: max(minutes.lowerBound, reach.lowerBound)..<(min(minutes.upperBound, reach.upperBound) + 1))
+                wanted.insert(contentsOf: max(minutes.lowerBound, reach.lowerBound)..<(min(minutes.upperBound, reach.upperBound) + 1))
             }
         }
         try await fetch(wanted)
