@@ -14,7 +14,7 @@ DAYS=${BENCH_REPORT_DAYS:-30}
 FIRST=1790812800 # 2026-10-01T00:00:00Z
 OUT=bench-corpus/report-fleet
 mkdir -p "$OUT"
-[ -x "$METER" ] || swift build -c release --product id3-meter --traits PostgreSQL >/dev/null
+[ -x "$METER" ] || swift build -c release --product id3-meter >/dev/null
 
 url=$(scripts/postgres-test-db.sh start)
 trap 'scripts/postgres-test-db.sh stop' EXIT

@@ -72,6 +72,41 @@ struct CoverageHourTests {
         }
     }
 
+    /// The strip, minute by minute, is what each minute's hour says of it: credited, on air and
+    /// not, or off air; days of any length and offset (zones off the hour, clock changes), air
+    /// beginning and ending anywhere.
+    @Test func theStripIsEachMinuteAsItsHourSays() {
+        var random = SeededRandom(seed: 61)
+        for _ in 0..<3_000 {
+            let firstMinute = 29_846_880 + Int(random.next() % 600) - 300
+            let dayMinutes = [1_440, 1_380, 1_500, 7, 61][Int(random.next() % 5)]
+            let dayStart = Double(firstMinute * 60)
+            let from = dayStart + Double(random.next() % UInt64(dayMinutes * 60))
+            let to = min(dayStart + Double(dayMinutes * 60), from + Double(random.next() % UInt64(dayMinutes * 60)) + 1)
+            let firstHour = CoverageHour.hour(of: firstMinute - 1)
+            let hours = (firstHour...CoverageHour.hour(of: firstMinute + dayMinutes)).map { hour in
+                var folded = CoverageHour(hour: hour)
+                // Whole hours alike most often, as a line-up's are; mixed ones too.
+                folded.credited = [0, (1 << 60) - 1, random.next() & ((1 << 60) - 1)][Int(random.next() % 3)]
+                return folded
+            }
+            let input = ChannelDayInput(channel: "c", day: "d", dayStart: dayStart, dayEnd: dayStart + Double(dayMinutes * 60), onAir: from..<to,
+                                        hours: hours, minutes: [:], notable: [], notableSince: 0,
+                                        alerts: AlertSpans.asOf([], since: 0, ends: [.infinity])[0])
+            let day = ChannelDay(input) { String($0) }
+            let air = ChannelDay.airMinutes(from..<to)
+            let expected: [ChannelDay.Run.State] = (0..<dayMinutes).map { offset in
+                let minute = firstMinute + offset
+                guard air.contains(minute) else { return .offAir }
+                let hour = hours.first { $0.hour == CoverageHour.hour(of: minute) }!
+                return hour.credited >> UInt64(minute - hour.hour * 60) & 1 == 1 ? .credited : .uncredited
+            }
+            let drawn = day.strip.flatMap { Array(repeating: $0.state, count: $0.minutes) }
+            #expect(drawn == expected && zip(day.strip, day.strip.dropFirst()).allSatisfy { $0.state != $1.state && $0.minute + $0.minutes == $1.minute },
+                    "\(firstMinute) \(dayMinutes) \(from)..<\(to): \(day.strip)")
+        }
+    }
+
     @Test func onSQLite() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

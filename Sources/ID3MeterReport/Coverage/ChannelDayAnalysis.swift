@@ -101,16 +101,30 @@ extension ChannelDay {
         var credited = [UInt64](repeating: 0, count: max(0, CoverageHour.hour(of: firstMinute + max(dayMinutes, 1) - 1) - firstHour + 1))
         for hour in hours where credited.indices.contains(hour.hour - firstHour) { credited[hour.hour - firstHour] |= hour.credited }
         var runs: [Run] = []
-        for offset in 0..<max(dayMinutes, 0) {
+        func add(_ state: Run.State, at offset: Int, minutes: Int) {
+            if let last = runs.last, last.state == state {
+                runs[runs.count - 1].minutes += minutes
+            } else {
+                runs.append(Run(state: state, minute: offset, minutes: minutes))
+            }
+        }
+        var offset = 0
+        while offset < dayMinutes {
             let minute = firstMinute + offset
             let hour = CoverageHour.hour(of: minute)
-            let state: Run.State = !airMinutes.contains(minute) ? .offAir
-                : credited[hour - firstHour] & (UInt64(1) << UInt64(minute - hour * 60)) != 0 ? .credited : .uncredited
-            if let last = runs.last, last.state == state {
-                runs[runs.count - 1].minutes += 1
+            // The rest of this hour within the day: one state when it is all on air and its
+            // bits all alike (most hours), else minute by minute.
+            let count = min(hour * 60 + 60, firstMinute + dayMinutes) - minute
+            let bits = credited[hour - firstHour] >> UInt64(minute - hour * 60) & (count == 64 ? ~0 : (UInt64(1) << UInt64(count)) - 1)
+            if airMinutes.contains(minute), airMinutes.contains(minute + count - 1), bits == 0 || bits.nonzeroBitCount == count {
+                add(bits == 0 ? .uncredited : .credited, at: offset, minutes: count)
             } else {
-                runs.append(Run(state: state, minute: offset, minutes: 1))
+                for step in 0..<count {
+                    let state: Run.State = !airMinutes.contains(minute + step) ? .offAir : bits & (UInt64(1) << UInt64(step)) != 0 ? .credited : .uncredited
+                    add(state, at: offset + step, minutes: 1)
+                }
             }
+            offset += count
         }
         return runs
     }

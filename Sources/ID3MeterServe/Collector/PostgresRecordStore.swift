@@ -215,13 +215,17 @@ public final class PostgresRecordStore: RecordStore {
     private static func values(_ sequence: PostgresRowSequence) async throws -> [CollectorSchema.Row] {
         var rows: [CollectorSchema.Row] = []
         for try await row in sequence {
-            rows.append(try row.map { cell -> CollectorSchema.Value in
+            // The row's iterator walks its cells in one pass; `map` would find each by its index.
+            var values: CollectorSchema.Row = []
+            values.reserveCapacity(row.count)
+            for cell in row {
                 switch cell.dataType {
-                case .int2, .int4, .int8: .integer(try cell.decode(Int?.self))
-                case .float4, .float8, .numeric: .real(try cell.decode(Double?.self))
-                default: .text(try cell.decode(String?.self))
+                case .int2, .int4, .int8: values.append(.integer(try cell.decode(Int?.self)))
+                case .float4, .float8, .numeric: values.append(.real(try cell.decode(Double?.self)))
+                default: values.append(.text(try cell.decode(String?.self)))
                 }
-            })
+            }
+            rows.append(values)
         }
         return rows
     }
