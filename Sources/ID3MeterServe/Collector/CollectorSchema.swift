@@ -173,6 +173,9 @@ enum CollectorSchema {
     /// the caller to tell `spans` once the transaction is committed.
     static func store(_ batch: CollectedBatch, dialect: Dialect, spans: ChannelSpanWrites,
                       run: (Statement) async throws -> [Row]) async throws -> (receipt: StoreReceipt, spans: [ChannelSpanWrites.Span]) {
+        let late = lateHours(batch)
+        // Before any row is taken: a fold waiting for the lock must not wait on rows too.
+        if dialect == .postgres, !late.isEmpty { _ = try await run(lateBatchLock) }
         guard try await run(claim(batch)).count == 1 else {
             return (StoreReceipt(alreadyHad: true, records: batch.records.count, kept: 0), [])
         }
@@ -188,6 +191,8 @@ enum CollectorSchema {
             _ = try await run(Self.kept(kept, batch: batch.id))
         }
         let written = try await fold(batch, dialect: dialect, spans: spans, run: run)
+        // Hours a fold has taken already: marked, so that the report folds them anew.
+        for statement in marks(late, dialect: dialect) { _ = try await run(statement) }
         return (StoreReceipt(alreadyHad: false, records: batch.records.count, kept: kept), written)
     }
 
@@ -270,8 +275,6 @@ enum CollectorSchema {
                     """, values))
             }
         }
-        // Hours a fold may have taken already: marked, so that the report folds them anew.
-        for statement in marks(keys.map { ($0.channel, $0.minute) }, receivedAt: batch.receivedAt) { _ = try await run(statement) }
         let heardOf = heard.compactMap { channel, times in
             (times.first ?? times.deleted).map { ChannelSpanWrites.Span(channel: channel, first: $0, last: times.last ?? $0, deleted: times.deleted) }
         }

@@ -5,8 +5,10 @@ import ID3MeterReport
 /// an hour is over, so that a month's report reads an hour where it would read sixty minutes a
 /// meter. docs/COLLECTOR.md says why a stored hour is never stale:
 /// - an hour is folded only `foldAfter` after it ended; a batch stored later that touches an
-///   hour ended `markAfter` before it was received leaves a mark on it (`coverage_marks`, rows
-///   only added, so batches never wait on each other for them);
+///   hour ended `markAfter` before it was received, and already folded, leaves a mark on it
+///   (`coverage_marks`, rows only added, so batches never wait on each other for them). On
+///   PostgreSQL such a batch holds the fold's lock shared, so no fold runs beside it: an hour it
+///   finds not folded is folded after it commits;
 /// - the fold reads an hour's marks before its minutes, so the minutes it reads hold every
 ///   batch whose mark it read, and deletes only the marks it read;
 /// - the report takes a stored hour only while no mark is left on it.
@@ -30,18 +32,37 @@ extension CollectorSchema {
         "CREATE TABLE coverage_folded (channel TEXT PRIMARY KEY, through BIGINT NOT NULL)",
     ] }
 
-    /// Marks the hours of `minutes` (channel and minute) that ended `markAfter` before `receivedAt`.
-    static func marks(_ minutes: [(channel: String, minute: Int)], receivedAt: Double) -> [Statement] {
-        let sealed = Int(((receivedAt - markAfter) / 3_600).rounded(.down))
+    /// The hours of `batch`'s deliveries that ended `markAfter` before it was received, in
+    /// order: those a fold may have taken.
+    static func lateHours(_ batch: CollectedBatch) -> [(channel: String, hour: Int)] {
+        let sealed = Int(((batch.receivedAt - markAfter) / 3_600).rounded(.down))
         var hours: [String: Set<Int>] = [:]
-        for (channel, minute) in minutes where CoverageHour.hour(of: minute) < sealed {
-            hours[channel, default: []].insert(CoverageHour.hour(of: minute))
+        for collected in batch.records where collected.record.delivery != nil {
+            let hour = CoverageHour.hour(of: CoverageMinute.minute(of: collected.record.sentAt))
+            if hour < sealed { hours[collected.record.channel ?? "", default: []].insert(hour) }
         }
-        let keys = hours.flatMap { channel, set in set.map { (channel, $0) } }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
-        return stride(from: 0, to: keys.count, by: foldRows).map { start in
-            let chunk = keys[start..<min(start + foldRows, keys.count)]
-            return Statement("INSERT INTO coverage_marks (channel, hour) VALUES \(Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", "))",
-                             chunk.flatMap { [Value.text($0.0), .integer($0.1)] })
+        return hours.flatMap { channel, set in set.map { (channel, $0) } }.sorted { ($0.channel, $0.hour) < ($1.channel, $1.hour) }
+    }
+
+    /// Taken first by a batch with late hours (PostgreSQL), shared, for its transaction: a fold,
+    /// which takes it alone, then never runs beside it, so the batch sees every hour folded.
+    static let lateBatchLock = Statement("SELECT pg_advisory_xact_lock_shared(\(foldLock))")
+
+    /// Marks those of `late` hours (`lateHours`) a fold has stored: an hour not folded yet is
+    /// folded later, after this batch, from minutes that hold it.
+    static func marks(_ late: [(channel: String, hour: Int)], dialect: Dialect) -> [Statement] {
+        let folded = "EXISTS (SELECT 1 FROM coverage_hours h WHERE h.channel = k.channel AND h.hour = k.hour)"
+        guard dialect == .sqlite else {
+            return late.isEmpty ? [] : [Statement("""
+                INSERT INTO coverage_marks (channel, hour) SELECT k.channel, k.hour FROM unnest(?::text[], ?::int8[]) AS k (channel, hour) WHERE \(folded)
+                """, [.texts(late.map(\.channel)), .integers(late.map(\.hour))])]
+        }
+        return stride(from: 0, to: late.count, by: foldRows).map { start in
+            let chunk = late[start..<min(start + foldRows, late.count)]
+            return Statement("""
+                WITH k (channel, hour) AS (VALUES \(Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ")))
+                INSERT INTO coverage_marks (channel, hour) SELECT k.channel, k.hour FROM k WHERE \(folded)
+                """, chunk.flatMap { [Value.text($0.channel), .integer($0.hour)] })
         }
     }
 

@@ -151,11 +151,10 @@ public final class PostgresRecordStore: RecordStore {
     public func foldHours(now: Double) async throws(StoreError) -> Int {
         do {
             return try await client.withTransaction(logger: logger) { [logger] connection in
-                // One fold at a time across the collectors on this database: two at once could
-                // each delete marks the other's older read did not fold.
-                let locked = try await Self.rows(CollectorSchema.Statement("SELECT pg_try_advisory_xact_lock(\(CollectorSchema.foldLock))::int"),
-                                                 on: connection, logger: logger)
-                guard locked.first?.first?.integer == 1 else { return 0 }
+                // One fold at a time across the collectors on this database (two at once could
+                // each delete marks the other's older read did not fold), and none beside a batch
+                // with late hours (which holds the lock shared): waited for, then taken alone.
+                _ = try await Self.run(CollectorSchema.Statement("SELECT pg_advisory_xact_lock(\(CollectorSchema.foldLock))"), on: connection, logger: logger)
                 return try await CollectorSchema.foldHours(now: now) { try await Self.rows($0, on: connection, logger: logger) }
             }
         } catch {

@@ -10,8 +10,8 @@ public protocol RecordStore: Sendable {
     /// the number of records deleted.
     func purge(before time: Double) async throws(StoreError) -> Int
     /// Folds coverage minutes into hours (`CoverageHour`) for hours over long enough, a few
-    /// thousand at a time, those batches changed since first; the number folded (0: none left,
-    /// or another collector is folding).
+    /// thousand at a time, those batches changed since first; the number folded (0: none left).
+    /// One collector folds at a time; the others wait.
     func foldHours(now: Double) async throws(StoreError) -> Int
     /// The records kept of `channel` (all channels: `nil`) made in `from..<to` (Unix seconds),
     /// in the order they were made: a channel's day, for the report.
