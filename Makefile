@@ -209,7 +209,7 @@ deploy:
 # libFuzzer on each parser for FUZZ_SECONDS (default 600), two at a time (FUZZ_TARGETS picks some). Findings land in
 # fuzz/findings/; once fixed, move them to fuzz/regressions/TARGET/, which the tests replay.
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= id3 nielsen playlist reference steering packed emsg ts segments mpd options cookies inflate assetlist records
+FUZZ_TARGETS ?= id3 nielsen playlist reference steering packed emsg ts segments mpd options cookies inflate assetlist records hours
 FUZZ_BUILD := .build-fuzz
 fuzz: deps
 	$(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) --product id3-meter-fuzz \

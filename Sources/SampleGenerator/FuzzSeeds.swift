@@ -11,9 +11,9 @@ public enum FuzzSeeds {
         for folder in ["id3", "nielsen", "playlist", "reference", "steering", "packed", "emsg", "ts", "segments", "mpd", "options"] {
             try manager.createDirectory(at: output.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
-        // Set-Cookie values, compressed bodies, asset lists and record lines start from the hand-made regressions.
+        // Set-Cookie values, compressed bodies, asset lists, record lines and stored hours start from the hand-made regressions.
         let regressions = samples.deletingLastPathComponent().appendingPathComponent("fuzz/regressions")
-        for folder in ["cookies", "inflate", "assetlist", "records"] {
+        for folder in ["cookies", "inflate", "assetlist", "records", "hours"] {
             try manager.createDirectory(at: output.appendingPathComponent(folder), withIntermediateDirectories: true)
             for name in (try? manager.contentsOfDirectory(atPath: regressions.appendingPathComponent(folder).path)) ?? [] {
                 try manager.copyItem(at: regressions.appendingPathComponent("\(folder)/\(name)"), to: output.appendingPathComponent("\(folder)/\(name)"))

@@ -1,6 +1,6 @@
 // libFuzzer harnesses for the parsers that read untrusted bytes, and for the command line's
 // numbers. One binary, the target chosen by FUZZ_TARGET (id3, nielsen, playlist, reference,
-// steering, packed, emsg, ts, segments, mpd, options, cookies, inflate, assetlist, records). Built with `make fuzz` (-sanitize=fuzzer,address and
+// steering, packed, emsg, ts, segments, mpd, options, cookies, inflate, assetlist, records, hours). Built with `make fuzz` (-sanitize=fuzzer,address and
 // -DFUZZING), libFuzzer supplies main; in an ordinary build this is a replayer that runs each
 // file named on the command line through the target, for regression tests of past findings.
 import Foundation
@@ -10,7 +10,7 @@ import ID3MeterReport
 import ID3MeterServe
 
 enum FuzzTarget: String, CaseIterable {
-    case id3, nielsen, playlist, reference, steering, packed, emsg, ts, segments, mpd, options, cookies, inflate, assetlist, records
+    case id3, nielsen, playlist, reference, steering, packed, emsg, ts, segments, mpd, options, cookies, inflate, assetlist, records, hours
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -18,6 +18,13 @@ enum FuzzTarget: String, CaseIterable {
             // The packet parser, whole and as FFmpeg 5.1 cuts it.
             for tag in ID3PacketParser.parse(bytes).tags {
                 _ = tag.privFrames.compactMap { NielsenTag(owner: $0.owner) }
+            }
+        case .hours:
+            // The collector's stored hours as a report reads them back (one text, a line an
+            // hour): an hour read is written again as the same text's hour.
+            let text = String(decoding: bytes, as: UTF8.self)
+            for hour in (CoverageHour.lines(text) ?? [:]).values + [CoverageHour(hour: 0, text: text)].compactMap({ $0 }) {
+                guard CoverageHour(hour: hour.hour, text: hour.text) == hour else { fatalError("\(hour) read back otherwise") }
             }
         case .records:
             // Record lines as the report reads them from files: folded into coverage minutes, each

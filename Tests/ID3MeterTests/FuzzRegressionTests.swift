@@ -10,7 +10,7 @@ struct FuzzRegressionTests {
     static let folder = Samples.root.appendingPathComponent("fuzz/regressions")
     static let replayer = Command.binary.deletingLastPathComponent().appendingPathComponent("id3-meter-fuzz")
 
-    @Test(arguments: ["id3", "nielsen", "playlist", "reference", "steering", "packed", "options", "ts", "segments", "mpd", "cookies", "inflate", "assetlist", "records"])
+    @Test(arguments: ["id3", "nielsen", "playlist", "reference", "steering", "packed", "options", "ts", "segments", "mpd", "cookies", "inflate", "assetlist", "records", "hours"])
     func replayWithoutACrash(target: String) throws {
         let inputs = try FileManager.default.contentsOfDirectory(atPath: Self.folder.appendingPathComponent(target).path)
             .sorted().map { Self.folder.appendingPathComponent("\(target)/\($0)").path }
