@@ -153,7 +153,10 @@ public final class PostgresRecordStore: RecordStore {
             return try await client.withTransaction(logger: logger) { [logger] connection in
                 // One fold at a time across the collectors on this database (two at once could
                 // each delete marks the other's older read did not fold), and none beside a batch
-                // with late hours (which holds the lock shared): waited for, then taken alone.
+                // with late hours (which holds the lock shared): waited for, then taken alone. Not
+                // for ever: late batches queue behind a waiting fold, so a batch stuck with the
+                // lock shared would hold them all; the fold gives up and comes again.
+                _ = try await Self.run(CollectorSchema.Statement("SET LOCAL lock_timeout = '10s'"), on: connection, logger: logger)
                 _ = try await Self.run(CollectorSchema.Statement("SELECT pg_advisory_xact_lock(\(CollectorSchema.foldLock))"), on: connection, logger: logger)
                 return try await CollectorSchema.foldHours(now: now) { try await Self.rows($0, on: connection, logger: logger) }
             }
