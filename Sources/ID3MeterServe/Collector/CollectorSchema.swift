@@ -48,7 +48,7 @@ enum CollectorSchema {
             CREATE TABLE channels (channel TEXT PRIMARY KEY, first_at DOUBLE PRECISION NOT NULL, last_at DOUBLE PRECISION NOT NULL,
                                    deleted_at DOUBLE PRECISION)
             """,
-        ], dialect == .postgres ? [holeFunction, coverageRoom] : [], hourTables(dialect)]
+        ], dialect == .postgres ? [holeFunction, coverageRoom] : [], hourTables(dialect), dialect == .postgres ? recordDays : []]
     }
 
     /// What a database's tables say of it before anything is written to it or read from it:
@@ -174,7 +174,9 @@ enum CollectorSchema {
     static func store(_ batch: CollectedBatch, dialect: Dialect, spans: ChannelSpanWrites,
                       run: (Statement) async throws -> [Row]) async throws -> (receipt: StoreReceipt, spans: [ChannelSpanWrites.Span]) {
         let late = lateHours(batch)
-        // Before any row is taken: a fold waiting for the lock must not wait on rows too.
+        // Before any row is taken: a fold or a change of partitions waiting for its lock must
+        // not wait on rows too; and before the generation of the pair keys is read.
+        if dialect == .postgres { _ = try await run(batchLock) }
         if dialect == .postgres, !late.isEmpty { _ = try await run(lateBatchLock) }
         guard try await run(claim(batch)).count == 1 else {
             return (StoreReceipt(alreadyHad: true, records: batch.records.count, kept: 0), [])

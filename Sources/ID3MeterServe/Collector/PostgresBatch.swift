@@ -5,19 +5,34 @@ import ID3MeterReport
 /// of the database server's time (docs/PERFORMANCE.md). SQLite binds rows (`CollectorSchema`).
 extension CollectorSchema {
     /// Inserts the batch's records, in their order, and notes how many were kept in its
-    /// `batches` row: one statement, whose one row is that count. The pair key alone is
-    /// checked for a conflict (`records_once`; an id is never taken twice).
+    /// `batches` row: one statement, whose one row is that count. A delivery is kept when its
+    /// pair key is new to every generation of `delivery_keys` (`RecordDays`): the newest
+    /// generation's unique index decides between batches at once, the older ones take no key
+    /// while a batch holds `batchLock`. The first of a key's copies in the batch is the one kept.
     static func insertColumns(_ records: [CollectedRecord], batch: String) -> Statement {
         Statement("""
-            WITH kept AS (
+            WITH input AS (
+                SELECT t.*, row_number() OVER (PARTITION BY t.channel, t.tag_id ORDER BY t.n) AS nth
+                FROM unnest(?::text[], ?::float8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+                     WITH ORDINALITY AS t(type, sent_at, channel, meter, tag_id, payload, record, n)),
+            fresh AS (
+                INSERT INTO delivery_keys (channel, tag_id, generation)
+                SELECT i.channel, i.tag_id, (SELECT max(generation) FROM key_generations) FROM input i
+                WHERE i.type = 'send_id3' AND i.tag_id IS NOT NULL AND i.nth = 1
+                  AND NOT EXISTS (SELECT 1 FROM delivery_keys k WHERE k.channel = i.channel AND k.tag_id = i.tag_id)
+                ORDER BY i.n
+                ON CONFLICT DO NOTHING RETURNING channel, tag_id),
+            kept AS (
                 INSERT INTO records (batch, type, sent_at, channel, meter, tag_id, payload, record)
-                SELECT ?, * FROM unnest(?::text[], ?::float8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-                ON CONFLICT (channel, tag_id) WHERE type = 'send_id3' DO NOTHING RETURNING 1)
+                SELECT ?, i.type, i.sent_at, i.channel, i.meter, i.tag_id, i.payload, i.record FROM input i
+                WHERE i.type <> 'send_id3' OR i.tag_id IS NULL
+                   OR (i.nth = 1 AND EXISTS (SELECT 1 FROM fresh f WHERE f.channel = i.channel AND f.tag_id = i.tag_id))
+                ORDER BY i.n RETURNING 1)
             UPDATE batches SET kept = (SELECT count(*) FROM kept) WHERE id = ? RETURNING kept
-            """, [.text(batch), .texts(records.map(\.record.type)), .reals(records.map(\.record.sentAt)),
+            """, [.texts(records.map(\.record.type)), .reals(records.map(\.record.sentAt)),
                   .texts(records.map { $0.record.channel ?? "" }), .texts(records.map { $0.record.meter ?? "" }),
                   .texts(records.map(\.record.delivery?.tagID)), .texts(records.map(\.record.delivery?.payload)),
-                  .texts(records.map(\.json)), .text(batch)])
+                  .texts(records.map(\.json)), .text(batch), .text(batch)])
     }
 
     /// Adds `minutes` (the batch's deliveries folded by channel, minute and meter, in that order:

@@ -14,11 +14,15 @@ public final class PostgresRecordStore: RecordStore {
     private let running: Task<Void, Never>
     private let logger: Logger
     private let spans = ChannelSpanWrites()
+    private let days = RecordDays()
+    /// How long a fold or a change of the partitions waits for its lock.
+    private let lockWait: Duration
     /// How long the first connection and the schema may take at start.
     static let connectTimeout = Duration.seconds(15)
 
-    private init(client: PostgresClient, logger: Logger) {
+    private init(client: PostgresClient, lockWait: Duration, logger: Logger) {
         self.client = client
+        self.lockWait = lockWait
         self.logger = logger
         running = Task { await client.run() }
     }
@@ -29,13 +33,20 @@ public final class PostgresRecordStore: RecordStore {
         try await open(url: url, writing: true, logger: logger)
     }
 
+    /// As `open(url:logger:)`, a fold or a change of partitions giving up after `lockWait` for
+    /// its lock (the tests' shorter wait).
+    package static func open(url: String, lockWait: Duration, logger: Logger) async throws(StoreError) -> PostgresRecordStore {
+        try await open(url: url, writing: true, lockWait: lockWait, logger: logger)
+    }
+
     /// Connects to the database at `url` to read it (a report): every transaction read-only, the
     /// schema checked, never changed.
     package static func openForReading(url: String, logger: Logger) async throws(StoreError) -> PostgresRecordStore {
         try await open(url: url, writing: false, logger: logger)
     }
 
-    private static func open(url: String, writing: Bool, logger: Logger) async throws(StoreError) -> PostgresRecordStore {
+    private static func open(url: String, writing: Bool, lockWait: Duration = .seconds(10),
+                             logger: Logger) async throws(StoreError) -> PostgresRecordStore {
         guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme), let host = parts.host,
               let user = parts.user, !user.isEmpty else {
             throw StoreError("not a database URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE")
@@ -47,7 +58,8 @@ public final class PostgresRecordStore: RecordStore {
                                                          tls: secure ? .require(.makeClientConfiguration()) : .disable)
         let readOnly = writing ? [] : [("default_transaction_read_only", "on")]
         configuration.options.additionalStartupParameters = readOnly
-        let store = PostgresRecordStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger), logger: logger)
+        let store = PostgresRecordStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+                                        lockWait: lockWait, logger: logger)
         let server = "\(host):\(parts.port ?? 5432)"
         do {
             // A server that does not answer is said after a while, not after the pool's minute of retries.
@@ -106,6 +118,7 @@ public final class PostgresRecordStore: RecordStore {
                 for statement in statements { _ = try await Self.run(CollectorSchema.Statement(statement), on: connection, logger: logger) }
                 _ = try await Self.run(CollectorSchema.noteVersion(index + 1), on: connection, logger: logger)
             }
+            days.load(try await Self.rows(CollectorSchema.recordPartitions, on: connection, logger: logger))
         }
     }
 
@@ -125,6 +138,8 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     public func store(_ batch: CollectedBatch) async throws(StoreError) -> StoreReceipt {
+        let missing = days.missing(batch.records.lazy.map(\.record.sentAt), now: batch.receivedAt)
+        if !missing.isEmpty { try await make(missing) }
         do {
             let stored = try await client.withTransaction(logger: logger) { [logger, spans] connection in
                 try await CollectorSchema.store(batch, dialect: .postgres, spans: spans) { try await Self.rows($0, on: connection, logger: logger) }
@@ -137,26 +152,84 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     public func purge(before time: Double) async throws(StoreError) -> Int {
+        let deleted: Int
         do {
-            return try await client.withTransaction(logger: logger) { [logger] connection in
+            deleted = try await client.withTransaction(logger: logger) { [logger] connection in
                 _ = try await Self.run(CollectorSchema.purgeBatches(before: time), on: connection, logger: logger)
                 for statement in CollectorSchema.purgeCoverage(before: time) { _ = try await Self.run(statement, on: connection, logger: logger) }
-                return try await Self.run(CollectorSchema.purgeRecords(before: time), on: connection, logger: logger)
+                var deleted = 0
+                for statement in CollectorSchema.purgeOutside(before: time) { deleted += try await Self.run(statement, on: connection, logger: logger) }
+                return deleted
             }
         } catch {
             throw StoreError("cannot delete records older than the retention: \(Self.words(error))")
         }
+        do {
+            // Alone (`RecordDays`): no batch holds a day table being dropped, or reads a
+            // generation being started.
+            let now = Date().timeIntervalSince1970
+            let dropped = try await changingPartitions { connection in
+                let names = try await Self.rows(CollectorSchema.partitions(before: time), on: connection, logger: self.logger).compactMap { $0[0].text }
+                for name in names {
+                    for statement in CollectorSchema.dropPartition(name) { _ = try await Self.run(statement, on: connection, logger: self.logger) }
+                }
+                if let newest = try await Self.rows(CollectorSchema.newestGeneration, on: connection, logger: self.logger).first,
+                   let generation = newest[0].integer, let started = newest[1].real, started <= time {
+                    let old = try await Self.rows(CollectorSchema.generations(before: generation), on: connection, logger: self.logger)
+                        .compactMap { $0[0].integer }
+                    for statement in CollectorSchema.startGeneration(generation + 1, at: now, dropping: old) {
+                        _ = try await Self.run(statement, on: connection, logger: self.logger)
+                    }
+                }
+                return names
+            }
+            days.purged(before: time, dropped: dropped)
+            for name in dropped { logger.notice("dropped \(name): its records are older than the retention") }
+        } catch {
+            throw StoreError("cannot drop the records' days older than the retention: \(Self.words(error))")
+        }
+        return deleted
+    }
+
+    /// Makes the day tables `missing` (`RecordDays`) that no collector has made yet.
+    private func make(_ missing: [Int]) async throws(StoreError) {
+        do {
+            try await changingPartitions { connection in
+                let existing = try await Self.rows(CollectorSchema.recordPartitions, on: connection, logger: self.logger)
+                self.days.load(existing)
+                let names = Set(existing.compactMap { $0[0].text })
+                for day in missing where !names.contains(CollectorSchema.dayTable(day)) {
+                    for statement in CollectorSchema.makeDay(day) { _ = try await Self.run(statement, on: connection, logger: self.logger) }
+                }
+            }
+            for day in missing { days.made(day) }
+        } catch {
+            throw StoreError("cannot make the records' table of \(CollectorSchema.dayTable(missing[0])): \(Self.words(error))")
+        }
+    }
+
+    /// Runs `body` in a transaction holding the partitions' lock alone, waited for at most `lockWait`.
+    private func changingPartitions<T>(_ body: (PostgresConnection) async throws -> sending T) async throws -> sending T {
+        try await client.withTransaction(logger: logger) { [logger, lockWait] connection in
+            _ = try await Self.run(Self.lockTimeout(lockWait), on: connection, logger: logger)
+            _ = try await Self.run(CollectorSchema.Statement("SELECT pg_advisory_xact_lock(\(CollectorSchema.partitionLock))"), on: connection, logger: logger)
+            return try await body(connection)
+        }
+    }
+
+    private static func lockTimeout(_ wait: Duration) -> CollectorSchema.Statement {
+        CollectorSchema.Statement("SET LOCAL lock_timeout = \(Int((wait / .milliseconds(1)).rounded(.up)))")
     }
 
     public func foldHours(now: Double) async throws(StoreError) -> Int {
         do {
-            return try await client.withTransaction(logger: logger) { [logger] connection in
+            return try await client.withTransaction(logger: logger) { [logger, lockWait] connection in
                 // One fold at a time across the collectors on this database (two at once could
                 // each delete marks the other's older read did not fold), and none beside a batch
                 // with late hours (which holds the lock shared): waited for, then taken alone. Not
                 // for ever: late batches queue behind a waiting fold, so a batch stuck with the
                 // lock shared would hold them all; the fold gives up and comes again.
-                _ = try await Self.run(CollectorSchema.Statement("SET LOCAL lock_timeout = '10s'"), on: connection, logger: logger)
+                _ = try await Self.run(Self.lockTimeout(lockWait), on: connection, logger: logger)
                 _ = try await Self.run(CollectorSchema.Statement("SELECT pg_advisory_xact_lock(\(CollectorSchema.foldLock))"), on: connection, logger: logger)
                 return try await CollectorSchema.foldHours(now: now) { try await Self.rows($0, on: connection, logger: logger) }
             }
