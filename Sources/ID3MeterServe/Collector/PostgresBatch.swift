@@ -8,18 +8,21 @@ extension CollectorSchema {
     /// `batches` row: one statement, whose one row is that count. A delivery is kept when its
     /// pair key is new to every generation of `delivery_keys` (`RecordDays`): the newest
     /// generation's unique index decides between batches at once, the older ones take no key
-    /// while a batch holds `batchLock`. The first of a key's copies in the batch is the one kept.
+    /// while a batch holds `batchLock` (looked into alone: the newest's index is the conflict's,
+    /// and with one generation nothing is). The first of a key's copies in the batch is kept.
     static func insertColumns(_ records: [CollectedRecord], batch: String) -> Statement {
         Statement("""
             WITH input AS (
                 SELECT t.*, row_number() OVER (PARTITION BY t.channel, t.tag_id ORDER BY t.n) AS nth
                 FROM unnest(?::text[], ?::float8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
                      WITH ORDINALITY AS t(type, sent_at, channel, meter, tag_id, payload, record, n)),
+            newest AS (SELECT max(generation) AS generation FROM key_generations),
             fresh AS (
                 INSERT INTO delivery_keys (channel, tag_id, generation)
-                SELECT i.channel, i.tag_id, (SELECT max(generation) FROM key_generations) FROM input i
+                SELECT i.channel, i.tag_id, newest.generation FROM input i, newest
                 WHERE i.type = 'send_id3' AND i.tag_id IS NOT NULL AND i.nth = 1
-                  AND NOT EXISTS (SELECT 1 FROM delivery_keys k WHERE k.channel = i.channel AND k.tag_id = i.tag_id)
+                  AND NOT EXISTS (SELECT 1 FROM delivery_keys k WHERE k.channel = i.channel AND k.tag_id = i.tag_id
+                                                                  AND k.generation < newest.generation)
                 ORDER BY i.n
                 ON CONFLICT DO NOTHING RETURNING channel, tag_id),
             kept AS (
