@@ -48,6 +48,24 @@ struct RecordDaysTests {
         await store.close()
     }
 
+    /// Two collectors on one database bring the same new days at once: each day is made once,
+    /// both batches are kept, the pair once.
+    @Test func twoCollectorsMakeADayOnce() async throws {
+        let url = try TestPostgres.empty()
+        let (one, two) = (try await PostgresRecordStore.open(url: url, lockWait: .seconds(5), logger: Logger(label: "test")),
+                          try await PostgresRecordStore.open(url: url, lockWait: .seconds(5), logger: Logger(label: "test")))
+        var factory = NielsenTagFactory(seed: 64)
+        let tags = [0, 1].map { (time: Self.day + Double($0) * 86_400 + 60, owner: factory.owner(secondsIntoDay: 60 + $0)) }
+        async let first = one.store(Self.batch("n1", tags, meter: "n1", receivedAt: Self.now + 86_400))
+        async let second = two.store(Self.batch("n2", tags, meter: "n2", receivedAt: Self.now + 86_400))
+        let kept = try await [first.kept, second.kept]
+        #expect(kept.sorted() == [0, 2], "\(kept)")
+        #expect(try Self.psql(url, "SELECT name FROM record_partitions ORDER BY name") == [Self.table(Self.day), Self.table(Self.day + 86_400)])
+        #expect(try Self.psql(url, "SELECT count(*) FROM records_outside") == ["0"])
+        await one.close()
+        await two.close()
+    }
+
     @Test func aPairIsKeptOnceAcrossGenerations() async throws {
         let url = try TestPostgres.empty()
         let store = try await PostgresRecordStore.open(url: url, lockWait: .seconds(5), logger: Logger(label: "test"))
