@@ -107,6 +107,26 @@ struct CoverageHourTests {
         }
     }
 
+    /// The collector's intake refuses times outside 1970 to 2100; a library's batch may hold
+    /// any: stored and folded without a trap.
+    @Test func aLibrarysBatchMayHoldAnyTime() async throws {
+        let folder = try Samples.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try await SQLiteRecordStore.open(path: folder.appendingPathComponent("far.db").path, logger: Logger(label: "test"))
+        var factory = NielsenTagFactory(seed: 65)
+        let records = [1e300, -1e300, 1.5e9].map { time in
+            Self.record(.delivery(factory.owner(secondsIntoDay: 5), context: TagContext(pts: 1, origin: TagOrigin(source: "s"), programDateTime: nil),
+                                  at: Date(timeIntervalSince1970: time)), channel: "far", meter: "n1")
+        }
+        for received in [1e300, -1e300] {
+            _ = try await store.store(CollectedBatch(id: "far \(received)", meterVersion: "t", records: records, receivedAt: received, postedBy: "t"))
+        }
+        _ = try await store.foldHours(now: 1e300)
+        _ = try await store.foldHours(now: -1e300)
+        #expect(try await store.records(channel: "far", from: -.infinity, to: .infinity).count == 3)
+        await store.close()
+    }
+
     @Test func onSQLite() async throws {
         let folder = try Samples.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -45,6 +45,12 @@ struct RecordDaysTests {
         #expect(left.map(\.sentAt) == [Self.day - 86_400 + 3_600, Self.day + 3_600, Self.day + 4 * 86_400 + 60, Self.day + 4 * 86_400 + 7_200])
         // The day's records are gone, their pair keys are not: the other meter's copy, late, is not kept.
         #expect(try await store.store(Self.batch("n2-2", Array(tags.prefix(1)), meter: "n2", receivedAt: Self.now + 4 * 86_400)).kept == 0)
+        // A library's batch may hold any time (the collector's intake refuses these): kept
+        // outside the day tables, no table made for them, nothing trapped.
+        let far = [1e300, -1e300].map { (time: $0, owner: factory.owner(secondsIntoDay: 5)) }
+        #expect(try await store.store(Self.batch("far", far, meter: "n1", receivedAt: 1e300)).kept == 2)
+        #expect(try Self.psql(url, "SELECT count(*) FROM records_outside") == ["2"])
+        #expect(try Self.psql(url, "SELECT count(*) FROM record_partitions") == ["3"])
         await store.close()
     }
 

@@ -35,7 +35,8 @@ extension CollectorSchema {
     /// The hours of `batch`'s deliveries that ended `markAfter` before it was received, in
     /// order: those a fold may have taken.
     static func lateHours(_ batch: CollectedBatch) -> [(channel: String, hour: Int)] {
-        let sealed = Int(((batch.receivedAt - markAfter) / 3_600).rounded(.down))
+        // By the clamped minute: a library's batch may say it was received at any time.
+        let sealed = CoverageHour.hour(of: CoverageMinute.minute(of: batch.receivedAt - markAfter))
         var hours: [String: Set<Int>] = [:]
         for collected in batch.records where collected.record.delivery != nil {
             let hour = CoverageHour.hour(of: CoverageMinute.minute(of: collected.record.sentAt))
@@ -100,7 +101,7 @@ extension CollectorSchema {
     /// inside a transaction the caller opened (one fold at a time: the caller's lock); the
     /// number folded.
     static func foldHours(now: Double, run: (Statement) async throws -> [Row]) async throws -> Int {
-        let sealed = Int(((now - foldAfter) / 3_600).rounded(.down))
+        let sealed = CoverageHour.hour(of: CoverageMinute.minute(of: now - foldAfter))
         // Marks first: the minutes read after them hold every batch whose mark was read.
         let marks = try await run(Statement("""
             SELECT id, channel, hour FROM coverage_marks WHERE hour < ? ORDER BY channel, hour LIMIT ?

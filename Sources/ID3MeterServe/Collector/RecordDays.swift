@@ -142,7 +142,11 @@ final class RecordDays: Sendable {
 
     private let state = Mutex(State())
 
-    static func day(of time: Double) -> Int { Int((time / 86_400).rounded(.down)) }
+    /// The UTC day of `time`, held to the times a record may have (1970 to 2100, as
+    /// `CoverageMinute`): a library's batch or an old database's row may hold any number.
+    static func day(of time: Double) -> Int {
+        Int((min(max(time.isNaN ? 0 : time, CoverageMinute.times.lowerBound), CoverageMinute.times.upperBound) / 86_400).rounded(.down))
+    }
 
     /// Takes what `CollectorSchema.recordPartitions` returned.
     func load(_ rows: [CollectorSchema.Row]) {
@@ -163,11 +167,11 @@ final class RecordDays: Sendable {
     func missing(_ times: some Sequence<Double>, now: Double) -> [Int] {
         state.withLock { state in
             let first = max(state.cutoff.map(Self.day(of:)) ?? Self.day(of: now) - 1,
-                            state.legacyBefore.map { Int(($0 / 86_400).rounded(.up)) } ?? .min)
+                            state.legacyBefore.map { Self.day(of: $0 - 1) + 1 } ?? .min)
             let last = Self.day(of: now) + 1
             guard first <= last else { return [] }
             var missing = Set<Int>()
-            for time in times where time.isFinite {
+            for time in times where CoverageMinute.times.contains(time) {
                 let day = Self.day(of: time)
                 if day >= first && day <= last && !state.days.contains(day) { missing.insert(day) }
             }
