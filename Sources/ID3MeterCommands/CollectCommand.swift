@@ -76,7 +76,7 @@ struct CollectCommand: AsyncParsableCommand {
                               configuration: .init(address: .hostname(host, port: port), serverName: "id3-meter", backlog: 4_096),
                               onServerRunning: { [logger] channel in
                                   logger.notice("collecting on \(api.url(tls: tls != nil, port: channel.localAddress?.port ?? port))")
-                              }, logger: serverLogger)
+                              }, eventLoopGroupProvider: APIEventLoop.provider(), logger: serverLogger)
         let retention = Retention(store: store, keep: .seconds(keep.seconds), logger: logger)
         let folding = HourFolding(store: store, logger: logger)
         // The store closes last (retention's part): the API first stops taking batches, then the fold stops.

@@ -186,7 +186,7 @@ struct ServeCommand: AsyncParsableCommand {
                               configuration: .init(address: .hostname(host, port: port), serverName: "id3-meter", backlog: 4_096),
                               onServerRunning: { [logger] channel in
                                   logger.notice("API on \(api.url(tls: tls != nil, port: channel.localAddress?.port ?? port))")
-                              }, logger: serverLogger)
+                              }, eventLoopGroupProvider: APIEventLoop.provider(), logger: serverLogger)
         let reload = ConfigReload(path: config, lineup: lineup, shard: shard, logger: logger)
         do {
             try await ServeServices.group(outputs: records, lineup: lineup, reload: reload, api: app, logger: serverLogger).run()
