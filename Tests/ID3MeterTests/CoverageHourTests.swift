@@ -148,30 +148,14 @@ struct CoverageHourTests {
         let store = try await PostgresRecordStore.open(url: url, lockWait: .seconds(1), logger: Logger(label: "test"))
         for batch in Self.batches() { _ = try await store.store(batch) }
         // Another session, as a batch stuck in its transaction would be.
-        let psql = Process()
-        psql.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        psql.arguments = [url, "-qAt", "-v", "ON_ERROR_STOP=1"]
-        let input = Pipe()
-        psql.standardInput = input
-        let (out, _) = try Relay.run(psql)
-        Command.watch(psql, after: 60)
-        input.fileHandleForWriting.write(Data("BEGIN;\nSELECT pg_advisory_xact_lock_shared(\(CollectorSchema.foldLock));\n\\echo held\n".utf8))
-        var said = Data()
-        while !String(decoding: said, as: UTF8.self).contains("held") {
-            let chunk = out.fileHandleForReading.availableData
-            try #require(!chunk.isEmpty, "psql ended before taking the lock: \(String(decoding: said, as: UTF8.self))")
-            said += chunk
-        }
+        let held = try HeldAdvisoryLock(url: url, key: CollectorSchema.foldLock)
         let clock = ContinuousClock()
         let start = clock.now
         let failure = await #expect(throws: StoreError.self) { _ = try await store.foldHours(now: Self.end + 10_800) }
         let waited = clock.now - start
         #expect(waited >= .milliseconds(950) && waited < .seconds(6), "gave up after \(waited)")
         #expect(failure?.description.contains("lock timeout") == true, "\(failure.map(\.description) ?? "")")
-        input.fileHandleForWriting.write(Data("COMMIT;\n".utf8))
-        try input.fileHandleForWriting.close()
-        psql.waitUntilExit()
-        #expect(psql.terminationStatus == 0)
+        #expect(try held.release())
         #expect(try await store.foldHours(now: Self.end + 10_800) > 3 * 20, "folded once the lock was let go")
         await store.close()
     }

@@ -72,6 +72,28 @@ struct RecordDaysTests {
         await two.close()
     }
 
+    /// A day is made holding the partitions' lock alone; a batch stuck with it shared holds
+    /// that back: the batch that brings the day is refused after the wait, saying why (the
+    /// collector answers 503 and the meter sends it again), and kept once the lock is let go.
+    @Test func aDayWaitsForTheLockAtMostTheWait() async throws {
+        let url = try TestPostgres.empty()
+        let store = try await PostgresRecordStore.open(url: url, lockWait: .seconds(1), logger: Logger(label: "test"))
+        var factory = NielsenTagFactory(seed: 66)
+        let tags = [(time: Self.now, owner: factory.owner(secondsIntoDay: 40_000))]
+        let held = try HeldAdvisoryLock(url: url, key: CollectorSchema.partitionLock)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let failure = await #expect(throws: StoreError.self) { _ = try await store.store(Self.batch("n1", tags, meter: "n1", receivedAt: Self.now)) }
+        let waited = clock.now - start
+        #expect(waited >= .milliseconds(950) && waited < .seconds(6), "gave up after \(waited)")
+        #expect(failure?.description == "cannot make the records' table of \(Self.table(Self.day)): canceling statement due to lock timeout",
+                "\(failure.map(\.description) ?? "")")
+        #expect(try held.release())
+        #expect(try await store.store(Self.batch("n1", tags, meter: "n1", receivedAt: Self.now)).kept == 1)
+        #expect(try Self.psql(url, "SELECT name FROM record_partitions") == [Self.table(Self.day)])
+        await store.close()
+    }
+
     @Test func aPairIsKeptOnceAcrossGenerations() async throws {
         let url = try TestPostgres.empty()
         let store = try await PostgresRecordStore.open(url: url, lockWait: .seconds(5), logger: Logger(label: "test"))
