@@ -23,7 +23,8 @@ struct CollectCommand: AsyncParsableCommand {
             --database is an SQLite file, created if need be (nothing to install), or a PostgreSQL \
             URL (several collectors may share one database). The schema is made, or brought up to \
             date, at start. Records older than --keep, and batch ids received before it, are \
-            deleted at start and every hour.
+            deleted at start and every hour; on PostgreSQL records go a day (UTC) at a time, once \
+            all of it is older.
 
             SIGINT or SIGTERM stops taking batches, finishes those being stored and exits 0. Exit \
             status 1 when the database or the listener cannot be used; 2 on a usage error.

@@ -167,7 +167,7 @@ public final class PostgresRecordStore: RecordStore {
         do {
             // Alone (`RecordDays`): no batch holds a day table being dropped, or reads a
             // generation being started.
-            let now = Date().timeIntervalSince1970
+            let started = Date().timeIntervalSince1970
             let dropped = try await changingPartitions { connection in
                 let names = try await Self.rows(CollectorSchema.partitions(before: time), on: connection, logger: self.logger).compactMap { $0[0].text }
                 for name in names {
@@ -177,7 +177,7 @@ public final class PostgresRecordStore: RecordStore {
                    let generation = newest[0].integer, let started = newest[1].real, started <= time {
                     let old = try await Self.rows(CollectorSchema.generations(before: generation), on: connection, logger: self.logger)
                         .compactMap { $0[0].integer }
-                    for statement in CollectorSchema.startGeneration(generation + 1, at: now, dropping: old) {
+                    for statement in CollectorSchema.startGeneration(generation + 1, at: started, dropping: old) {
                         _ = try await Self.run(statement, on: connection, logger: self.logger)
                     }
                 }
@@ -188,6 +188,11 @@ public final class PostgresRecordStore: RecordStore {
         } catch {
             throw StoreError("cannot drop the records' days older than the retention: \(Self.words(error))")
         }
+        // Today's and tomorrow's tables made ahead: the first batches after midnight then wait for
+        // no one (making a day waits for the batches in flight, and holds the next ones).
+        let now = Date().timeIntervalSince1970
+        let ahead = days.missing([now, now + 86_400], now: now)
+        if !ahead.isEmpty { try await make(ahead) }
         return deleted
     }
 
