@@ -111,6 +111,11 @@ struct RecordDaysTests {
         let wall = Date().timeIntervalSince1970
         _ = try await store.purge(before: wall + 1)
         #expect(try Self.psql(url, "SELECT generation FROM key_generations ORDER BY 1") == ["1", "2"])
+        // Started when the switch came, not when the one before it did: else every purge would switch.
+        let started = try #require(Double(try Self.psql(url, "SELECT started_at FROM key_generations WHERE generation = 2").first ?? ""))
+        #expect(started >= wall && started < Date().timeIntervalSince1970 + 1, "\(started)")
+        _ = try await store.purge(before: wall)
+        #expect(try Self.psql(url, "SELECT generation FROM key_generations ORDER BY 1") == ["1", "2"], "no switch for a generation younger than the cutoff")
         let more = tags(30, from: Self.now + 100)
         #expect(try await store.store(Self.batch("b", early + more, meter: "n2", receivedAt: Self.now + 200)).kept == 30,
                 "the first generation's keys still hold")

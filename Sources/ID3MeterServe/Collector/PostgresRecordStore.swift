@@ -166,7 +166,8 @@ public final class PostgresRecordStore: RecordStore {
         }
         do {
             // Alone (`RecordDays`): no batch holds a day table being dropped, or reads a
-            // generation being started.
+            // generation being started. A new generation starts now: it is the keys' age that
+            // decides when it may go.
             let started = Date().timeIntervalSince1970
             let dropped = try await changingPartitions { connection in
                 let names = try await Self.rows(CollectorSchema.partitions(before: time), on: connection, logger: self.logger).compactMap { $0[0].text }
@@ -174,7 +175,7 @@ public final class PostgresRecordStore: RecordStore {
                     for statement in CollectorSchema.dropPartition(name) { _ = try await Self.run(statement, on: connection, logger: self.logger) }
                 }
                 if let newest = try await Self.rows(CollectorSchema.newestGeneration, on: connection, logger: self.logger).first,
-                   let generation = newest[0].integer, let started = newest[1].real, started <= time {
+                   let generation = newest[0].integer, let since = newest[1].real, since <= time {
                     let old = try await Self.rows(CollectorSchema.generations(before: generation), on: connection, logger: self.logger)
                         .compactMap { $0[0].integer }
                     for statement in CollectorSchema.startGeneration(generation + 1, at: started, dropping: old) {
