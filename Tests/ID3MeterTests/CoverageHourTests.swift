@@ -148,7 +148,7 @@ struct CoverageHourTests {
         let store = try await PostgresRecordStore.open(url: url, lockWait: .seconds(1), logger: Logger(label: "test"))
         for batch in Self.batches() { _ = try await store.store(batch) }
         // Another session, as a batch stuck in its transaction would be.
-        let held = try HeldAdvisoryLock(url: url, key: CollectorSchema.foldLock)
+        let held = try HeldLock(url: url, key: CollectorSchema.foldLock)
         let clock = ContinuousClock()
         let start = clock.now
         let failure = await #expect(throws: StoreError.self) { _ = try await store.foldHours(now: Self.end + 10_800) }

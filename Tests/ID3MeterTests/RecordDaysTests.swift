@@ -84,7 +84,7 @@ struct RecordDaysTests {
         let store = try await PostgresRecordStore.open(url: url, lockWait: .seconds(1), logger: Logger(label: "test"))
         var factory = NielsenTagFactory(seed: 66)
         let tags = [(time: Self.now, owner: factory.owner(secondsIntoDay: 40_000))]
-        let held = try HeldAdvisoryLock(url: url, key: CollectorSchema.partitionLock)
+        let held = try HeldLock(url: url, key: CollectorSchema.partitionLock)
         let clock = ContinuousClock()
         let start = clock.now
         let failure = await #expect(throws: StoreError.self) { _ = try await store.store(Self.batch("n1", tags, meter: "n1", receivedAt: Self.now)) }
@@ -153,18 +153,7 @@ struct RecordDaysTests {
         let url = try TestPostgres.empty()
         var factory = NielsenTagFactory(seed: 63)
         let old = (0..<3).map { (time: Self.now + Double($0) * 3_600, owner: factory.owner(secondsIntoDay: $0 * 3_600)) }
-        let rows = Self.batch("before", old, meter: "n1", receivedAt: Self.now).records.map { collected in
-            let record = collected.record
-            return "('before', 'send_id3', \(record.sentAt), 'news', 'n1', '\(record.delivery?.tagID ?? "")', '\(record.delivery?.payload ?? "")', $j$\(collected.json)$j$)"
-        }
-        let versionThree = CollectorSchema.migrations(.postgres).prefix(3).flatMap { $0 }.joined(separator: ";\n") + """
-            ;
-            CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1), (2), (3);
-            INSERT INTO records (batch, type, sent_at, channel, meter, tag_id, payload, record) VALUES \(rows.joined(separator: ", "))
-            """
-        let made = try Command.runTool("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-qc", versionThree])
-        try #require(made.status == 0, "\(made.output)")
-
+        try Self.makeVersionThree(url, holding: Self.batch("before", old, meter: "n1", receivedAt: Self.now))
         let store = try await PostgresRecordStore.open(url: url, lockWait: .seconds(5), logger: Logger(label: "test"))
         #expect(try Self.psql(url, "SELECT max(version) FROM schema_version") == ["\(CollectorSchema.migrations(.postgres).count)"])
         // The old table holds to the end of the day after the later of its last record and now.
@@ -180,6 +169,48 @@ struct RecordDaysTests {
         _ = try await store.purge(before: max(wallDay, Self.day) + 86_400)
         #expect(try Self.psql(url, "SELECT to_regclass('records_legacy') IS NULL") == ["t"])
         await store.close()
+    }
+
+    /// An upgrade waits for what holds its tables (here a session holding the records' table, as
+    /// a long upgrade would take): the first connection's wait does not cut it short.
+    @Test func anUpgradeLongerThanTheConnectionsWaitIsNotCutShort() async throws {
+        let url = try TestPostgres.empty()
+        var factory = NielsenTagFactory(seed: 67)
+        try Self.makeVersionThree(url, holding: Self.batch("before", [(time: Self.now, owner: factory.owner(secondsIntoDay: 1))], meter: "n1",
+                                                           receivedAt: Self.now))
+        let held = try HeldLock(url: url, taking: "LOCK TABLE records IN ACCESS SHARE MODE")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let opening = Task { try await PostgresRecordStore.open(url: url, lockWait: .seconds(5), connectTimeout: .seconds(1), logger: Logger(label: "test")) }
+        // The upgrade waiting for the table: let it wait past the connection's second.
+        var waiting = false
+        for _ in 0..<500 where !waiting {
+            waiting = try Self.psql(url, "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'records'::regclass") != ["0"]
+        }
+        try #require(waiting, "the upgrade never waited for the records' table")
+        try await Task.sleep(until: start + .milliseconds(1_500))
+        #expect(try held.release())
+        let store = try await opening.value
+        #expect(clock.now - start > .seconds(1))
+        #expect(try Self.psql(url, "SELECT max(version) FROM schema_version") == ["\(CollectorSchema.migrations(.postgres).count)"])
+        #expect(try await store.records(channel: "news", from: 0, to: 2_000_000_000).count == 1)
+        await store.close()
+    }
+
+    /// A database as schema version 3 made it, holding `batch`'s records.
+    static func makeVersionThree(_ url: String, holding batch: CollectedBatch) throws {
+        let rows = batch.records.map { collected in
+            let record = collected.record
+            return "('\(batch.id)', 'send_id3', \(record.sentAt), '\(record.channel ?? "")', '\(record.meter ?? "")', '\(record.delivery?.tagID ?? "")', "
+                + "'\(record.delivery?.payload ?? "")', $j$\(collected.json)$j$)"
+        }
+        let versionThree = CollectorSchema.migrations(.postgres).prefix(3).flatMap { $0 }.joined(separator: ";\n") + """
+            ;
+            CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1), (2), (3);
+            INSERT INTO records (batch, type, sent_at, channel, meter, tag_id, payload, record) VALUES \(rows.joined(separator: ", "))
+            """
+        let made = try Command.runTool("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-qc", versionThree])
+        guard made.status == 0 else { throw TestFailure("cannot make a version-3 database: \(made.output)") }
     }
 
     static func batch(_ id: String, _ tags: [(time: Double, owner: String)], meter: String, receivedAt: Double) -> CollectedBatch {

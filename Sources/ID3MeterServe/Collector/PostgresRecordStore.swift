@@ -17,7 +17,7 @@ public final class PostgresRecordStore: RecordStore {
     private let days = RecordDays()
     /// How long a fold or a change of the partitions waits for its lock.
     private let lockWait: Duration
-    /// How long the first connection and the schema may take at start.
+    /// How long the first connection may take at start.
     static let connectTimeout = Duration.seconds(15)
 
     private init(client: PostgresClient, lockWait: Duration, logger: Logger) {
@@ -34,9 +34,10 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     /// As `open(url:logger:)`, a fold or a change of partitions giving up after `lockWait` for
-    /// its lock (the tests' shorter wait).
-    package static func open(url: String, lockWait: Duration, logger: Logger) async throws(StoreError) -> PostgresRecordStore {
-        try await open(url: url, writing: true, lockWait: lockWait, logger: logger)
+    /// its lock, the first connection after `connectTimeout` (the tests' shorter waits).
+    package static func open(url: String, lockWait: Duration, connectTimeout: Duration = connectTimeout,
+                             logger: Logger) async throws(StoreError) -> PostgresRecordStore {
+        try await open(url: url, writing: true, lockWait: lockWait, connectTimeout: connectTimeout, logger: logger)
     }
 
     /// Connects to the database at `url` to read it (a report): every transaction read-only, the
@@ -45,7 +46,7 @@ public final class PostgresRecordStore: RecordStore {
         try await open(url: url, writing: false, logger: logger)
     }
 
-    private static func open(url: String, writing: Bool, lockWait: Duration = .seconds(10),
+    private static func open(url: String, writing: Bool, lockWait: Duration = .seconds(10), connectTimeout: Duration = connectTimeout,
                              logger: Logger) async throws(StoreError) -> PostgresRecordStore {
         guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme), let host = parts.host,
               let user = parts.user, !user.isEmpty else {
@@ -72,15 +73,17 @@ public final class PostgresRecordStore: RecordStore {
                     probeConfiguration.options.additionalStartupParameters = readOnly
                     let probe = try await PostgresConnection.connect(configuration: probeConfiguration, id: 0, logger: logger)
                     try await probe.close()
-                    try await store.prepare(writing: writing, location: "the database \(name ?? user) at \(server)")
                 }
                 group.addTask {
-                    try await Task.sleep(for: Self.connectTimeout)
-                    throw StoreError("no answer in \(Self.connectTimeout.components.seconds) s")
+                    try await Task.sleep(for: connectTimeout)
+                    throw StoreError("no answer in \(connectTimeout.components.seconds) s")
                 }
                 try await group.next()
                 group.cancelAll()
             }
+            // Not within that time: the server has answered, and bringing a large database up to
+            // date (version 4 passes over every delivery once) takes as long as it takes.
+            try await store.prepare(writing: writing, location: "the database \(name ?? user) at \(server)")
         } catch let refusal as StoreError {
             await store.close()
             throw refusal
@@ -114,7 +117,11 @@ public final class PostgresRecordStore: RecordStore {
             _ = try await Self.run(CollectorSchema.Statement("LOCK TABLE schema_version IN EXCLUSIVE MODE"), on: connection, logger: logger)
             tables.append("schema_version")
             let version = try await version() ?? 0
-            for (index, statements) in CollectorSchema.migrations(.postgres).enumerated() where index + 1 > version {
+            let migrations = CollectorSchema.migrations(.postgres)
+            if version > 0 && version < migrations.count {
+                logger.notice("bringing \(location) from schema version \(version) to \(migrations.count); a large database takes a while")
+            }
+            for (index, statements) in migrations.enumerated() where index + 1 > version {
                 for statement in statements { _ = try await Self.run(CollectorSchema.Statement(statement), on: connection, logger: logger) }
                 _ = try await Self.run(CollectorSchema.noteVersion(index + 1), on: connection, logger: logger)
             }

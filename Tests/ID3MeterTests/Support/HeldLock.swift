@@ -1,20 +1,25 @@
 import Foundation
 import Testing
 
-/// Another session holding a PostgreSQL advisory lock shared in an open transaction, as a batch
-/// stuck in its transaction would (psql, fed through its stdin): held once `init` returns, until
-/// `release()`.
-final class HeldAdvisoryLock {
+/// Another session holding a PostgreSQL lock in an open transaction, as a batch stuck in its
+/// transaction would (psql, fed through its stdin): taken by `statement`, held once `init`
+/// returns, until `release()`.
+final class HeldLock {
     private let psql = Process()
     private let input = Pipe()
 
-    init(url: String, key: Int) throws {
+    /// An advisory lock, shared.
+    convenience init(url: String, key: Int) throws {
+        try self.init(url: url, taking: "SELECT pg_advisory_xact_lock_shared(\(key))")
+    }
+
+    init(url: String, taking statement: String) throws {
         psql.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
         psql.arguments = [url, "-qAt", "-v", "ON_ERROR_STOP=1"]
         psql.standardInput = input
         let (out, _) = try Relay.run(psql)
         Command.watch(psql, after: 60)
-        input.fileHandleForWriting.write(Data("BEGIN;\nSELECT pg_advisory_xact_lock_shared(\(key));\n\\echo held\n".utf8))
+        input.fileHandleForWriting.write(Data("BEGIN;\n\(statement);\n\\echo held\n".utf8))
         var said = Data()
         while !String(decoding: said, as: UTF8.self).contains("held") {
             let chunk = out.fileHandleForReading.availableData
