@@ -20,9 +20,11 @@ struct RecordDaysTests {
         let store = try await PostgresRecordStore.open(url: url, lockWait: .seconds(5), logger: Logger(label: "test"))
         // The retention's cutoff three days back: days from then to tomorrow get tables. The
         // retention makes today's and tomorrow's ahead, by the clock.
-        #expect(try await store.purge(before: Self.now - 3 * 86_400) == 0)
         let today = (Date().timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
-        #expect(try Self.psql(url, "SELECT name FROM record_partitions ORDER BY name") == [Self.table(today), Self.table(today + 86_400)])
+        #expect(try await store.purge(before: Self.now - 3 * 86_400) == 0)
+        let made = try Self.psql(url, "SELECT name FROM record_partitions ORDER BY name")
+        // (Midnight may pass during the purge: then the clock's next day and the one after.)
+        #expect(made == [Self.table(today), Self.table(today + 86_400)] || made == [Self.table(today + 86_400), Self.table(today + 2 * 86_400)], "\(made)")
         var factory = NielsenTagFactory(seed: 61)
         let times = [-2, -1, 0].map { Self.day + Double($0) * 86_400 + 3_600 } + [Self.day - 10 * 86_400, Self.day + 4 * 86_400 + 60]
         let tags = times.map { (time: $0, owner: factory.owner(secondsIntoDay: Int($0) % 86_400)) }

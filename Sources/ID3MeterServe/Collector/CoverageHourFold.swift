@@ -47,7 +47,7 @@ extension CollectorSchema {
 
     /// Taken first by a batch with late hours (PostgreSQL), shared, for its transaction: a fold,
     /// which takes it alone, then never runs beside it, so the batch sees every hour folded.
-    static let lateBatchLock = Statement("SELECT pg_advisory_xact_lock_shared(\(foldLock))")
+    static let lateBatchLock = sharedLock(foldLock)
 
     /// Marks those of `late` hours (`lateHours`) a fold has stored: an hour not folded yet is
     /// folded later, after this batch, from minutes that hold it.

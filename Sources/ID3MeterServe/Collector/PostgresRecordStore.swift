@@ -176,7 +176,7 @@ public final class PostgresRecordStore: RecordStore {
             // generation being started. A new generation starts now: it is the keys' age that
             // decides when it may go.
             let started = Date().timeIntervalSince1970
-            let dropped = try await changingPartitions { connection in
+            let dropped = try await alone(holding: CollectorSchema.partitionLock) { connection in
                 let names = try await Self.rows(CollectorSchema.partitions(before: time), on: connection, logger: self.logger).compactMap { $0[0].text }
                 for name in names {
                     for statement in CollectorSchema.dropPartition(name) { _ = try await Self.run(statement, on: connection, logger: self.logger) }
@@ -207,7 +207,7 @@ public final class PostgresRecordStore: RecordStore {
     /// Makes the day tables `missing` (`RecordDays`) that no collector has made yet.
     private func make(_ missing: [Int]) async throws(StoreError) {
         do {
-            try await changingPartitions { connection in
+            try await alone(holding: CollectorSchema.partitionLock) { connection in
                 let existing = try await Self.rows(CollectorSchema.recordPartitions, on: connection, logger: self.logger)
                 self.days.load(existing)
                 let names = Set(existing.compactMap { $0[0].text })
@@ -221,30 +221,26 @@ public final class PostgresRecordStore: RecordStore {
         }
     }
 
-    /// Runs `body` in a transaction holding the partitions' lock alone, waited for at most `lockWait`.
-    private func changingPartitions<T>(_ body: (PostgresConnection) async throws -> sending T) async throws -> sending T {
+    /// Runs `body` in a transaction holding the advisory lock `key` alone (batches take it
+    /// shared), waited for at most `lockWait`: past it, PostgreSQL's "lock timeout".
+    private func alone<T>(holding key: Int, _ body: (PostgresConnection) async throws -> sending T) async throws -> sending T {
         try await client.withTransaction(logger: logger) { [logger, lockWait] connection in
-            _ = try await Self.run(Self.lockTimeout(lockWait), on: connection, logger: logger)
-            _ = try await Self.run(CollectorSchema.Statement("SELECT pg_advisory_xact_lock(\(CollectorSchema.partitionLock))"), on: connection, logger: logger)
+            let milliseconds = Int((lockWait / .milliseconds(1)).rounded(.up))
+            _ = try await Self.run(CollectorSchema.Statement("SET LOCAL lock_timeout = \(milliseconds)"), on: connection, logger: logger)
+            _ = try await Self.run(CollectorSchema.Statement("SELECT pg_advisory_xact_lock(\(key))"), on: connection, logger: logger)
             return try await body(connection)
         }
     }
 
-    private static func lockTimeout(_ wait: Duration) -> CollectorSchema.Statement {
-        CollectorSchema.Statement("SET LOCAL lock_timeout = \(Int((wait / .milliseconds(1)).rounded(.up)))")
-    }
-
     public func foldHours(now: Double) async throws(StoreError) -> Int {
         do {
-            return try await client.withTransaction(logger: logger) { [logger, lockWait] connection in
-                // One fold at a time across the collectors on this database (two at once could
-                // each delete marks the other's older read did not fold), and none beside a batch
-                // with late hours (which holds the lock shared): waited for, then taken alone. Not
-                // for ever: late batches queue behind a waiting fold, so a batch stuck with the
-                // lock shared would hold them all; the fold gives up and comes again.
-                _ = try await Self.run(Self.lockTimeout(lockWait), on: connection, logger: logger)
-                _ = try await Self.run(CollectorSchema.Statement("SELECT pg_advisory_xact_lock(\(CollectorSchema.foldLock))"), on: connection, logger: logger)
-                return try await CollectorSchema.foldHours(now: now) { try await Self.rows($0, on: connection, logger: logger) }
+            // One fold at a time across the collectors on this database (two at once could each
+            // delete marks the other's older read did not fold), and none beside a batch with late
+            // hours (which holds the lock shared). Not waited for for ever: late batches queue
+            // behind a waiting fold, so a batch stuck with the lock shared would hold them all;
+            // the fold gives up and comes again.
+            return try await alone(holding: CollectorSchema.foldLock) { connection in
+                try await CollectorSchema.foldHours(now: now) { try await Self.rows($0, on: connection, logger: self.logger) }
             }
         } catch {
             throw StoreError("cannot fold the coverage's hours: \(Self.words(error))")

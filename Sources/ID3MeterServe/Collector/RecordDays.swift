@@ -23,7 +23,10 @@ extension CollectorSchema {
     static let partitionLock = 0x6964_3364_6179_73
 
     /// A batch's first statement on PostgreSQL, before it takes any row or reads a generation.
-    static let batchLock = Statement("SELECT pg_advisory_xact_lock_shared(\(partitionLock))")
+    static let batchLock = sharedLock(partitionLock)
+
+    /// The advisory lock `key` taken shared for the transaction.
+    static func sharedLock(_ key: Int) -> Statement { Statement("SELECT pg_advisory_xact_lock_shared(\(key))") }
 
     /// Schema version 4 on PostgreSQL: the records table partitioned, the one before it kept as
     /// a partition of what it held (dropped when empty), its pair keys the first generation.

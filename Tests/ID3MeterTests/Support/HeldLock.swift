@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ID3MeterServe
 
 /// Another session holding a PostgreSQL lock in an open transaction, as a batch stuck in its
 /// transaction would (psql, fed through its stdin): taken by `statement`, held once `init`
@@ -10,7 +11,7 @@ final class HeldLock {
 
     /// An advisory lock, shared.
     convenience init(url: String, key: Int) throws {
-        try self.init(url: url, taking: "SELECT pg_advisory_xact_lock_shared(\(key))")
+        try self.init(url: url, taking: CollectorSchema.sharedLock(key).sql)
     }
 
     init(url: String, taking statement: String) throws {
